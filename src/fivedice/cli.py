@@ -1,0 +1,130 @@
+"""The ``fivedice`` command line: stable, scriptable, exit code 2 on bad input."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from fivedice import rules as rules_mod
+from fivedice.dice import parse_dice
+from fivedice.errors import FiveDiceError, RuleSetError
+from fivedice.render import rules_card
+
+__all__ = ["main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``("joker=free", "order=top_down")`` as a dict; raises on a malformed pair."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise RuleSetError(f"Option {pair!r} is not of the form key=value.")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def get_rules(name: str, options: tuple[str, ...]) -> rules_mod.RuleSet:
+    """The rule set named on the command line, with its ``--option`` pairs."""
+    return rules_mod.get(name, **parse_options(options))
+
+
+def friendly(func: F) -> F:
+    """Turn a :class:`FiveDiceError` into ``Error: ...`` on stderr and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except FiveDiceError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+option_flag = click.option(
+    "--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A rule-set option (repeatable)."
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="fivedice")
+def main() -> None:
+    """fivedice: Yahtzee, Yacht, Yatzy, Kismet and Generala, with exact rules."""
+
+
+@main.command("rules")
+@click.argument("name", required=False)
+@option_flag
+@friendly
+def rules_cmd(name: str | None, options: tuple[str, ...]) -> None:
+    """List the rule sets, or print NAME's score card (what each box needs and scores)."""
+    if name is None:
+        if options:
+            raise RuleSetError("Options need a rule set name, e.g. 'fivedice rules yahtzee -o joker=free'.")
+        for key, description in rules_mod.available():
+            click.echo(f"{key:10} {description}")
+            for opt in rules_mod.BUILTINS[key].options:
+                click.echo(f"{'':10}   --option {opt.name}={'|'.join(opt.choices)}: {opt.help}")
+        return
+    click.echo(rules_card(get_rules(name, options)))
+
+
+@main.command("score")
+@click.argument("name")
+@click.argument("box")
+@click.argument("dice", nargs=-1)
+@click.option("--roll", "roll", type=int, default=3, show_default=True, help="Roll number the dice were made on.")
+@option_flag
+@friendly
+def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tuple[str, ...]) -> None:
+    """Print the points DICE score in BOX on an empty card of rule set NAME."""
+    rs = get_rules(name, options)
+    values = parse_dice(list(dice), rs.dice)
+    if not 1 <= roll <= rs.rolls:
+        raise RuleSetError(f"Roll number {roll} is not valid; expected 1 to {rs.rolls}.")
+    click.echo(rs.score(box, values, roll))
+
+
+@main.command("play")
+@click.option("--plain", is_flag=True, help="Plain line mode for pipes and screen readers.")
+@click.option("--rules", "rules_name", default="yahtzee", show_default=True, help="Rule set name or .toml file.")
+@option_flag
+@click.option("--players", default=None, help='Comma-separated names, e.g. "Ann,Bob" (asked if omitted).')
+@click.option("--seed", type=int, default=None, help="Seed the dice for a repeatable game.")
+@click.option("--physical", is_flag=True, help="Type in the dice rolled at a real table.")
+@click.option("--load", "load", type=click.Path(dir_okay=False), default=None, help="Resume a saved game.")
+@friendly
+def play_cmd(
+    plain: bool,
+    rules_name: str,
+    options: tuple[str, ...],
+    players: str | None,
+    seed: int | None,
+    physical: bool,
+    load: str | None,
+) -> None:
+    """Play a game (the plain line mode for now)."""
+    from fivedice.plain import play_plain
+
+    rs = get_rules(rules_name, options)
+    names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
+
+    def read(prompt: str) -> str | None:
+        click.echo(prompt, nl=False)
+        line = sys.stdin.readline()
+        if not line:
+            click.echo()
+            return None
+        if not sys.stdin.isatty():
+            click.echo(line.rstrip("\n"))
+        return line.rstrip("\n")
+
+    sys.exit(play_plain(rs, names, sys.stdout, read, seed=seed, physical=physical, load=load))

@@ -1,0 +1,235 @@
+"""The plain line mode: a whole game in lines of text on stdin/stdout.
+
+Usable from a pipe and a screen reader: numbered prompts, one line per event, the
+score card after each turn, no colour and no cursor movement. Every rule is the
+engine's; this module only reads commands and prints states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TextIO
+
+from fivedice import saves
+from fivedice.actions import Roll, RollOff, Score
+from fivedice.dice import parse_dice
+from fivedice.errors import FiveDiceError
+from fivedice.game import Game
+from fivedice.render import score_table, standings_text
+from fivedice.rules import RuleSet
+from fivedice.state import Phase
+
+__all__ = ["HELP", "PlainSession", "ask_players"]
+
+HELP = """Commands:
+  roll            roll every die again
+  keep 3 3 5      keep dice showing these faces, roll the others
+  hold 1 4        keep dice by position (1 = first die), roll the others
+  BOX             fill a box, e.g. 'full house' or 'score chance' (card N: '2 chance')
+  options         list the boxes you may fill now and their points
+  card            show the score cards
+  undo / redo     take back / replay the last action
+  save FILE       save the game as JSON (resume with --load FILE)
+  help            this list
+  quit            stop (the game is not saved unless you saved it)"""
+
+
+class PlainSession:
+    """Drives a :class:`Game` from text commands; ``physical`` asks for typed-in dice."""
+
+    def __init__(self, game: Game, out: TextIO, read: Callable[[str], str | None], physical: bool = False) -> None:
+        self.game = game
+        self.out = out
+        self.read = read
+        self.physical = physical
+        self.prompts = 0
+
+    def say(self, text: str = "") -> None:
+        """Print a line (or lines)."""
+        print(text, file=self.out, flush=True)
+
+    def ask(self, label: str) -> str | None:
+        """A numbered prompt; None at end of input."""
+        self.prompts += 1
+        return self.read(f"[{self.prompts}] {label}> ")
+
+    # -- the loop -----------------------------------------------------------------------
+    def run(self) -> int:
+        """Play until the game ends (0), the player quits (0) or input ends (1)."""
+        g = self.game
+        self.say(f"{g.rules.title} ({g.rules.spec}) for {', '.join(g.players)}. Type 'help' for commands.")
+        while not g.is_over:
+            state = g.state
+            if state.phase is Phase.ROLLOFF or state.dice is None:
+                if not self._auto_roll():
+                    return 1
+                continue
+            line = self.ask(f"{state.current_player}, roll {state.rolls} of {g.rules.rolls}")
+            if line is None:
+                self.say("Input ended before the game finished.")
+                return 1
+            try:
+                if self.command(line.strip()) == "quit":
+                    return 0
+            except FiveDiceError as exc:
+                self.say(f"Error: {exc}")
+        self.say("Game over.")
+        self.say(score_table(g.state))
+        self.say(standings_text(g.state))
+        return 0
+
+    def _outcome(self, count: int) -> tuple[int, ...] | None:
+        while True:
+            line = self.ask(f"type the {count} dice rolled")
+            if line is None:
+                return None
+            try:
+                return parse_dice(line, count).values
+            except FiveDiceError as exc:
+                self.say(f"Error: {exc}")
+
+    def _roll(self, held: tuple[int, ...]) -> bool:
+        g = self.game
+        g.verify_roll(held)
+        dice = None
+        if self.physical:
+            rolled = self._outcome(g.rules.dice - len(held))
+            if rolled is None:
+                return False
+            it = iter(rolled)
+            current = g.state.dice or ()
+            dice = tuple(current[p] if p in held else next(it) for p in range(g.rules.dice))
+        record = g.roll(held, dice)
+        self._report(record)
+        return True
+
+    def _auto_roll(self) -> bool:
+        """Roll-off rolls and each turn's first roll need no decision."""
+        g = self.game
+        state = g.state
+        if state.phase is Phase.PLAY and state.rolls == 0 and state.dice is None:
+            self.say(f"Round {state.round}: {state.current_player} to play.")
+        if not self._roll(()):
+            self.say("Input ended before the game finished.")
+            return False
+        return True
+
+    def _report(self, record: object, who: str = "") -> None:
+        g = self.game
+        state = g.state
+        if isinstance(record, RollOff):
+            assert record.dice is not None
+            self.say(
+                f"Roll-off: {g.players[record.seat]} rolls {' '.join(map(str, record.dice))} ({sum(record.dice)})."
+            )
+            if state.phase is Phase.PLAY and state.starter is not None:
+                self.say(f"{g.players[state.starter]} starts.")
+            elif not state.rolloff and len(state.contenders) < len(g.players):
+                names = ", ".join(g.players[s] for s in state.contenders)
+                self.say(f"Tie: {names} roll off again.")
+        elif isinstance(record, Roll):
+            assert record.dice is not None
+            self.say(f"Roll {state.rolls} of {g.rules.rolls}: {' '.join(map(str, record.dice))}")
+            self.say(self._options_line())
+        elif isinstance(record, Score):
+            card = f" on card {record.card + 1}" if len(g.rules.cards) > 1 else ""
+            self.say(f"{who} scores {record.points} in {g.rules.box(record.box).label}{card}.")
+            if not state.is_over:
+                self.say(score_table(state))
+
+    def _options_line(self) -> str:
+        state = self.game.state
+        multi = len(self.game.rules.cards) > 1
+        parts = [f"{f'{k + 1} ' if multi else ''}{box} {pts}" for (k, box), pts in state.options().items()]
+        return "Options: " + ", ".join(parts)
+
+    def command(self, line: str) -> str | None:
+        """Carry out one command line; raises on bad input, changing nothing."""
+        g = self.game
+        word, _, rest = line.partition(" ")
+        word = word.lower()
+        if word in ("", "roll", "r"):
+            if not line:
+                self.say("Type 'roll', 'keep' dice, or a box to score; 'help' lists every command.")
+                return None
+            self._roll(())
+        elif word in ("keep", "k"):
+            self._roll(g.keep_values(list(parse_dice(rest, None).values)))
+        elif word in ("hold", "h"):
+            self._roll(tuple(sorted(int(p) - 1 for p in parse_dice(rest, None).values)))
+        elif word in ("help", "?"):
+            self.say(HELP)
+        elif word in ("options", "o"):
+            self.say(self._options_line())
+        elif word == "card":
+            self.say(score_table(g.state))
+        elif word == "undo":
+            self.say(f"Undone: {g.undo()}.")
+            self._show_position()
+        elif word == "redo":
+            self.say(f"Redone: {g.redo()}.")
+            self._show_position()
+        elif word == "save":
+            if not rest.strip():
+                self.say("Error: say where to save, e.g. 'save game.json'.")
+                return None
+            saves.save(g, rest.strip())
+            self.say(f"Saved to {rest.strip()}.")
+        elif word in ("quit", "exit", "q"):
+            self.say("Goodbye.")
+            return "quit"
+        else:
+            self._score(line)
+        return None
+
+    def _show_position(self) -> None:
+        state = self.game.state
+        if state.dice is not None:
+            self.say(f"{state.current_player}, roll {state.rolls} of {self.game.rules.rolls}: "
+                     f"{' '.join(map(str, state.dice))}")  # fmt: skip
+
+    def _score(self, line: str) -> None:
+        g = self.game
+        text = line[6:] if line.lower().startswith("score ") else line
+        card = 0
+        first, _, rest = text.partition(" ")
+        if len(g.rules.cards) > 1 and first.isdigit() and rest:
+            card, text = int(first) - 1, rest
+        g.verify_score(text, card)
+        who = g.state.current_player or ""
+        self._report(g.score(text, card), who)
+
+
+def ask_players(read: Callable[[str], str | None], say: Callable[[str], None]) -> list[str] | None:
+    """Ask for the players' names (comma-separated); None at end of input."""
+    while True:
+        line = read("Players (names separated by commas) [Player]> ")
+        if line is None:
+            return None
+        names = [n.strip() for n in line.split(",") if n.strip()] or ["Player"]
+        if len({n.lower() for n in names}) == len(names):
+            return names
+        say("Error: each player needs a different name.")
+
+
+def play_plain(
+    rules: RuleSet,
+    players: list[str] | None,
+    out: TextIO,
+    read: Callable[[str], str | None],
+    *,
+    seed: int | None = None,
+    physical: bool = False,
+    load: str | None = None,
+) -> int:
+    """Run a whole plain-mode game; returns the exit code."""
+    if load is not None:
+        game = saves.load(load)
+    else:
+        if players is None:
+            players = ask_players(read, lambda s: print(s, file=out))
+            if players is None:
+                print("Input ended before the game started.", file=out)
+                return 1
+        game = Game(rules, players, seed=seed)
+    return PlainSession(game, out, read, physical).run()

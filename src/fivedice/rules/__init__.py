@@ -1,0 +1,158 @@
+"""Rule sets as data: look them up by name with options, list them, or load one from TOML.
+
+>>> from fivedice import rules
+>>> rs = rules.get("yahtzee", joker="free")
+>>> rs.spec
+'yahtzee joker=free'
+>>> rs.rounds
+13
+>>> rules.get("yahtzee", cards="jetsi").rounds
+39
+>>> [name for name, _ in rules.available()]
+['yahtzee', 'yacht', 'yatzy', 'kismet', 'generala']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from fivedice.errors import RuleSetError
+from fivedice.rules.builtin import BUILTINS, Builtin, Option, resolve_options
+from fivedice.rules.kinds import KINDS, Kind, Points
+from fivedice.rules.ruleset import BonusTier, Box, FillOrder, Joker, RuleSet, normalize_name
+
+__all__ = [
+    "BUILTINS",
+    "KINDS",
+    "BonusTier",
+    "Box",
+    "Builtin",
+    "FillOrder",
+    "Joker",
+    "Kind",
+    "Option",
+    "Points",
+    "RuleSet",
+    "available",
+    "from_data",
+    "get",
+    "load",
+    "parse_spec",
+]
+
+
+def available() -> list[tuple[str, str]]:
+    """Every built-in rule set as ``(name, description)``."""
+    return [(b.name, b.description) for b in BUILTINS.values()]
+
+
+def get(name: str, **options: object) -> RuleSet:
+    """A built-in rule set by name with options, or a rule set from a ``.toml`` file.
+
+    Unknown names and options raise :class:`~fivedice.errors.RuleSetError`.
+    """
+    if name.endswith(".toml") or ("/" in name and Path(name).exists()):
+        if options:
+            raise RuleSetError(f"Options {sorted(options)} cannot be given for a TOML rule set; edit {name!r}.")
+        return load(name)
+    key = normalize_name(name)
+    builtin = BUILTINS.get(key)
+    if builtin is None:
+        raise RuleSetError(f"Rule set {name!r} is unknown; expected one of: {', '.join(BUILTINS)}, or a .toml file.")
+    chosen = resolve_options(builtin, options)
+    return _build(key, tuple(sorted(chosen.items())))
+
+
+@lru_cache(maxsize=128)
+def _build(key: str, chosen: tuple[tuple[str, str], ...]) -> RuleSet:
+    builtin = BUILTINS[key]
+    values = dict(chosen)
+    rs = builtin.build(values)
+    non_default = tuple((o.name, values[o.name]) for o in builtin.options if values[o.name] != o.default)
+    return dataclasses.replace(rs, options=non_default)
+
+
+def parse_spec(spec: str) -> RuleSet:
+    """A rule set from its spec, ``"NAME [key=value ...]"``, as :attr:`RuleSet.spec` gives.
+
+    >>> parse_spec("yacht four_kind=four_dice").score("four of a kind", (4, 4, 4, 4, 1))
+    16
+    """
+    name, *pairs = spec.split()
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise RuleSetError(f"Option {pair!r} is not of the form key=value.")
+        options[key] = value
+    return get(name, **options)
+
+
+_FIELDS = ("title", "description", "rolls", "dice", "yahtzee_box", "yahtzee_bonus", "instant_win")
+
+
+def from_data(data: dict[str, Any]) -> RuleSet:
+    """A rule set from plain data (a parsed TOML file or :meth:`RuleSet.to_data`).
+
+    Either a full definition (``boxes`` is a list of boxes, each a ``kind`` with its
+    parameters) or ``base = "yahtzee"`` with ``base_options`` and overrides; ``drop_boxes``
+    and ``extra_boxes`` edit the base's card.
+    """
+    data = dict(data)
+    base_name = data.pop("base", None)
+    if base_name is not None:
+        base = get(str(base_name), **dict(data.pop("base_options", {})))
+        merged = base.to_data()
+        merged.pop("options", None)
+        merged["name"] = data.get("name", f"{base.name}-custom")
+    else:
+        merged = {"cards": ["free"], "joker": "none", "yahtzee_bonus": 0, "upper_bonus": []}
+    drop = {normalize_name(n) for n in data.pop("drop_boxes", [])}
+    extra = list(data.pop("extra_boxes", []))
+    merged.update(data)
+    try:
+        boxes = [Box.from_data(b) for b in merged["boxes"]]
+    except KeyError:
+        raise RuleSetError("Rule set data has no 'boxes' and no 'base'; expected one of them.") from None
+    except (TypeError, AttributeError):
+        raise RuleSetError(f"Rule set boxes {merged['boxes']!r} are not a list of tables.") from None
+    missing = drop - {b.name for b in boxes}
+    if missing:
+        raise RuleSetError(f"drop_boxes names {sorted(missing)}, which are not boxes of the base rule set.")
+    boxes = [b for b in boxes if b.name not in drop] + [Box.from_data(b) for b in extra]
+    try:
+        name = normalize_name(str(merged["name"]))
+        fields = {k: merged[k] for k in _FIELDS if k in merged}
+        fields.setdefault("title", name.replace("_", " ").title())
+        fields.setdefault("description", fields["title"])
+        return RuleSet(
+            name=name,
+            boxes=tuple(boxes),
+            upper_bonus=tuple(BonusTier(int(t), int(p)) for t, p in merged.get("upper_bonus", [])),
+            joker=Joker(merged.get("joker", "none")),
+            cards=tuple(FillOrder(c) for c in merged.get("cards", ["free"])),
+            options=tuple((str(k), str(v)) for k, v in dict(merged.get("options", {})).items()),
+            **fields,
+        )
+    except KeyError as exc:
+        raise RuleSetError(f"Rule set data lacks {exc.args[0]!r}.") from None
+    except ValueError as exc:
+        if isinstance(exc, RuleSetError):
+            raise
+        raise RuleSetError(f"Rule set data is not valid: {exc}.") from None
+
+
+def load(path: str | Path) -> RuleSet:
+    """A rule set from a TOML file (see :func:`from_data` for its form)."""
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise RuleSetError(f"Rule set file {str(path)!r} cannot be read: {exc.strerror}.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RuleSetError(f"Rule set file {str(path)!r} is not valid TOML: {exc}.") from None
+    return from_data(data)

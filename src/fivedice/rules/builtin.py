@@ -1,0 +1,225 @@
+"""The built-in rule sets and their options (RULES.md and VARIANTS.md), as data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fivedice.errors import RuleSetError
+from fivedice.rules.kinds import (
+    AllAlike,
+    Chance,
+    Face,
+    Flush,
+    FullHouse,
+    Kind,
+    OfAKind,
+    Pair,
+    Points,
+    Straight,
+    TwoPair,
+)
+from fivedice.rules.ruleset import BonusTier, Box, FillOrder, Joker, RuleSet
+
+__all__ = ["BUILTINS", "Builtin", "Option"]
+
+_FACE_LABELS = {
+    "yahtzee": ("Aces", "Twos", "Threes", "Fours", "Fives", "Sixes"),
+    "default": ("Ones", "Twos", "Threes", "Fours", "Fives", "Sixes"),
+}
+
+
+def _upper(labels: tuple[str, ...]) -> list[Box]:
+    boxes = []
+    for face, label in enumerate(labels, 1):
+        aliases = ("ones",) if label == "Aces" else ("aces",) if label == "Ones" else ()
+        boxes.append(Box(label.lower(), label, "upper", Face(face), Points("matched"), aliases))
+    return boxes
+
+
+def _box(label: str, kind: Kind, points: str | int, first: int | None = None, *aliases: str) -> Box:
+    name = "_".join(label.lower().split())
+    return Box(name, label, "lower", kind, Points.parse(points, first), tuple(aliases))
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A rule-set option: its allowed ``choices`` (first is the default) and meaning."""
+
+    name: str
+    choices: tuple[str, ...]
+    help: str
+
+    @property
+    def default(self) -> str:
+        """The default choice."""
+        return self.choices[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Builtin:
+    """A built-in rule set: a description, its options and a builder."""
+
+    name: str
+    description: str
+    options: tuple[Option, ...]
+    build: Callable[[dict[str, str]], RuleSet]
+
+
+_BOOL = ("no", "yes")
+
+
+def _yahtzee(o: dict[str, str]) -> RuleSet:
+    boxes = [
+        *_upper(_FACE_LABELS["yahtzee"]),
+        _box("Three of a Kind", OfAKind(3), "sum", None, "3_of_a_kind", "three_kind"),
+        _box("Four of a Kind", OfAKind(4), "sum", None, "4_of_a_kind", "four_kind"),
+        _box("Full House", FullHouse(), 25),
+        _box("Small Straight", Straight.of_length(4), 30, None, "sm_straight"),
+        _box("Large Straight", Straight.of_length(5), 40, None, "lg_straight"),
+        _box("Yahtzee", AllAlike(), 50),
+        _box("Chance", Chance(), "sum"),
+    ]
+    order = FillOrder(o["order"])
+    cards = (FillOrder.FREE, FillOrder.TOP_DOWN, FillOrder.BOTTOM_UP) if o["cards"] == "jetsi" else (order,)
+    return RuleSet(
+        name="yahtzee",
+        title="Yahtzee",
+        description=_DESCRIPTIONS["yahtzee"],
+        boxes=tuple(boxes),
+        upper_bonus=(BonusTier(63, 35),),
+        yahtzee_box="yahtzee",
+        yahtzee_bonus=int(o["yahtzee_bonus"]),
+        joker=Joker(o["joker"]),
+        cards=cards,
+    )
+
+
+def _yacht(o: dict[str, str]) -> RuleSet:
+    four = "sum" if o["four_kind"] == "all_dice" else "matched"
+    boxes = [
+        *_upper(_FACE_LABELS["default"]),
+        _box("Full House", FullHouse(), "sum"),
+        _box("Four of a Kind", OfAKind(4), four, None, "4_of_a_kind", "four_kind"),
+        _box("Small Straight", Straight(((1, 2, 3, 4, 5),)), 30),
+        _box("Large Straight", Straight(((2, 3, 4, 5, 6),)), 30),
+        _box("Choice", Chance(), "sum", None, "chance"),
+        _box("Yacht", AllAlike(), 50),
+    ]
+    return RuleSet("yacht", "Yacht", _DESCRIPTIONS["yacht"], tuple(boxes), yahtzee_box="yacht")
+
+
+def _yatzy(o: dict[str, str]) -> RuleSet:
+    boxes = [
+        *_upper(_FACE_LABELS["default"]),
+        _box("One Pair", Pair(), "matched", None, "pair"),
+        _box("Two Pairs", TwoPair(), "matched", None, "two_pair"),
+        _box("Three of a Kind", OfAKind(3), "matched", None, "3_of_a_kind", "three_kind"),
+        _box("Four of a Kind", OfAKind(4), "matched", None, "4_of_a_kind", "four_kind"),
+        _box("Small Straight", Straight(((1, 2, 3, 4, 5),)), 15),
+        _box("Large Straight", Straight(((2, 3, 4, 5, 6),)), 20),
+        _box("Full House", FullHouse(five_alike=o["full_house_five_alike"] == "yes"), "sum"),
+        _box("Chance", Chance(), "sum"),
+        _box("Yatzy", AllAlike(), 50, None, "yahtzee"),
+    ]
+    order = FillOrder.TOP_DOWN if o["forced"] == "yes" else FillOrder.FREE
+    return RuleSet(
+        "yatzy", "Yatzy", _DESCRIPTIONS["yatzy"], tuple(boxes),
+        upper_bonus=(BonusTier(63, 50),), yahtzee_box="yatzy", cards=(order,),
+    )  # fmt: skip
+
+
+def _kismet(o: dict[str, str]) -> RuleSet:
+    tali = o["tali"] == "yes"
+    boxes = [
+        *_upper(_FACE_LABELS["yahtzee"]),
+        _box("Two Pair Same Colour", TwoPair(four_alike=True, same_colour=True), "sum", None, "two_pair"),
+        _box("Three of a Kind", OfAKind(3), "sum", None, "3_of_a_kind", "three_kind"),
+        _box("Straight", Straight(), 40 if tali else 30),
+        _box("Flush", Flush(), 35),
+        _box("Full House", FullHouse(five_alike=tali), "sum+15"),
+        _box("Full House Same Colour", FullHouse(five_alike=tali, same_colour=True), "sum+20"),
+        _box("Four of a Kind", OfAKind(4), "sum+25", None, "4_of_a_kind", "four_kind"),
+        _box("Yarborough", Chance(), "sum", None, "chance"),
+        _box("Kismet", AllAlike(), "sum+50", None, "yahtzee"),
+    ]
+    tiers = (BonusTier(63, 35), BonusTier(71, 55), BonusTier(78, 75))
+    return RuleSet("kismet", "Kismet", _DESCRIPTIONS["kismet"], tuple(boxes), upper_bonus=tiers, yahtzee_box="kismet")
+
+
+def _generala(o: dict[str, str]) -> RuleSet:
+    extra = int(o["served_bonus"])
+    boxes = [
+        *_upper(_FACE_LABELS["default"]),
+        _box("Straight", Straight(), 20, 20 + extra, "escalera"),
+        _box("Full", FullHouse(), 30, 30 + extra, "full_house"),
+        _box("Poker", OfAKind(4), 40, 40 + extra, "four_of_a_kind"),
+        _box("Generala", AllAlike(), int(o["generala_points"]), None, "yahtzee"),
+    ]
+    return RuleSet(
+        "generala", "Generala", _DESCRIPTIONS["generala"], tuple(boxes), yahtzee_box="generala",
+        instant_win="generala" if o["instant_win"] == "yes" else None,
+    )  # fmt: skip
+
+
+_DESCRIPTIONS = {
+    "yahtzee": "Yahtzee: 13 boxes, 35 upper bonus at 63, 100 per extra Yahtzee, official Joker rule.",
+    "yacht": "Yacht: the public-domain ancestor; 12 boxes, no bonuses, no Joker.",
+    "yatzy": "Scandinavian Yatzy: 15 boxes with pairs, 50 upper bonus at 63.",
+    "kismet": "Kismet: 15 boxes with coloured faces and a three-tier upper bonus.",
+    "generala": "Generala: 10 boxes, extra points on the first roll, a served Generala wins at once.",
+}
+
+BUILTINS: dict[str, Builtin] = {
+    b.name: b
+    for b in (
+        Builtin("yahtzee", _DESCRIPTIONS["yahtzee"], (
+            Option("joker", ("forced", "free", "none"), "what five alike may do once the Yahtzee box is filled"),
+            Option("yahtzee_bonus", ("100", "0"), "bonus per extra Yahtzee when the Yahtzee box holds 50"),
+            Option("order", ("free", "upper_first", "top_down", "bottom_up"), "which open boxes may be filled"),
+            Option("cards", ("1", "jetsi"), "jetsi: three cards at once (free, top-down, bottom-up), 39 rounds"),
+        ), _yahtzee),
+        Builtin("yacht", _DESCRIPTIONS["yacht"], (
+            Option("four_kind", ("all_dice", "four_dice"), "Four of a Kind counts all five dice or the four alike"),
+        ), _yacht),
+        Builtin("yatzy", _DESCRIPTIONS["yatzy"], (
+            Option("forced", _BOOL, "fill the card top to bottom (tvangsyatzy)"),
+            Option("full_house_five_alike", _BOOL, "five alike also counts as a Full House"),
+        ), _yatzy),
+        Builtin("kismet", _DESCRIPTIONS["kismet"], (
+            Option("tali", _BOOL, "GNOME Tali's version: Straight 40, five alike is any Full House"),
+        ), _kismet),
+        Builtin("generala", _DESCRIPTIONS["generala"], (
+            Option("generala_points", ("50", "60"), "points for a Generala"),
+            Option("served_bonus", ("5", "10"), "extra points for a Straight, Full or Poker made on the first roll"),
+            Option("instant_win", ("yes", "no"), "five alike on a turn's first roll, scored as Generala, wins"),
+        ), _generala),
+    )
+}  # fmt: skip
+"""Every built-in rule set by name."""
+
+_ALIASES = {"yes": ("true", "on", "1"), "no": ("false", "off", "0"), "top_down": ("ordered", "obbligata")}
+
+
+def resolve_options(builtin: Builtin, given: dict[str, object]) -> dict[str, str]:
+    """Check options against ``builtin`` and fill in defaults; raise on an unknown one."""
+    known = {o.name: o for o in builtin.options}
+    chosen = {o.name: o.default for o in builtin.options}
+    for key, value in given.items():
+        option = known.get(key.strip().lower().replace("-", "_"))
+        if option is None:
+            names = ", ".join(known) or "none"
+            raise RuleSetError(f"Option {key!r} is not an option of {builtin.name}; expected one of: {names}.")
+        text = (
+            str(value).strip().lower().replace("-", "_") if not isinstance(value, bool) else ("yes" if value else "no")
+        )
+        for canonical, aliases in _ALIASES.items():
+            if text in aliases and canonical in option.choices:
+                text = canonical
+        if text not in option.choices:
+            raise RuleSetError(
+                f"Option {option.name}={value!r} is not valid for {builtin.name}; "
+                f"expected one of: {', '.join(option.choices)}."
+            )
+        chosen[option.name] = text
+    return chosen

@@ -1,0 +1,266 @@
+"""The :class:`RuleSet` value: a whole game's rules as validated, frozen data."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from fivedice.dice import Dice, counts_of
+from fivedice.errors import DiceError, RuleSetError
+from fivedice.rules.kinds import AllAlike, Face, Kind, Points, kind_from_data
+
+__all__ = ["BonusTier", "Box", "FillOrder", "Joker", "RuleSet", "normalize_name"]
+
+
+def normalize_name(name: str) -> str:
+    """Box and rule-set names compare case-insensitively, with spaces, ``-`` and ``_`` alike.
+
+    >>> normalize_name("Four of-a_Kind")
+    'four_of_a_kind'
+    """
+    return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split())
+
+
+class Joker(enum.Enum):
+    """What five alike may do once the Yahtzee box is filled (RULES.md, VARIANTS.md)."""
+
+    FORCED = "forced"
+    """Official: matching upper box if open, else any lower box at full value, else a zero."""
+    FREE = "free"
+    """Any open box; lower fixed-value boxes at full value only if the matching upper box is filled."""
+    NONE = "none"
+    """No Joker: five alike score as ordinary dice."""
+
+
+class FillOrder(enum.Enum):
+    """Which open boxes of a card may be filled."""
+
+    FREE = "free"
+    UPPER_FIRST = "upper_first"
+    TOP_DOWN = "top_down"
+    BOTTOM_UP = "bottom_up"
+
+
+@dataclass(frozen=True, slots=True)
+class BonusTier:
+    """An upper total of at least ``threshold`` earns ``points`` (the highest tier met counts)."""
+
+    threshold: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """One box of a score card: its ``name`` (an identifier), display ``label``, section,
+    what it needs (``kind``) and what it scores (``points``)."""
+
+    name: str
+    label: str
+    section: str
+    kind: Kind
+    points: Points
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if normalize_name(self.name) != self.name or not self.name:
+            raise RuleSetError(f"Box name {self.name!r} is not an identifier like 'full_house'.")
+        if self.section not in ("upper", "lower"):
+            raise RuleSetError(f"Box section {self.section!r} is not valid; expected 'upper' or 'lower'.")
+
+    @property
+    def face(self) -> int | None:
+        """The face an upper box counts, or None."""
+        return self.kind.face if isinstance(self.kind, Face) else None
+
+    def score(self, counts: tuple[int, ...], roll: int = 3) -> int:
+        """Points for dice with these face ``counts``, made on roll number ``roll``."""
+        if not self.kind.qualifies(counts):
+            return 0
+        return self.points.of(sum(c * f for f, c in enumerate(counts, 1)), self.kind.matched(counts), roll)
+
+    def full_value(self, counts: tuple[int, ...], roll: int = 3) -> int:
+        """Points as if the dice qualified (what a Joker scores here)."""
+        return self.points.of(sum(c * f for f, c in enumerate(counts, 1)), self.kind.matched(counts), roll)
+
+    def describe(self) -> str:
+        """``needs -> scores`` in words."""
+        return f"{self.kind.needs()}; scores {self.points}"
+
+    def to_data(self) -> dict[str, Any]:
+        """The box as plain data, loadable by :func:`fivedice.rules.from_data`."""
+        data = self.kind.to_data()
+        data.update(name=self.name, label=self.label, section=self.section)
+        p = self.points
+        data["points"] = p.value if p.base == "fixed" else (p.base + (f"+{p.value}" if p.value else ""))
+        if p.first_roll is not None:
+            data["first_roll_points"] = p.first_roll
+        if self.aliases:
+            data["aliases"] = list(self.aliases)
+        return data
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Box:
+        """Build a box from plain data: ``name``, ``kind`` and its parameters, optional
+        ``label``, ``section`` (upper for face boxes), ``points`` and ``first_roll_points``."""
+        params = dict(data)
+        try:
+            name = normalize_name(str(params.pop("name")))
+        except KeyError:
+            raise RuleSetError(f"Box {data!r} has no 'name'.") from None
+        label = str(params.pop("label", name.replace("_", " ").title()))
+        aliases = tuple(normalize_name(a) for a in params.pop("aliases", ()))
+        points_spec = params.pop("points", None)
+        first = params.pop("first_roll_points", None)
+        section = params.pop("section", None)
+        kind = kind_from_data(params)
+        points = Points.parse(kind.default_points if points_spec is None else points_spec, first)
+        section = section or ("upper" if isinstance(kind, Face) else "lower")
+        return cls(name, label, str(section), kind, points, aliases)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """A complete rule set. Every field is data; the engine and solver read only these.
+
+    ``cards`` gives the fill order of each score card a player keeps (one for most
+    games, three for Jetsi); ``yahtzee_box`` names the five-alike box that the Joker
+    rule and the extra-Yahtzee bonus refer to; ``instant_win`` names a box that wins
+    the game at once when scored with dice made on the turn's first roll.
+    """
+
+    name: str
+    title: str
+    description: str
+    boxes: tuple[Box, ...]
+    upper_bonus: tuple[BonusTier, ...] = ()
+    yahtzee_box: str | None = None
+    yahtzee_bonus: int = 0
+    joker: Joker = Joker.NONE
+    cards: tuple[FillOrder, ...] = (FillOrder.FREE,)
+    rolls: int = 3
+    dice: int = 5
+    instant_win: str | None = None
+    options: tuple[tuple[str, str], ...] = ()
+    _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not self.boxes:
+            raise RuleSetError(f"Rule set {self.name!r} has no boxes; expected at least one.")
+        index: dict[str, int] = {}
+        for i, box in enumerate(self.boxes):
+            for key in (box.name, *box.aliases):
+                if key in index:
+                    raise RuleSetError(f"Box name {key!r} appears twice in rule set {self.name!r}.")
+                index[key] = i
+        object.__setattr__(self, "_index", index)
+        for attr in ("yahtzee_box", "instant_win"):
+            ref = getattr(self, attr)
+            if ref is not None and ref not in index:
+                raise RuleSetError(f"{attr} {ref!r} is not a box of rule set {self.name!r}.")
+        if self.yahtzee_box is not None and not isinstance(self.box(self.yahtzee_box).kind, AllAlike):
+            raise RuleSetError(f"yahtzee_box {self.yahtzee_box!r} must be an all-alike box.")
+        if (self.joker is not Joker.NONE or self.yahtzee_bonus) and self.yahtzee_box is None:
+            raise RuleSetError(f"Rule set {self.name!r} has a Joker rule or Yahtzee bonus but no yahtzee_box.")
+        thresholds = [t.threshold for t in self.upper_bonus]
+        if thresholds != sorted(set(thresholds)):
+            raise RuleSetError(f"Upper-bonus thresholds {thresholds} must be strictly increasing.")
+        if not self.cards:
+            raise RuleSetError(f"Rule set {self.name!r} has no score cards; expected at least one.")
+        if not 1 <= self.rolls <= 10:
+            raise RuleSetError(f"Rolls per turn {self.rolls!r} is not valid; expected 1 to 10.")
+        if not 1 <= self.dice <= 10:
+            raise RuleSetError(f"Number of dice {self.dice!r} is not valid; expected 1 to 10.")
+
+    # -- lookup -----------------------------------------------------------------------
+    def box_index(self, name: str) -> int:
+        """The position of a box on the card, by name or alias (case-insensitive)."""
+        try:
+            return self._index[normalize_name(name)]
+        except KeyError:
+            names = ", ".join(b.name for b in self.boxes)
+            raise RuleSetError(f"Box {name!r} is not in the {self.name} rule set; expected one of: {names}.") from None
+
+    def box(self, name: str) -> Box:
+        """A box by name or alias (case-insensitive; spaces, ``-`` and ``_`` alike)."""
+        return self.boxes[self.box_index(name)]
+
+    @property
+    def box_names(self) -> tuple[str, ...]:
+        """The boxes' names in card order."""
+        return tuple(b.name for b in self.boxes)
+
+    @property
+    def rounds(self) -> int:
+        """Turns each player takes: one per box on every card."""
+        return len(self.boxes) * len(self.cards)
+
+    @property
+    def upper_indices(self) -> tuple[int, ...]:
+        """Positions of the upper-section boxes."""
+        return tuple(i for i, b in enumerate(self.boxes) if b.section == "upper")
+
+    def face_box(self, face: int) -> int | None:
+        """The position of the upper box that counts ``face``, or None."""
+        for i, b in enumerate(self.boxes):
+            if b.section == "upper" and b.face == face:
+                return i
+        return None
+
+    def upper_bonus_for(self, upper_total: int) -> int:
+        """The upper bonus an upper total earns.
+
+        >>> from fivedice import rules
+        >>> rules.get("kismet").upper_bonus_for(72)
+        55
+        """
+        earned = 0
+        for tier in self.upper_bonus:
+            if upper_total >= tier.threshold:
+                earned = tier.points
+        return earned
+
+    # -- scoring on an empty card -----------------------------------------------------
+    def score(self, box: str, dice: Dice | tuple[int, ...] | list[int], roll: int = 3) -> int:
+        """Points for ``dice`` in ``box`` on an empty card (no Joker), made on roll ``roll``.
+
+        >>> from fivedice import rules
+        >>> rules.get("yatzy").score("two pairs", (2, 2, 2, 5, 5))
+        14
+        """
+        if not isinstance(dice, Dice):
+            dice = Dice(tuple(dice))
+        self.check_dice(dice)
+        return self.box(box).score(counts_of(dice.values), roll)
+
+    def check_dice(self, dice: Dice) -> None:
+        """Raise unless there are exactly as many dice as the rule set uses."""
+        if len(dice) != self.dice:
+            raise DiceError(f"Dice {str(dice)!r} are {len(dice)} values; expected exactly {self.dice}.")
+
+    @property
+    def spec(self) -> str:
+        """The rule set's name with its non-default options, e.g. ``yahtzee joker=free``."""
+        return " ".join([self.name, *(f"{k}={v}" for k, v in self.options)])
+
+    def to_data(self) -> dict[str, Any]:
+        """The whole rule set as plain data (TOML/JSON friendly)."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "rolls": self.rolls,
+            "dice": self.dice,
+            "cards": [c.value for c in self.cards],
+            "joker": self.joker.value,
+            "yahtzee_bonus": self.yahtzee_bonus,
+            "upper_bonus": [[t.threshold, t.points] for t in self.upper_bonus],
+            "boxes": [b.to_data() for b in self.boxes],
+        }
+        if self.yahtzee_box:
+            data["yahtzee_box"] = self.yahtzee_box
+        if self.instant_win:
+            data["instant_win"] = self.instant_win
+        if self.options:
+            data["options"] = dict(self.options)
+        return data
