@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -54,7 +56,46 @@ option_flag = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Commands that live beside their subsystem, imported only when used (the solver pulls in
+# numba, the server uvicorn): name -> "module:attribute".
+LAZY_COMMANDS: dict[str, str] = {
+    "solve": "fivedice.solver.cli:solve_cmd",
+    "advise": "fivedice.solver.cli:advise_cmd",
+    "simulate": "fivedice.sim_cli:simulate_cmd",
+    "analyze": "fivedice.sim_cli:analyze_cmd",
+    "scores": "fivedice.storage.cli:scores_cmd",
+    "history": "fivedice.storage.cli:history_cmd",
+    "serve": "fivedice.web.cli:serve_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subsystem commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        available = [n for n, target in LAZY_COMMANDS.items() if _module_exists(target.partition(":")[0])]
+        return sorted([*super().list_commands(ctx), *available])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = LAZY_COMMANDS.get(cmd_name)
+        if target is None:
+            return super().get_command(ctx, cmd_name)
+        module_name, _, attr = target.partition(":")
+        if not _module_exists(module_name):
+            return None
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="fivedice")
 def main() -> None:
     """fivedice: Yahtzee, Yacht, Yatzy, Kismet and Generala, with exact rules."""
