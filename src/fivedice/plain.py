@@ -34,6 +34,13 @@ HELP = """Commands:
   quit            stop (the game is not saved unless you saved it)"""
 
 
+_QUIT = ("quit", "exit", "q")
+
+
+class _Quit(Exception):
+    """The player asked to stop."""
+
+
 class PlainSession:
     """Drives a :class:`Game` from text commands; ``physical`` asks for typed-in dice."""
 
@@ -56,6 +63,13 @@ class PlainSession:
     # -- the loop -----------------------------------------------------------------------
     def run(self) -> int:
         """Play until the game ends (0), the player quits (0) or input ends (1)."""
+        try:
+            return self._run()
+        except _Quit:
+            self.say("Goodbye.")
+            return 0
+
+    def _run(self) -> int:
         g = self.game
         self.say(f"{g.rules.title} ({g.rules.spec}) for {', '.join(g.players)}. Type 'help' for commands.")
         while not g.is_over:
@@ -69,8 +83,7 @@ class PlainSession:
                 self.say("Input ended before the game finished.")
                 return 1
             try:
-                if self.command(line.strip()) == "quit":
-                    return 0
+                self.command(line.strip())
             except FiveDiceError as exc:
                 self.say(f"Error: {exc}")
         self.say("Game over.")
@@ -80,9 +93,11 @@ class PlainSession:
 
     def _outcome(self, count: int) -> tuple[int, ...] | None:
         while True:
-            line = self.ask(f"type the {count} dice rolled")
+            line = self.ask(f"type the {count} {'die' if count == 1 else 'dice'} rolled")
             if line is None:
                 return None
+            if line.strip().lower() in _QUIT:
+                raise _Quit
             try:
                 return parse_dice(line, count).values
             except FiveDiceError as exc:
@@ -143,7 +158,7 @@ class PlainSession:
         parts = [f"{f'{k + 1} ' if multi else ''}{box} {pts}" for (k, box), pts in state.options().items()]
         return "Options: " + ", ".join(parts)
 
-    def command(self, line: str) -> str | None:
+    def command(self, line: str) -> None:
         """Carry out one command line; raises on bad input, changing nothing."""
         g = self.game
         word, _, rest = line.partition(" ")
@@ -151,7 +166,7 @@ class PlainSession:
         if word in ("", "roll", "r"):
             if not line:
                 self.say("Type 'roll', 'keep' dice, or a box to score; 'help' lists every command.")
-                return None
+                return
             self._roll(())
         elif word in ("keep", "k"):
             self._roll(g.keep_values(list(parse_dice(rest, None).values)))
@@ -172,15 +187,13 @@ class PlainSession:
         elif word == "save":
             if not rest.strip():
                 self.say("Error: say where to save, e.g. 'save game.json'.")
-                return None
+                return
             saves.save(g, rest.strip())
             self.say(f"Saved to {rest.strip()}.")
-        elif word in ("quit", "exit", "q"):
-            self.say("Goodbye.")
-            return "quit"
+        elif word in _QUIT:
+            raise _Quit
         else:
             self._score(line)
-        return None
 
     def _show_position(self) -> None:
         state = self.game.state
