@@ -82,10 +82,12 @@ def _yahtzee(o: dict[str, str]) -> RuleSet:
     ]
     order = FillOrder(o["order"])
     cards = (FillOrder.FREE, FillOrder.TOP_DOWN, FillOrder.BOTTOM_UP) if o["cards"] == "jetsi" else (order,)
+    joker = {"forced": "official Joker rule", "free": "free Joker", "none": "no Joker"}[o["joker"]]
+    bonus = f"{o['yahtzee_bonus']} per extra Yahtzee" if o["yahtzee_bonus"] != "0" else "no Yahtzee bonus"
     return RuleSet(
         name="yahtzee",
         title="Yahtzee",
-        description=_DESCRIPTIONS["yahtzee"],
+        description=f"Yahtzee: 13 boxes, 35 upper bonus at 63, {bonus}, {joker}.",
         boxes=tuple(boxes),
         upper_bonus=(BonusTier(63, 35),),
         yahtzee_box="yahtzee",
