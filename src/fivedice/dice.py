@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Protocol, runtime_checkable
@@ -87,7 +87,7 @@ class Dice:
     def __len__(self) -> int:
         return len(self.values)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[int]:
         return iter(self.values)
 
     def __str__(self) -> str:

@@ -84,7 +84,7 @@ class Points:
             )
         if first_roll is not None:
             raise RuleSetError(f"Points {spec!r} cannot have first-roll points; only fixed points can.")
-        return cls(base, int(extra or 0))  # type: ignore[arg-type]
+        return cls("sum" if base == "sum" else "matched", int(extra or 0))
 
     def __str__(self) -> str:
         if self.base == "fixed":
