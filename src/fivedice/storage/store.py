@@ -1,0 +1,447 @@
+"""The :class:`Store`: finished games, high scores, player history, profiles and settings.
+
+SQLAlchemy 2 over SQLite (a file under the user data directory by default) or PostgreSQL.
+The location is ``Store(url)``, else the ``FIVEDICE_DB`` environment variable, else
+``<user data dir>/fivedice.db``. A bare file path is taken as a SQLite file. Opening an
+older database upgrades it in place (a SQLite file is first copied to ``*.v<N>.bak``).
+A locked, damaged or unreachable database raises :class:`StoreError` with a clear message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from sqlalchemy import Engine, create_engine, delete, func, insert, inspect, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.pool import StaticPool
+
+from fivedice import saves
+from fivedice.errors import FiveDiceError
+from fivedice.game import Game
+from fivedice.rules import RuleSet, parse_spec
+from fivedice.rules.ruleset import normalize_name
+from fivedice.storage import migrate
+from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
+
+__all__ = ["ENV_VAR", "GameSummary", "History", "PlayerProfile", "ScoreRow", "Store", "StoreError", "resolve_url"]
+
+ENV_VAR = "FIVEDICE_DB"
+"""The environment variable naming the database URL (or SQLite file)."""
+
+
+class StoreError(FiveDiceError):
+    """The score database cannot be opened, read or written."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerProfile:
+    """A remembered player: ``kind`` is "human" or "computer" (with a ``level``)."""
+
+    name: str
+    kind: str = "human"
+    level: str | None = None
+
+    @property
+    def is_computer(self) -> bool:
+        """Whether a computer plays this seat."""
+        return self.kind == "computer"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRow:
+    """One line of the high-score table (``rank`` is shared on equal totals)."""
+
+    rank: int
+    name: str
+    total: int
+    rules: str
+    players: int
+    played_at: datetime
+    game_id: int
+    kind: str
+    level: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """One player's result in one stored game."""
+
+    game_id: int
+    played_at: datetime
+    rules: str
+    players: int
+    total: int
+    place: int
+    upper_bonus: int
+    yahtzee_bonus: int
+    loss: float | None
+    decisions: int | None
+    source: str
+    has_upper_bonus: bool
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """A player's stored games (newest first) and statistics over them."""
+
+    player: str
+    games: tuple[GameSummary, ...]
+
+    @property
+    def count(self) -> int:
+        """Number of games."""
+        return len(self.games)
+
+    @property
+    def mean(self) -> float | None:
+        """Mean total, or None without games."""
+        return sum(g.total for g in self.games) / len(self.games) if self.games else None
+
+    @property
+    def best(self) -> int | None:
+        """Best total, or None without games."""
+        return max((g.total for g in self.games), default=None)
+
+    @property
+    def wins(self) -> int:
+        """Multiplayer games won (first place, shared or not)."""
+        return sum(1 for g in self.games if g.players > 1 and g.place == 1)
+
+    @property
+    def bonus_rate(self) -> float | None:
+        """Share of games (among rule sets with an upper bonus) that earned it."""
+        eligible = [g for g in self.games if g.has_upper_bonus]
+        return sum(1 for g in eligible if g.upper_bonus > 0) / len(eligible) if eligible else None
+
+    @property
+    def mean_loss(self) -> float | None:
+        """Mean expected points lost per decision, over the analysed games (None if none)."""
+        analysed = [g for g in self.games if g.loss is not None and g.decisions]
+        decisions = sum(g.decisions or 0 for g in analysed)
+        return sum(g.loss or 0.0 for g in analysed) / decisions if decisions else None
+
+
+def default_path() -> Path:
+    """The SQLite file used when no URL is given."""
+    return Path(platformdirs.user_data_dir("fivedice", appauthor=False)) / "fivedice.db"
+
+
+def resolve_url(url: str | None = None) -> str:
+    """The database URL: ``url``, else ``$FIVEDICE_DB``, else the default SQLite file.
+
+    >>> resolve_url("/tmp/x.db")
+    'sqlite:////tmp/x.db'
+    >>> resolve_url("postgresql://postgres@localhost/test")
+    'postgresql+psycopg://postgres@localhost/test'
+    """
+    url = url or os.environ.get(ENV_VAR) or str(default_path())
+    if "://" not in url:
+        return f"sqlite:///{Path(url).expanduser().absolute()}"
+    if url.startswith("postgresql://") and importlib.util.find_spec("psycopg2") is None:
+        return "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    return url
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+def _has_upper_bonus(spec: str) -> bool:
+    try:
+        return bool(parse_spec(spec).upper_bonus)
+    except FiveDiceError:
+        return True
+
+
+class Store:
+    """Finished games with their move logs, high scores, history, profiles and settings."""
+
+    def __init__(self, url: str | None = None, *, timeout: float = 2.0) -> None:
+        self.url = resolve_url(url)
+        try:
+            parsed = make_url(self.url)
+        except (ArgumentError, ValueError):
+            raise StoreError(f"Database URL {self.url!r} is not valid; expected e.g. 'sqlite:///scores.db'.") from None
+        is_file = parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:")
+        self._file = Path(str(parsed.database)) if is_file else None
+        self.where = str(self._file) if self._file is not None else parsed.render_as_string(hide_password=True)
+        sqlite = parsed.drivername.startswith("sqlite")
+        options: dict[str, Any] = {}
+        if sqlite:
+            options["connect_args"] = {"timeout": timeout}
+            if self._file is None:
+                options["poolclass"] = StaticPool
+        elif parsed.drivername.startswith("postgresql"):
+            options["connect_args"] = {"connect_timeout": max(1, round(timeout))}
+        if self._file is not None:
+            try:
+                self._file.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(
+                    f"The score database folder {str(self._file.parent)!r} cannot be made: {exc}."
+                ) from None
+        try:
+            self.engine: Engine = create_engine(self.url, **options)
+        except (NoSuchModuleError, ArgumentError, ImportError) as exc:
+            raise StoreError(f"Database URL {self.where!r} cannot be used: {exc}.") from None
+        with self._guard():
+            self._open()
+
+    # -- opening and errors ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        try:
+            yield
+        except StoreError:
+            raise
+        except DBAPIError as exc:
+            text = str(exc.orig).lower()
+            if "locked" in text:
+                msg = f"The score database {self.where!r} is locked by another program; try again when it is closed."
+            elif "not a database" in text or "malformed" in text or "corrupt" in text:
+                msg = f"The score database {self.where!r} is damaged or not a fivedice database; move it aside."
+            else:
+                msg = f"The score database {self.where!r} cannot be used: {str(exc.orig).strip().splitlines()[0]}."
+            raise StoreError(msg) from None
+        except SQLAlchemyError as exc:
+            raise StoreError(f"The score database {self.where!r} cannot be used: {exc}.") from None
+
+    def _open(self) -> None:
+        with self.engine.connect() as conn:
+            names = set(inspect(conn).get_table_names())
+            current = conn.execute(select(version.c.version)).scalar() if version.name in names else None
+        if current is None:
+            if names & {games.name, results.name}:
+                raise StoreError(f"The score database {self.where!r} has fivedice tables but no schema version.")
+            with self.engine.begin() as conn:
+                metadata.create_all(conn)
+                conn.execute(insert(version).values(id=1, version=SCHEMA_VERSION))
+            return
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"The score database {self.where!r} has schema version {current}, newer than this "
+                f"fivedice ({SCHEMA_VERSION}); upgrade fivedice."
+            )
+        if current < SCHEMA_VERSION:
+            if self._file is not None and self._file.exists():
+                shutil.copy2(self._file, self._file.with_name(f"{self._file.name}.v{current}.bak"))
+            with self.engine.begin() as conn:
+                migrate.upgrade(conn, current)
+
+    @property
+    def schema_version(self) -> int:
+        """The database's schema version (always :data:`SCHEMA_VERSION` once open)."""
+        with self._guard(), self.engine.connect() as conn:
+            return int(conn.execute(select(version.c.version)).scalar_one())
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- games ---------------------------------------------------------------------------
+    def record_game(
+        self,
+        game: Game,
+        *,
+        source: str = "terminal",
+        computer: Mapping[int, str] | None = None,
+        hints: Mapping[int, int] | None = None,
+        losses: Mapping[int, tuple[float, int]] | None = None,
+    ) -> int:
+        """Store a finished game with its full move log; returns its id.
+
+        ``computer`` maps computer seats to their level, ``hints`` seats to hints used,
+        ``losses`` seats to ``(expected points lost, decisions)`` from a game analysis.
+        """
+        state = game.state
+        if not state.is_over:
+            raise StoreError("The game is not over; only finished games are stored.")
+        seats = range(len(game.players))
+        for what, mapping in (("Computer", computer), ("Hint", hints), ("Loss", losses)):
+            bad = [s for s in (mapping or {}) if s not in seats]
+            if bad:
+                raise StoreError(f"{what} seat {bad[0]!r} is not a seat; expected 0 to {len(game.players) - 1}.")
+        places = {s.seat: s.place for s in state.standings()}
+        now = datetime.now(UTC)
+        rows = []
+        for seat, name in enumerate(game.players):
+            cards = state.cards[seat]
+            level = (computer or {}).get(seat)
+            loss = (losses or {}).get(seat)
+            rows.append(
+                {
+                    "seat": seat,
+                    "name": name,
+                    "name_key": name.strip().casefold(),
+                    "total": state.total(seat),
+                    "place": places[seat],
+                    "kind": "computer" if level is not None else "human",
+                    "level": level,
+                    "upper_total": sum(c.upper_total for c in cards),
+                    "upper_bonus": sum(c.upper_bonus for c in cards),
+                    "yahtzee_bonus": sum(c.yahtzee_bonus for c in cards),
+                    "hints": (hints or {}).get(seat, 0),
+                    "loss": None if loss is None else float(loss[0]),
+                    "decisions": None if loss is None else int(loss[1]),
+                }
+            )
+        with self._guard(), self.engine.begin() as conn:
+            game_id = conn.execute(
+                insert(games)
+                .values(
+                    played_at=now,
+                    rules_name=game.rules.name,
+                    rules_spec=game.rules.spec,
+                    players=len(game.players),
+                    source=source,
+                    save_json=saves.dumps(game),
+                )
+                .returning(games.c.id)
+            ).scalar_one()
+            conn.execute(insert(results), [{**r, "game_id": game_id} for r in rows])
+        return int(game_id)
+
+    def load_game(self, game_id: int) -> Game:
+        """A stored game rebuilt from its move log."""
+        with self._guard(), self.engine.connect() as conn:
+            text = conn.execute(select(games.c.save_json).where(games.c.id == game_id)).scalar()
+        if text is None:
+            raise StoreError(f"Game {game_id!r} is not in the score database.")
+        return saves.loads(text)
+
+    def game_count(self) -> int:
+        """How many games are stored."""
+        with self._guard(), self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(games)).scalar_one())
+
+    # -- high scores and history -----------------------------------------------------------
+    @staticmethod
+    def _rules_clause(rules: str | RuleSet | None) -> Any:
+        if rules is None:
+            return None
+        if isinstance(rules, RuleSet):
+            return games.c.rules_spec == rules.spec
+        if "=" in rules or " " in rules.strip():
+            return games.c.rules_spec == parse_spec(rules).spec
+        return games.c.rules_name == normalize_name(rules)
+
+    def high_scores(
+        self, rules: str | RuleSet | None = None, limit: int = 10, *, solo: bool | None = None
+    ) -> list[ScoreRow]:
+        """The best totals, best first: ``rules`` is a name (every variant), a spec or a
+        :class:`RuleSet` (that exact variant); ``solo`` keeps only solo (True) or
+        multiplayer (False) games."""
+        query = select(
+            results.c.name, results.c.total, games.c.rules_spec, games.c.players, games.c.played_at,
+            games.c.id, results.c.kind, results.c.level,
+        ).join(games, games.c.id == results.c.game_id)  # fmt: skip
+        clause = self._rules_clause(rules)
+        if clause is not None:
+            query = query.where(clause)
+        if solo is not None:
+            query = query.where(games.c.players == 1 if solo else games.c.players > 1)
+        query = query.order_by(results.c.total.desc(), games.c.played_at, results.c.seat).limit(max(0, limit))
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).all()
+        out: list[ScoreRow] = []
+        for i, (name, total, spec, players, played, gid, kind, level) in enumerate(found):
+            rank = out[-1].rank if out and out[-1].total == total else i + 1
+            out.append(ScoreRow(rank, name, total, spec, players, _utc(played), gid, kind, level))
+        return out
+
+    def history(self, player: str, rules: str | RuleSet | None = None) -> History:
+        """A player's games, newest first (name matched without regard to case)."""
+        query = (
+            select(
+                games.c.id, games.c.played_at, games.c.rules_spec, games.c.players, results.c.total,
+                results.c.place, results.c.upper_bonus, results.c.yahtzee_bonus, results.c.loss,
+                results.c.decisions, games.c.source, results.c.name,
+            )
+            .join(games, games.c.id == results.c.game_id)
+            .where(results.c.name_key == player.strip().casefold())
+            .order_by(games.c.played_at.desc(), games.c.id.desc())
+        )  # fmt: skip
+        clause = self._rules_clause(rules)
+        if clause is not None:
+            query = query.where(clause)
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).all()
+        bonus: dict[str, bool] = {}
+        summaries = []
+        for gid, played, spec, players, total, place, ub, yb, loss, decisions, source, _name in found:
+            if spec not in bonus:
+                bonus[spec] = _has_upper_bonus(spec)
+            summaries.append(
+                GameSummary(
+                    gid, _utc(played), spec, players, total, place, ub, yb, loss, decisions, source, bonus[spec]
+                )
+            )
+        name = found[0][-1] if found else player.strip()
+        return History(name, tuple(summaries))
+
+    def best(self, player: str, rules: str | RuleSet) -> int | None:
+        """The player's best total under these rules (a :class:`RuleSet` or spec means that exact variant)."""
+        query = (
+            select(func.max(results.c.total))
+            .join(games, games.c.id == results.c.game_id)
+            .where(results.c.name_key == player.strip().casefold(), self._rules_clause(rules))
+        )
+        with self._guard(), self.engine.connect() as conn:
+            value = conn.execute(query).scalar()
+        return None if value is None else int(value)
+
+    # -- profiles and settings ---------------------------------------------------------------
+    def remember_players(self, players: Sequence[PlayerProfile]) -> None:
+        """Remember this line-up (and each player's kind and level) for next time."""
+        now = datetime.now(UTC)
+        with self._guard(), self.engine.begin() as conn:
+            conn.execute(update(profiles).values(seat=None))
+            for seat, p in enumerate(players):
+                key = p.name.strip().casefold()
+                values = {"name": p.name.strip(), "kind": p.kind, "level": p.level, "seat": seat, "last_used": now}
+                done = conn.execute(update(profiles).where(profiles.c.name_key == key).values(**values))
+                if done.rowcount == 0:
+                    conn.execute(insert(profiles).values(name_key=key, **values))
+
+    def last_players(self) -> list[PlayerProfile]:
+        """The line-up of the last game set up, in seat order."""
+        query = select(profiles.c.name, profiles.c.kind, profiles.c.level).where(profiles.c.seat.is_not(None))
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query.order_by(profiles.c.seat)).all()
+        return [PlayerProfile(n, k, lv) for n, k, lv in found]
+
+    def known_players(self) -> list[PlayerProfile]:
+        """Every remembered player, most recently used first."""
+        query = select(profiles.c.name, profiles.c.kind, profiles.c.level).order_by(profiles.c.last_used.desc())
+        with self._guard(), self.engine.connect() as conn:
+            return [PlayerProfile(n, k, lv) for n, k, lv in conn.execute(query).all()]
+
+    def get_setting(self, key: str, default: Any = None) -> Any:
+        """A stored setting (any JSON value), or ``default``."""
+        with self._guard(), self.engine.connect() as conn:
+            text = conn.execute(select(settings.c.value).where(settings.c.key == key)).scalar()
+        return default if text is None else json.loads(text)
+
+    def set_setting(self, key: str, value: Any) -> None:
+        """Store a setting (any JSON value)."""
+        text = json.dumps(value)
+        with self._guard(), self.engine.begin() as conn:
+            conn.execute(delete(settings).where(settings.c.key == key))
+            conn.execute(insert(settings).values(key=key, value=text))

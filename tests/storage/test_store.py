@@ -1,0 +1,311 @@
+"""The score store: recording games, high scores, history, profiles, settings, errors, upgrades."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import create_engine, insert, select, text
+
+from fivedice import Game, saves
+from fivedice.cli import main
+from fivedice.rules import parse_spec
+from fivedice.storage import SCHEMA_VERSION, PlayerProfile, Store, StoreError, default_path, resolve_url
+from fivedice.storage.cli import bar_chart
+from fivedice.storage.schema import results, v1_metadata
+
+
+def finished_game(players: list[str], seed: int, rules: str = "yacht") -> Game:
+    """A whole game played by taking the best-scoring box after the first roll."""
+    game = Game(rules, players, seed=seed, starter=0)
+    while not game.is_over:
+        game.roll()
+        options = game.state.options()
+        (card, box), _ = max(options.items(), key=lambda kv: kv[1])
+        game.score(box, card)
+    return game
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store(str(tmp_path / "scores.db")) as s:
+        yield s
+
+
+def test_record_game_keeps_the_full_log_and_totals(store: Store) -> None:
+    game = finished_game(["Ann", "Bob"], seed=3)
+    game_id = store.record_game(game, computer={1: "greedy"}, hints={0: 2}, losses={0: (12.5, 40)})
+    again = store.load_game(game_id)
+    assert again.log == game.log
+    assert again.state.totals == game.state.totals
+    rows = store.high_scores("yacht", solo=False)
+    assert {(r.name, r.total) for r in rows} == {("Ann", game.state.total(0)), ("Bob", game.state.total(1))}
+    bob = next(r for r in rows if r.name == "Bob")
+    assert (bob.kind, bob.level) == ("computer", "greedy")
+    assert store.history("ann").games[0].loss == 12.5
+    assert store.game_count() == 1
+
+
+def test_unfinished_games_and_unknown_seats_are_refused(store: Store) -> None:
+    game = Game("yacht", ["Ann"], seed=1)
+    game.roll()
+    with pytest.raises(StoreError, match="not over"):
+        store.record_game(game)
+    with pytest.raises(StoreError, match="seat 4"):
+        store.record_game(finished_game(["Ann"], 1), computer={4: "greedy"})
+    assert store.game_count() == 0
+    with pytest.raises(StoreError, match="Game 99"):
+        store.load_game(99)
+
+
+def test_high_scores_rank_ties_and_split_solo_from_multiplayer(store: Store) -> None:
+    solo = [finished_game(["Ann"], seed) for seed in range(4)]
+    for game in solo:
+        store.record_game(game)
+    store.record_game(solo[0])  # the same total twice shares a rank
+    store.record_game(finished_game(["Cy", "Di"], 9))
+    store.record_game(finished_game(["Ann"], 5, rules="yatzy"))
+    rows = store.high_scores("yacht", limit=10, solo=True)
+    totals = [r.total for r in rows]
+    assert totals == sorted(totals, reverse=True)
+    assert len(rows) == 5
+    assert all(r.players == 1 and r.rules == "yacht" for r in rows)
+    for prev, row in itertools.pairwise(rows):
+        assert row.rank == (prev.rank if row.total == prev.total else rows.index(row) + 1)
+    assert [r.total for r in store.high_scores("yacht", limit=2, solo=True)] == totals[:2]
+    assert {r.name for r in store.high_scores(solo=False)} == {"Cy", "Di"}
+    assert {r.rules for r in store.high_scores()} == {"yacht", "yatzy"}
+
+
+def test_rules_filter_by_name_or_exact_variant(store: Store) -> None:
+    plain = finished_game(["Ann"], 1, rules="yacht")
+    store.record_game(plain)
+    other = Game(parse_spec("yacht four_kind=four_dice"), ["Ann"], seed=2, starter=0)
+    while not other.is_over:
+        other.roll()
+        other.score(next(iter(other.state.options()))[1])
+    store.record_game(other)
+    assert len(store.high_scores("yacht")) == 2
+    assert [r.rules for r in store.high_scores("yacht four_kind=four_dice")] == ["yacht four_kind=four_dice"]
+    assert store.best("ANN", plain.rules) == plain.state.total(0)
+    assert store.best("Ann", "yacht four_kind=four_dice") == other.state.total(0)
+    assert store.best("Nobody", "yacht") is None
+
+
+def test_history_statistics(store: Store) -> None:
+    games = [finished_game(["Ann"], seed, rules="yahtzee") for seed in range(3)]
+    for i, game in enumerate(games):
+        store.record_game(game, losses={0: (10.0 * (i + 1), 10)})
+    duel = finished_game(["Ann", "Bob"], 7, rules="yahtzee")
+    store.record_game(duel)
+    history = store.history("  ann ")
+    assert history.player == "Ann"
+    totals = [g.state.total(0) for g in games] + [duel.state.total(0)]
+    assert history.count == 4
+    assert history.best == max(totals)
+    assert history.mean == pytest.approx(sum(totals) / 4)
+    assert history.mean_loss == pytest.approx(60.0 / 30)
+    bonuses = [g.state.cards[0][0].upper_bonus > 0 for g in [*games, duel]]
+    assert history.bonus_rate == pytest.approx(sum(bonuses) / 4)
+    assert history.games[0].game_id > history.games[-1].game_id  # newest first
+    assert history.wins == (1 if duel.state.standings()[0].seat == 0 else 0)
+    assert store.history("nobody").count == 0
+    assert store.history("nobody").mean is None
+
+
+def test_profiles_and_settings(store: Store) -> None:
+    assert store.last_players() == []
+    store.remember_players([PlayerProfile("Ann"), PlayerProfile("Robo", "computer", "greedy")])
+    store.remember_players([PlayerProfile("Bob"), PlayerProfile("ann")])
+    assert store.last_players() == [PlayerProfile("Bob"), PlayerProfile("ann")]
+    assert [p.name for p in store.known_players()][-1] == "Robo"
+    assert store.known_players()[-1].is_computer
+    assert store.get_setting("theme", "dark") == "dark"
+    store.set_setting("theme", "light")
+    store.set_setting("pace", {"seconds": 0.5})
+    assert store.get_setting("theme") == "light"
+    assert store.get_setting("pace") == {"seconds": 0.5}
+
+
+def test_env_var_and_default_location(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "sub" / "env.db"
+    monkeypatch.setenv("FIVEDICE_DB", str(path))
+    with Store() as store:
+        store.record_game(finished_game(["Ann"], 1))
+    assert path.exists()
+    monkeypatch.delenv("FIVEDICE_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert resolve_url() == f"sqlite:///{default_path()}"
+
+
+def test_damaged_locked_and_newer_databases_give_clear_errors(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="damaged or not a fivedice database"):
+        Store(str(junk))
+
+    locked = tmp_path / "locked.db"
+    Store(str(locked)).close()
+    holder = sqlite3.connect(locked)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StoreError, match="locked by another program"):
+            Store(str(locked), timeout=0.05)
+    finally:
+        holder.rollback()
+        holder.close()
+
+    newer = tmp_path / "newer.db"
+    Store(str(newer)).close()
+    con = sqlite3.connect(newer)
+    con.execute("UPDATE fivedice_schema SET version = 99")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="newer than this fivedice"):
+        Store(str(newer))
+    with pytest.raises(StoreError, match="not valid"):
+        Store("nonsense://:::")
+
+
+def _make_v1_database(path: Path, game: Game) -> None:
+    """A database exactly as schema version 1 wrote it, holding one game."""
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        v1_metadata.create_all(conn)
+        tables = v1_metadata.tables
+        conn.execute(insert(tables["fivedice_schema"]).values(id=1, version=1))
+        gid = conn.execute(
+            insert(tables["fivedice_games"])
+            .values(
+                played_at=datetime(2024, 5, 1, tzinfo=UTC),
+                rules_name=game.rules.name,
+                rules_spec=game.rules.spec,
+                players=len(game.players),
+                source="terminal",
+                save_json=saves.dumps(game),
+            )
+            .returning(tables["fivedice_games"].c.id)
+        ).scalar_one()
+        places = {s.seat: s.place for s in game.state.standings()}
+        for seat, name in enumerate(game.players):
+            conn.execute(
+                insert(tables["fivedice_results"]).values(
+                    game_id=gid,
+                    seat=seat,
+                    name=name,
+                    name_key=name.casefold(),
+                    total=game.state.total(seat),
+                    place=places[seat],
+                )
+            )
+    engine.dispose()
+
+
+def test_upgrade_from_schema_version_1_keeps_and_backfills_everything(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    old = finished_game(["Ann", "Bob"], 11, rules="yahtzee")
+    _make_v1_database(path, old)
+    with Store(str(path)) as store:
+        assert store.schema_version == SCHEMA_VERSION == 2
+        assert (tmp_path / "old.db.v1.bak").exists()
+        with store.engine.connect() as conn:
+            rows = conn.execute(select(results.c.seat, results.c.upper_total, results.c.upper_bonus)).all()
+        expected = {(s, old.state.cards[s][0].upper_total, old.state.cards[s][0].upper_bonus) for s in (0, 1)}
+        assert set(rows) == expected
+        assert store.load_game(1).log == old.log
+        assert {p.name for p in store.known_players()} == {"Ann", "Bob"}
+        assert store.history("Ann").games[0].played_at == datetime(2024, 5, 1, tzinfo=UTC)
+        store.record_game(finished_game(["Ann"], 2, rules="yahtzee"), hints={0: 1})
+        assert store.history("Ann").count == 2
+    with Store(str(path)) as store:  # opening again changes nothing
+        assert store.game_count() == 2
+
+
+def test_scores_and_history_commands(tmp_path: Path) -> None:
+    db = str(tmp_path / "cli.db")
+    with Store(db) as store:
+        for seed in range(3):
+            store.record_game(finished_game(["Ann"], seed))
+        store.record_game(finished_game(["Ann", "Robo"], 4), computer={1: "greedy"})
+    runner = CliRunner()
+    out = runner.invoke(main, ["scores", "--db", db])
+    assert out.exit_code == 0, out.output
+    assert "Solo high scores" in out.output
+    assert "Multiplayer high scores" in out.output
+    assert "Robo (computer greedy)" in out.output
+    out = runner.invoke(main, ["history", "ann", "--db", db])
+    assert out.exit_code == 0, out.output
+    assert "Ann: 4 games" in out.output
+    assert "mean loss per decision: not analysed" in out.output
+    assert "Last 4 scores" in out.output
+    out = runner.invoke(main, ["scores", "--db", str(tmp_path / "nope" / "x.db"), "--rules", "yatzy"])
+    assert out.exit_code == 0
+    assert "Solo high scores (yatzy): no games yet." in out.output
+    bad = tmp_path / "bad.db"
+    bad.write_text("garbage" * 500)
+    out = runner.invoke(main, ["history", "Ann", "--db", str(bad)])
+    assert out.exit_code == 2
+    assert "damaged" in out.output
+
+
+def test_bar_chart_scales_between_floor_and_best() -> None:
+    chart = bar_chart([150, 300, 225, 300], height=4).splitlines()
+    assert len(chart) == 4
+    assert chart[0].startswith("300 │")
+    assert chart[0].endswith("█ █")  # the two bests reach the top
+    assert chart[-1].count("█") >= 3
+    assert bar_chart([]) == ""
+
+
+POSTGRES = os.environ.get("FIVEDICE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def test_postgresql_store() -> None:
+    url = POSTGRES.replace("postgresql://", "postgresql+psycopg://", 1)
+    schema = f"fivedice_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(url, connect_args={"connect_timeout": 2})
+    try:
+        with admin.begin() as conn:
+            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except Exception as exc:
+        admin.dispose()
+        pytest.skip(f"PostgreSQL at {POSTGRES} is not reachable: {type(exc).__name__}")
+    try:
+        sep = "&" if "?" in url else "?"
+        with Store(f"{url}{sep}options=-csearch_path%3D{schema}") as store:
+            game = finished_game(["Ann", "Bob"], 5, rules="yahtzee")
+            gid = store.record_game(game, source="web", computer={1: "greedy"})
+            assert store.load_game(gid).log == game.log
+            assert store.best("ann", game.rules) == game.state.total(0)
+            assert next(r.name for r in store.high_scores(solo=False)) == game.state.standings()[0].name
+            store.remember_players([PlayerProfile("Ann")])
+            store.remember_players([PlayerProfile("Ann"), PlayerProfile("Bob", "computer", "hard")])
+            assert store.last_players()[1] == PlayerProfile("Bob", "computer", "hard")
+            store.set_setting("theme", "light")
+            assert store.get_setting("theme") == "light"
+            assert store.history("Bob").games[0].source == "web"
+        with admin.connect() as conn:
+            found = conn.execute(
+                text("SELECT count(*) FROM information_schema.tables WHERE table_schema = :s"), {"s": schema}
+            ).scalar()
+        assert found == 5
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_save_json_is_a_standard_save(store: Store) -> None:
+    game = finished_game(["Ann"], 8)
+    gid = store.record_game(game)
+    with store.engine.connect() as conn:
+        raw = conn.execute(text("SELECT save_json FROM fivedice_games WHERE id = :i"), {"i": gid}).scalar_one()
+    assert json.loads(raw)["format"] == "fivedice-game"
