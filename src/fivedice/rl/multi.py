@@ -1,0 +1,205 @@
+"""A PettingZoo AEC environment for N players of any rule set.
+
+Agents are ``player_0`` ... ``player_{N-1}`` by seat; the agent to act is the engine's
+current player, who acts several times in a row within a turn (rerolls, then a score).
+Spaces are those of :mod:`fivedice.rl.spaces`; each observation is a dict with
+``observation`` (the seat's view, opponents' totals included) and ``action_mask``.
+
+Rewards (``reward=``): ``"win"`` pays at the end only: a player alone in first place gets
++1, every other player -1, and ``k`` players tied for first each get ``2/k - 1`` (the
+expected value if the tie were broken by a fair draw). ``"points"`` pays each score action
+the points it adds, so a player's return is their final total.
+
+>>> env = MultiplayerEnv("yacht", players=2, reward="win")
+>>> env.reset(seed=3)
+>>> env.agent_selection, int(env.observe("player_0")["action_mask"].sum())
+('player_0', 43)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from numpy.typing import NDArray
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+
+from fivedice.actions import Roll
+from fivedice.dice import make_roller
+from fivedice.errors import IllegalActionError
+from fivedice.render import score_table, standings_text
+from fivedice.rl.solitaire import ILLEGAL_MODES, resolve_rules, roll_first
+from fivedice.rl.spaces import ActionCodec, ActionIndex, ObservationLayout
+from fivedice.rules import RuleSet
+from fivedice.state import GameState
+
+__all__ = ["REWARD_MODES", "MultiplayerEnv", "win_rewards"]
+
+REWARD_MODES = ("win", "points")
+"""``win``: +1 / -1 at the end, ties for first split; ``points``: points as they are scored."""
+
+
+def win_rewards(state: GameState) -> tuple[float, ...]:
+    """Each seat's end-of-game reward under ``reward="win"``.
+
+    >>> from fivedice import rules
+    >>> from fivedice.state import GameState
+    >>> win_rewards(GameState.new(rules.get("yacht"), ("a", "b")))   # tied at 0: the win is split
+    (0.0, 0.0)
+    """
+    places = {s.seat: s.place for s in state.standings()}
+    k = sum(1 for p in places.values() if p == 1)
+    return tuple(2 / k - 1 if places[seat] == 1 else -1.0 for seat in range(len(state.players)))
+
+
+class MultiplayerEnv(AECEnv):  # type: ignore[misc]
+    """N players, one agent per seat, of any rule set.
+
+    ``starter`` is the seat that begins (None plays the engine's roll-off). ``illegal`` and
+    ``illegal_reward`` work as in :class:`~fivedice.rl.solitaire.SolitaireEnv`. Each
+    agent's ``info`` holds its ``action_mask`` and the engine ``state``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "fivedice_v0", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        rules: RuleSet | str = "yahtzee",
+        options: Mapping[str, object] | None = None,
+        players: int = 2,
+        reward: str = "win",
+        starter: int | None = 0,
+        render_mode: str | None = None,
+        illegal: str = "ignore",
+        illegal_reward: float = 0.0,
+    ) -> None:
+        super().__init__()
+        if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+            raise IllegalActionError(f"Player count {players!r} is not valid; expected a whole number from 1.")
+        if reward not in REWARD_MODES:
+            raise IllegalActionError(f"Reward mode {reward!r} is not valid; expected 'win' or 'points'.")
+        if illegal not in ILLEGAL_MODES:
+            raise IllegalActionError(f"Illegal-action mode {illegal!r} is not valid; expected 'ignore' or 'raise'.")
+        if render_mode is not None and render_mode != "ansi":
+            raise IllegalActionError(f"Render mode {render_mode!r} is not supported; expected 'ansi' or None.")
+        self.rules = resolve_rules(rules, options)
+        self.codec = ActionCodec(self.rules)
+        self.layout = ObservationLayout.of(self.rules, players)
+        self.reward_mode = reward
+        self.starter = starter
+        self.render_mode = render_mode
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self.possible_agents = [f"player_{i}" for i in range(players)]
+        mask_space = gymnasium.spaces.Box(0, 1, (self.codec.size,), dtype=np.int8)
+        self.observation_spaces = {
+            a: gymnasium.spaces.Dict({"observation": self.layout.space(), "action_mask": mask_space})
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: gymnasium.spaces.Discrete(self.codec.size) for a in self.possible_agents}
+        self._game = GameState.new(self.rules, tuple(self.possible_agents), starter)
+        self._roller = make_roller(None, 0)
+        self.np_random = np.random.default_rng()
+
+    @property
+    def game_state(self) -> GameState:
+        """The current engine state."""
+        return self._game
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The observation space of ``agent`` (the same object every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The action space of ``agent`` (the same object every call)."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; ``options["state"]`` may give a :class:`GameState` to start from
+        (other keys are ignored, as PettingZoo's API test passes arbitrary ones)."""
+        if seed is not None:
+            self.np_random = np.random.default_rng(seed)
+        self._roller = make_roller(self.np_random)
+        start = (options or {}).get("state")
+        if start is None:
+            start = GameState.new(self.rules, tuple(self.possible_agents), self.starter)
+        elif not isinstance(start, GameState) or start.players != tuple(self.possible_agents):
+            raise IllegalActionError(f"Start state {start!r} is not a game of {len(self.possible_agents)} players.")
+        self._game = roll_first(start, self._roller)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self._game.current]
+        self._refresh()
+
+    def observe(self, agent: str) -> dict[str, NDArray[Any]]:
+        """``agent``'s observation and action mask (all zero when it is not their turn)."""
+        seat = self.possible_agents.index(agent)
+        return {"observation": self.layout.encode(self._game, seat), "action_mask": self._mask(seat)}
+
+    def step(self, action: ActionIndex | None) -> None:
+        """Play ``action`` for the agent to act (None for an agent whose game has ended)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._game
+        seat = state.current
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if action is None:
+            raise IllegalActionError(f"Agent {agent!r} must act; None is only for agents whose game has ended.")
+        intent = self.codec.decode(action, state)
+        reason = state.why_not(intent)
+        if reason is not None:
+            if self.illegal == "raise":
+                raise IllegalActionError(reason)
+            self.rewards[agent] = self.illegal_reward
+            self._accumulate_rewards()
+            self._refresh()
+            self.infos[agent]["illegal"] = reason
+            return
+        before = state.total(seat)
+        rolled = self._roller.roll(self.rules.dice - len(intent.held)) if isinstance(intent, Roll) else None
+        state = roll_first(state.apply(state.complete(intent, rolled)), self._roller)
+        self._game = state
+        if self.reward_mode == "points":
+            self.rewards[agent] = float(state.total(seat) - before)
+        if state.is_over:
+            if self.reward_mode == "win":
+                for a, r in zip(self.possible_agents, win_rewards(state), strict=True):
+                    self.rewards[a] = r
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.possible_agents[state.current]
+        self._accumulate_rewards()
+        self._refresh()
+
+    def render(self) -> str | None:
+        """Every card side by side, then the dice (or the standings), as text."""
+        if self.render_mode != "ansi":
+            return None
+        state = self._game
+        lines = [score_table(state)]
+        if state.is_over:
+            lines.append(standings_text(state))
+        elif state.dice is not None:
+            dice = " ".join(map(str, state.dice))
+            lines.append(f"{state.current_player} round {state.round}, roll {state.rolls}: dice {dice}")
+        return "\n".join(lines) + "\n"
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def _mask(self, seat: int) -> NDArray[np.int8]:
+        if seat != self._game.current or self._game.is_over:
+            return np.zeros(self.codec.size, dtype=np.int8)
+        return self.codec.mask(self._game)
+
+    def _refresh(self) -> None:
+        for a in self.agents:
+            self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a)), "state": self._game}

@@ -1,0 +1,211 @@
+"""The Gymnasium environment: API conformance, spaces, action mapping, rewards, seeding."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import fivedice.rl
+from fivedice import rules
+from fivedice.actions import Roll, Score
+from fivedice.errors import FiveDiceError, IllegalActionError
+from fivedice.rl import SolitaireEnv
+from fivedice.scorecard import Scorecard
+from fivedice.state import GameState
+
+SPECS = [
+    "yahtzee",
+    "yahtzee joker=free",
+    "yahtzee joker=none order=upper_first",
+    "yahtzee cards=jetsi",
+    "yacht",
+    "yatzy forced=yes",
+    "kismet",
+    "generala",
+]
+
+
+def make(spec: str = "yahtzee", **kwargs: Any) -> SolitaireEnv:
+    env = gymnasium.make(fivedice.rl.ENV_ID, rules=spec, **kwargs).unwrapped
+    assert isinstance(env, SolitaireEnv)
+    return env
+
+
+def state_with(spec: str, entries: dict[str, int], dice: tuple[int, ...], rolls: int = 1) -> GameState:
+    """A one-player state whose card holds ``entries`` and whose dice show ``dice``."""
+    rs = rules.parse_spec(spec)
+    values = tuple(entries.get(b.name) for b in rs.boxes)
+    card = Scorecard(rs, rs.cards[0], values, 0)
+    state = GameState.new(rs, ("player",), starter=0)
+    return dataclasses.replace(state, cards=((card,),), dice=dice, rolls=rolls, turns=len(entries))
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_check_env_passes_for_every_rule_set(spec: str) -> None:
+    check_env(make(spec))
+    check_env(make(spec, render_mode="ansi"))
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_random_games_agree_with_the_engine(spec: str) -> None:
+    env = make(spec)
+    rng = np.random.default_rng(5)
+    for episode in range(2):
+        obs, info = env.reset(seed=episode)
+        total, done = 0.0, False
+        while not done:
+            assert env.observation_space.contains(obs)
+            state = info["state"]
+            legal = [state.can(env.codec.decode(i, state)) for i in range(env.codec.size)]
+            assert info["action_mask"].tolist() == [int(x) for x in legal]
+            assert env.action_masks().tolist() == legal
+            obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(legal))))
+            assert not truncated
+            total += reward
+        assert total == info["state"].total(0)
+        assert not info["action_mask"].any()
+
+
+def test_spec_strings_and_options_build_the_rule_set() -> None:
+    assert make("yahtzee joker=free").rules == rules.get("yahtzee", joker="free")
+    env = gymnasium.make("fivedice/Solitaire-v0", rules="yahtzee", options={"cards": "jetsi"}).unwrapped
+    assert isinstance(env, SolitaireEnv)
+    assert env.action_space == gymnasium.spaces.Discrete(32 + 3 * 13)
+    with pytest.raises(FiveDiceError, match="joker"):
+        make("yahtzee", options={"joker": "sometimes"})
+    with pytest.raises(FiveDiceError, match="Render mode"):
+        SolitaireEnv(render_mode="human")
+    with pytest.raises(FiveDiceError, match="Illegal-action mode"):
+        SolitaireEnv(illegal="penalise")
+
+
+def test_reroll_bits_name_dice_in_ascending_order_of_face() -> None:
+    env = make("yacht")
+    start = state_with("yacht", {}, (6, 2, 6, 1, 2))
+    assert env.codec.decode(0b00011, start) == Roll((0, 2, 4))
+    assert env.codec.encode(Roll((0, 2, 4)), start) == 0b00011
+    assert env.codec.encode(Roll((4,)), start) == 0b11011  # keep the second 2 (third lowest)
+    env.reset(seed=0, options={"state": start})
+    obs, reward, *_ = env.step(0b00011)  # reroll the 1 and the first 2; keep 2 6 6
+    state = env.game_state
+    assert reward == 0
+    assert state.rolls == 2
+    assert state.dice is not None
+    assert (state.dice[0], state.dice[2], state.dice[4]) == (6, 6, 2)
+    dice = env.layout.field("dice").slice
+    assert obs[dice].tolist() == sorted(state.dice)
+    assert env.codec.encode(Score("yacht"), state) == 32 + 11
+
+
+def test_keeping_everything_is_never_legal_and_the_last_roll_must_score() -> None:
+    env = make("yahtzee")
+    _, info = env.reset(seed=2)
+    assert info["action_mask"][0] == 0
+    assert info["action_mask"][1:32].all()
+    for _ in range(2):
+        _, _, _, _, info = env.step(31)
+    assert env.game_state.rolls_left == 0
+    assert not info["action_mask"][:32].any()
+    assert info["action_mask"][32:].all()
+
+
+def test_reward_includes_the_upper_bonus_when_earned() -> None:
+    upper = {"aces": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15}
+    env = make("yahtzee")
+    obs, _ = env.reset(options={"state": state_with("yahtzee", upper, (6, 6, 6, 1, 2))})
+    layout = env.layout
+    assert obs[layout.field("upper_total").slice].tolist() == [45]
+    assert obs[layout.field("scores").start + 5] == 18
+    assert obs[layout.field("filled").slice].tolist() == [1] * 5 + [0] * 8
+    obs, reward, done, _, _ = env.step(32 + 5)  # sixes: 18 points and the 35 bonus
+    assert (reward, done) == (18 + 35, False)
+    assert obs[layout.field("upper_bonus").slice].tolist() == [35]
+    assert obs[layout.field("totals").slice].tolist() == [45 + 18 + 35]
+
+
+def test_reward_includes_the_extra_yahtzee_bonus_and_the_joker_is_the_engines() -> None:
+    env = make("yahtzee")
+    _, info = env.reset(options={"state": state_with("yahtzee", {"yahtzee": 50}, (4, 4, 4, 4, 4))})
+    assert info["action_mask"][32:].tolist() == [0, 0, 0, 1] + [0] * 9  # forced Joker: Fours only
+    obs, reward, *_ = env.step(32 + 3)
+    assert reward == 20 + 100
+    assert obs[env.layout.field("bonus_ready").slice].tolist() == [1]
+
+
+def test_game_over_terminates_and_the_return_is_the_score() -> None:
+    filled = {b.name: 0 for b in rules.get("yacht").boxes if b.name != "choice"}
+    env = make("yacht")
+    env.reset(options={"state": state_with("yacht", filled, (6, 6, 5, 5, 4), rolls=3)})
+    obs, reward, done, truncated, _ = env.step(32 + 10)
+    assert (reward, done, truncated) == (26, True, False)
+    assert obs[env.layout.field("roll").slice].tolist() == [0]
+    with pytest.raises(IllegalActionError, match="game is over"):
+        env.step(32)
+
+
+def test_seed_reproduces_a_game_and_other_seeds_differ() -> None:
+    def play(seed: int) -> list[tuple[int, ...]]:
+        env = make("yahtzee")
+        env.reset(seed=seed)
+        seen = []
+        while not env.game_state.is_over:
+            seen.append(env.game_state.dice or ())
+            env.step(31 if env.game_state.rolls_left else 32 + env.game_state.turns)
+        return seen
+
+    assert play(11) == play(11)
+    assert play(11) != play(12)
+
+
+def test_illegal_actions_are_ignored_or_raise() -> None:
+    env = make("yahtzee", illegal_reward=-5.0)
+    env.reset(seed=0)
+    env.step(32)  # aces
+    before = env.game_state
+    _, reward, done, _, info = env.step(32)
+    assert (reward, done) == (-5.0, False)
+    assert env.game_state is before
+    assert "already filled" in info["illegal"]
+    strict = make("yahtzee", illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="same as stopping"):
+        strict.step(0)
+    with pytest.raises(IllegalActionError, match="not an action"):
+        strict.step(45)
+
+
+def test_jetsi_box_actions_cover_every_card_in_order() -> None:
+    env = make("yahtzee cards=jetsi")
+    obs, info = env.reset(seed=4)
+    mask = info["action_mask"]
+    assert mask[32 : 32 + 13].all()  # card 0 is free
+    assert mask[32 + 13 : 32 + 26].tolist() == [1] + [0] * 12  # card 1 fills top-down
+    assert mask[32 + 26 :].tolist() == [0] * 12 + [1]  # card 2 fills bottom-up
+    _, reward, *_ = env.step(32 + 26 + 12)
+    assert env.game_state.cards[0][2].get("chance") == reward
+    assert env.codec.describe(32 + 26 + 12) == "score chance on card 2"
+    assert obs.shape == (6 + 5 + 2 + 2 * 39 + 3 * 3 + 1,)
+
+
+def test_reset_rejects_a_foreign_state_and_unknown_options() -> None:
+    env = make("yahtzee")
+    two = GameState.new(rules.get("yahtzee"), ("a", "b"), starter=0)
+    with pytest.raises(FiveDiceError, match="one-player"):
+        env.reset(options={"state": two})
+    with pytest.raises(FiveDiceError, match="unknown"):
+        env.reset(options={"seed": 1})
+
+
+def test_render_ansi_shows_the_card_and_dice() -> None:
+    env = make("yacht", render_mode="ansi")
+    env.reset(options={"state": state_with("yacht", {"ones": 3}, (1, 2, 3, 4, 5))})
+    text = env.render()
+    assert text is not None
+    assert "Ones" in text
+    assert "dice 1 2 3 4 5" in text
+    assert make("yacht").render() is None
