@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CHECK_PATHS := src tests $(wildcard bench examples)
 
 .PHONY: play test lint typecheck pytest coverage bench clean
 
@@ -19,11 +20,11 @@ play: $(STAMP)
 test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check $(CHECK_PATHS)
+	$(BIN)/ruff format --check $(CHECK_PATHS)
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict
+	$(BIN)/mypy --strict $(CHECK_PATHS)
 
 pytest: $(STAMP)
 	$(BIN)/pytest
