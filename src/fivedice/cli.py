@@ -136,27 +136,54 @@ def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tu
 
 @main.command("play")
 @click.option("--plain", is_flag=True, help="Plain line mode for pipes and screen readers.")
-@click.option("--rules", "rules_name", default="yahtzee", show_default=True, help="Rule set name or .toml file.")
+@click.option("--rules", "rules_name", default=None, help="Rule set name or .toml file (default: yahtzee).")
 @option_flag
-@click.option("--players", default=None, help='Comma-separated names, e.g. "Ann,Bob" (asked if omitted).')
+@click.option(
+    "--players",
+    default=None,
+    help='Comma-separated names, e.g. "Ann,Bob"; in the full-screen game "Robo:hard" is a computer of that level.',
+)
 @click.option("--seed", type=int, default=None, help="Seed the dice for a repeatable game.")
 @click.option("--physical", is_flag=True, help="Type in the dice rolled at a real table.")
 @click.option("--load", "load", type=click.Path(dir_okay=False), default=None, help="Resume a saved game.")
+@click.option("--db", "db", default=None, metavar="URL", help="Score database URL or SQLite file (full-screen game).")
+@click.option("--pace", type=click.FloatRange(0, 10), default=None, help="Seconds between computer moves.")
 @friendly
 def play_cmd(
     plain: bool,
-    rules_name: str,
+    rules_name: str | None,
     options: tuple[str, ...],
     players: str | None,
     seed: int | None,
     physical: bool,
     load: str | None,
+    db: str | None,
+    pace: float | None,
 ) -> None:
-    """Play a game (the plain line mode for now)."""
-    from fivedice.plain import play_plain
-
-    rs = get_rules(rules_name, options)
+    """Play a game: the full-screen game, or the plain line mode (--plain, or when not in a terminal)."""
+    rs = get_rules(rules_name or "yahtzee", options)
     names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
+    if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        click.echo("Not a terminal: playing in the plain line mode.", err=True)
+        plain = True
+    if not plain:
+        from pathlib import Path
+
+        from fivedice.tui import Config, FiveDiceApp, parse_seats
+
+        chosen = rs if rules_name is not None or options else None
+        config = Config(
+            rules=chosen,
+            seats=parse_seats(names) if names else None,
+            seed=seed,
+            physical=physical,
+            load=Path(load) if load else None,
+            db=db,
+            pace=pace,
+        )
+        sys.exit(FiveDiceApp(config).run() or 0)
+
+    from fivedice.plain import play_plain
 
     def read(prompt: str) -> str | None:
         click.echo(prompt, nl=False)

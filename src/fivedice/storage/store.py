@@ -318,6 +318,16 @@ class Store:
             conn.execute(insert(results), [{**r, "game_id": game_id} for r in rows])
         return int(game_id)
 
+    def record_analysis(self, game_id: int, losses: Mapping[int, tuple[float, int]]) -> None:
+        """Attach a game analysis to a stored game: per seat ``(expected points lost, decisions)``."""
+        with self._guard(), self.engine.begin() as conn:
+            for seat, (loss, decisions) in losses.items():
+                conn.execute(
+                    update(results)
+                    .where(results.c.game_id == game_id, results.c.seat == seat)
+                    .values(loss=float(loss), decisions=int(decisions))
+                )
+
     def load_game(self, game_id: int) -> Game:
         """A stored game rebuilt from its move log."""
         with self._guard(), self.engine.connect() as conn:

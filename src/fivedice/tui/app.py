@@ -1,0 +1,128 @@
+"""The Textual application: opens the store, reads settings, shows the start or game screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from fivedice.errors import FiveDiceError
+from fivedice.rules import RuleSet
+from fivedice.tui.session import Advisor, Seat, Session, Strategy, make_strategy, saves_dir, solver_advisor
+
+__all__ = ["Config", "FiveDiceApp"]
+
+THEMES = {"dark": "textual-dark", "light": "textual-light"}
+
+
+@dataclass
+class Config:
+    """How the app starts and plays; the command line fills it, tests inject fakes."""
+
+    rules: RuleSet | None = None
+    seats: Sequence[Seat] | None = None
+    seed: int | None = None
+    physical: bool = False
+    load: Path | None = None
+    db: str | None = None
+    use_store: bool = True
+    saves: Path = field(default_factory=saves_dir)
+    pace: float | None = None
+    reasoning: bool | None = None
+    theme: str | None = None
+    strategy_factory: Callable[[str, RuleSet, int | None], Strategy] = make_strategy
+    advisor: Advisor = solver_advisor
+    rng: object = None
+
+
+class FiveDiceApp(App[int]):
+    """fivedice in the terminal: a start screen, the game, the end-of-game analysis."""
+
+    TITLE = "fivedice"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("t", "toggle_theme", "Theme", show=False),
+    ]
+
+    def __init__(self, config: Config | None = None) -> None:
+        super().__init__()
+        self.config = config or Config()
+        self.store: Any = None
+        self.store_error: str | None = None
+        self.settings: dict[str, Any] = {"pace": 0.8, "reasoning": False, "theme": "dark"}
+
+    # -- the store (optional: the game plays without it) -----------------------------------------
+    def open_store(self) -> None:
+        """Open the score database; on failure remember why and play on without it."""
+        if not self.config.use_store:
+            return
+        try:
+            from fivedice.storage import Store
+
+            self.store = Store(self.config.db)
+            for key in self.settings:
+                self.settings[key] = self.store.get_setting(key, self.settings[key])
+        except FiveDiceError as exc:
+            self.store = None
+            self.store_error = str(exc)
+
+    def save_setting(self, key: str, value: Any) -> None:
+        """Change a setting and remember it (if the store works)."""
+        self.settings[key] = value
+        if self.store is not None:
+            try:
+                self.store.set_setting(key, value)
+            except FiveDiceError as exc:
+                self.store_error = str(exc)
+
+    def on_mount(self) -> None:
+        """Open the store, apply the settings and show the first screen."""
+        from fivedice.tui.play import GameScreen
+        from fivedice.tui.start import StartScreen
+
+        self.open_store()
+        cfg = self.config
+        for key in ("pace", "reasoning", "theme"):
+            value = getattr(cfg, key)
+            if value is not None:
+                self.settings[key] = value
+        self.theme = THEMES.get(str(self.settings["theme"]), "textual-dark")
+        if self.store_error:
+            self.notify(f"Scores will not be kept: {self.store_error}", severity="warning", timeout=8)
+        if cfg.load is not None:
+            try:
+                session = Session.load(cfg.load, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor)
+            except FiveDiceError as exc:
+                self.push_screen(StartScreen(message=str(exc)))
+                return
+            self.push_screen(GameScreen(session))
+            return
+        self.push_screen(StartScreen())
+
+    def new_session(self, rules: RuleSet, seats: Sequence[Seat]) -> Session:
+        """A fresh game with the app's seed, dice and injected players."""
+        cfg = self.config
+        return Session.new(
+            rules, seats, seed=cfg.seed, rng=cfg.rng, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor
+        )
+
+    def load_session(self, path: Path) -> Session:
+        """A saved game."""
+        cfg = self.config
+        return Session.load(path, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor)
+
+    def action_toggle_theme(self) -> None:
+        """Switch between the dark and the light theme."""
+        name = "light" if self.settings.get("theme") == "dark" else "dark"
+        self.theme = THEMES[name]
+        self.save_setting("theme", name)
+
+    def on_unmount(self) -> None:
+        """Close the store."""
+        if self.store is not None:
+            self.store.close()

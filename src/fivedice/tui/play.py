@@ -1,0 +1,546 @@
+"""The game screen: large dice, the score cards side by side, computer turns, hints, undo and saving."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
+from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static
+
+from fivedice.actions import Action, Roll, RollOff, Score
+from fivedice.dice import parse_dice
+from fivedice.errors import FiveDiceError
+from fivedice.state import Phase
+from fivedice.tui.session import HintLine, Session, describe_action, greedy_reasoning
+from fivedice.tui.widgets import CardLine, DiceBar, Die, ScoreCardView
+
+if TYPE_CHECKING:
+    from fivedice.tui.app import FiveDiceApp
+
+__all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen"]
+
+HELP = """[b]Keys[/b]
+
+  [b]1[/b]-[b]5[/b]        keep or release a die (or click it)
+  [b]Space[/b], [b]r[/b]    roll the dice not kept
+  [b]↑[/b] [b]↓[/b]  [b]j[/b] [b]k[/b]  move between the boxes open to you
+  [b]Enter[/b]      score the highlighted box (or click a box)
+  [b]u[/b]          undo (also takes back the computer's moves since)
+  [b]Ctrl+R[/b]     redo
+  [b]h[/b]          hint: the advisor's ranked options, values and losses
+  [b]c[/b]          show or hide the computer's reasoning
+  [b]+[/b] [b]-[/b]        computer pace faster / slower
+  [b]s[/b]          save;  [b]q[/b] save and quit (resume from the start screen)
+  [b]t[/b]          dark or light theme
+  [b]?[/b] [b]F1[/b]       this help
+
+Points in (brackets) are what the dice showing would score in each box you may
+fill now; the rules (Joker, fill order) are the engine's. Press any key."""
+
+PACES = (0.0, 0.15, 0.3, 0.5, 0.8, 1.2, 2.0)
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys, over the game."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Static { width: 80; max-width: 100%; height: auto; border: round $accent; padding: 0 1;
+                          background: $surface; }
+    """
+
+    def compose(self) -> ComposeResult:
+        """The help text."""
+        yield Static(HELP)
+
+    def on_key(self) -> None:
+        """Any key closes the help."""
+        self.dismiss()
+
+    def on_click(self) -> None:
+        """A click closes the help."""
+        self.dismiss()
+
+
+class DiceEntry(ModalScreen[tuple[int, ...] | None]):
+    """Asks for the faces of the dice rolled at a real table (``--physical``)."""
+
+    DEFAULT_CSS = """
+    DiceEntry { align: center middle; }
+    DiceEntry > Vertical { width: 50; height: auto; border: round $accent; padding: 0 1; background: $surface; }
+    DiceEntry #entry-error { color: $error; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+    def compose(self) -> ComposeResult:
+        """A prompt, an input and an error line."""
+        with Vertical():
+            yield Static(f"Type the {self.count} dice rolled, e.g. {' '.join('35126'[: self.count])}:")
+            yield Input(compact=True, id="entry")
+            yield Static("", id="entry-error")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Check the dice and return them."""
+        try:
+            self.dismiss(parse_dice(event.value, self.count).values)
+        except FiveDiceError as exc:
+            self.query_one("#entry-error", Static).update(escape(str(exc)))
+
+    def action_cancel(self) -> None:
+        """Roll nothing."""
+        self.dismiss(None)
+
+
+class GameScreen(Screen[None]):
+    """A game in progress. Every rule is the engine's; this screen reads states and sends intents."""
+
+    DEFAULT_CSS = """
+    GameScreen #main { height: 1fr; }
+    GameScreen #card-scroll { width: auto; max-width: 60%; height: 100%; }
+    GameScreen #side { width: 1fr; padding: 0 0 0 1; }
+    GameScreen #turn { height: 1; }
+    GameScreen #roll { height: 1; color: $accent; text-style: bold; }
+    GameScreen #keys { height: 1; color: $foreground 60%; }
+    GameScreen #events { height: 3; color: $foreground 85%; }
+    GameScreen #status { height: 1; color: $warning; }
+    GameScreen #panel { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(str(n), f"keep({n - 1})", "Keep", show=False) for n in range(1, 10)),
+        Binding("space,r", "roll", "Roll"),
+        Binding("up,k", "cursor(-1)", "Box up", show=False),
+        Binding("down,j", "cursor(1)", "Box down", show=False),
+        Binding("enter", "score", "Score"),
+        Binding("u", "undo", "Undo"),
+        Binding("ctrl+r", "redo", "Redo", show=False),
+        Binding("h", "hint", "Hint"),
+        Binding("c", "toggle_reasoning", "Reasoning", show=False),
+        Binding("plus,equals_sign", "pace(-1)", "Faster", show=False),
+        Binding("minus", "pace(1)", "Slower", show=False),
+        Binding("s", "save", "Save", show=False),
+        Binding("q", "save_quit", "Save+quit"),
+        Binding("question_mark,f1", "help", "Help"),
+    ]
+
+    def __init__(self, session: Session) -> None:
+        super().__init__()
+        self.session = session
+        self.kept: set[int] = set()
+        self.cursor: tuple[int, str] | None = None
+        self.events: list[str] = []
+        self.status = ""
+        self.panel = ""
+        self.timer: Timer | None = None
+        self.pending: Action | None = None
+        self.thinking = False
+        self.best: int | None = None
+
+    @property
+    def fd_app(self) -> FiveDiceApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        """Score cards on the left; dice, turn, events and hints on the right."""
+        state = self.session.state
+        with Horizontal(id="main"):
+            with VerticalScroll(id="card-scroll"):
+                yield ScoreCardView(state, id="card")
+            with Vertical(id="side"):
+                yield Static("", id="turn")
+                yield Static("", id="roll")
+                yield DiceBar(state.rules.dice)
+                yield Static("", id="keys")
+                yield Static("", id="status")
+                yield Static("", id="events")
+                yield Static("", id="panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Look up the solo player's best, draw, and let a computer start if it is its turn."""
+        session = self.session
+        store = self.fd_app.store
+        if len(session.seats) == 1 and not session.seats[0].is_computer and store is not None:
+            try:
+                self.best = store.best(session.seats[0].name, session.game.rules)
+            except FiveDiceError:
+                self.best = None
+        self.redraw()
+        self.schedule()
+
+    # -- drawing -------------------------------------------------------------------------------
+    @property
+    def pace(self) -> float:
+        """Seconds between computer actions."""
+        return float(self.fd_app.settings.get("pace", 0.8))
+
+    def _turn_text(self) -> tuple[str, str]:
+        state = self.session.state
+        rules = state.rules
+        if state.phase is Phase.ROLLOFF:
+            return f"[b]{rules.title}[/b] · roll-off to decide who starts", ""
+        name = escape(state.players[state.current])
+        who = f"[b]{name}[/b]" + (" (computer)" if self.session.is_computer(state.current) else "")
+        turn = f"[b]{rules.title}[/b] · round {state.round}/{rules.rounds} · {who} to play"
+        if state.rolls == 0:
+            roll = f"Roll 1 of {rules.rolls} next"
+        else:
+            roll = f"Roll {state.rolls} of {rules.rolls}" + (" · score a box" if state.rolls_left == 0 else "")
+        return turn, roll
+
+    def _keys_text(self) -> str:
+        if self.session.computer_to_move:
+            return "Computer playing · +/- pace · c reasoning · u undo"
+        if self.session.state.dice is None:
+            return "Space: roll · ? help"
+        n = self.session.state.rules.dice
+        return f"1-{n} keep · Space roll · ↑↓ Enter or click: score"
+
+    def _best_text(self) -> str:
+        if self.best is None:
+            return ""
+        total = self.session.state.total(0)
+        return f"New best: {total} (was {self.best})" if total > self.best else f"Beat your best: {self.best}"
+
+    def redraw(self) -> None:
+        """Show the current state."""
+        session = self.session
+        state = session.state
+        options = sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
+        keys = [k for k, _ in options]
+        if session.computer_to_move or not keys:
+            self.cursor = None
+        elif self.cursor not in keys:
+            self.cursor = max(options, key=lambda kv: kv[1])[0]
+        turn, roll = self._turn_text()
+        self.query_one("#turn", Static).update(turn)
+        best = self._best_text()
+        self.query_one("#roll", Static).update(roll + (f"   [dim]{best}[/]" if best else ""))
+        self.query_one(DiceBar).show(state.dice, self.kept)
+        self.query_one("#keys", Static).update(self._keys_text())
+        self.query_one("#status", Static).update(escape(self.status))
+        self.query_one("#events", Static).update("\n".join(escape(e) for e in self.events[-3:]))
+        self.query_one("#panel", Static).update(self.panel)
+        self.query_one(ScoreCardView).show(state, self.cursor)
+
+    def say(self, status: str) -> None:
+        """Show a one-line message (an error or a note)."""
+        self.status = status
+        self.redraw()
+
+    # -- doing -------------------------------------------------------------------------------------
+    def _event(self, record: Action, seat: int) -> str:
+        state = self.session.state
+        name = state.players[seat]
+        if isinstance(record, RollOff):
+            dice = record.dice or ()
+            text = f"{name} rolls off {' '.join(map(str, dice))} ({sum(dice)})"
+            if state.phase is Phase.PLAY and state.starter is not None:
+                text += f"; {state.players[state.starter]} starts"
+            return text
+        if isinstance(record, Roll):
+            kept = f", keeping {len(record.held)}" if record.held else ""
+            return f"{name} rolls {' '.join(map(str, record.dice or ()))}{kept}"
+        assert isinstance(record, Score)
+        return f"{name}: {record.points} in {state.rules.box(record.box).label}"
+
+    def play(self, action: Action) -> bool:
+        """Carry out an intent for whoever is to move; show the engine's reason if it is illegal."""
+        session = self.session
+        seat = session.state.current
+        try:
+            record = session.game.play(action)
+        except FiveDiceError as exc:
+            self.say(str(exc))
+            return False
+        self.status = ""
+        self.events.append(self._event(record, seat))
+        if isinstance(record, Score):
+            self.kept.clear()
+        if not isinstance(record, Roll) or not session.is_computer(seat):
+            self.panel = ""
+        if session.state.is_over:
+            self._finish()
+            return True
+        self.redraw()
+        self.schedule()
+        return True
+
+    def _finish(self) -> None:
+        from fivedice.tui.end import EndScreen
+
+        self.cancel_computer()
+        self.app.switch_screen(EndScreen(self.session))
+
+    # -- human actions ---------------------------------------------------------------------------
+    def _human(self) -> bool:
+        if self.session.computer_to_move:
+            self.say("Please wait: the computer is playing.")
+            return False
+        return True
+
+    def action_keep(self, index: int) -> None:
+        """Keep or release die ``index``."""
+        state = self.session.state
+        if not self._human() or index >= state.rules.dice:
+            return
+        if state.dice is None:
+            self.say("Roll first; then choose the dice to keep.")
+            return
+        self.kept ^= {index}
+        self.status = ""
+        self.redraw()
+
+    def on_die_toggled(self, message: Die.Toggled) -> None:
+        """A click on a die."""
+        self.action_keep(message.index)
+
+    def action_roll(self) -> None:
+        """Roll the dice not kept (asking for their faces with physical dice)."""
+        if not self._human():
+            return
+        state = self.session.state
+        held = tuple(sorted(self.kept)) if state.dice is not None else ()
+        try:
+            self.session.game.verify_roll(held)
+        except FiveDiceError as exc:
+            self.say(str(exc))
+            return
+        if not self.fd_app.config.physical:
+            self.play(Roll(held))
+            return
+
+        def entered(values: tuple[int, ...] | None) -> None:
+            if values is None:
+                return
+            it = iter(values)
+            current = state.dice or ()
+            self.play(Roll(held, tuple(current[p] if p in held else next(it) for p in range(state.rules.dice))))
+
+        self.app.push_screen(DiceEntry(state.rules.dice - len(held)), entered)
+
+    def action_cursor(self, step: int) -> None:
+        """Move the highlight to the previous or next open box."""
+        state = self.session.state
+        keys = sorted(state.options(), key=lambda k: (state.rules.box_index(k[1]), k[0]))
+        if not keys or self.session.computer_to_move:
+            return
+        i = keys.index(self.cursor) if self.cursor in keys else 0
+        self.cursor = keys[(i + step) % len(keys)]
+        self.redraw()
+
+    def action_score(self) -> None:
+        """Score the highlighted box."""
+        if not self._human():
+            return
+        if self.cursor is None:
+            self.say("Roll first: there are no dice to score." if self.session.state.dice is None else "")
+            return
+        card, box = self.cursor
+        self.play(Score(box, card))
+
+    def on_card_line_clicked(self, message: CardLine.Clicked) -> None:
+        """A click on a box: score it on the clicked card (or the first card where it is open)."""
+        if not self._human():
+            return
+        state = self.session.state
+        box = state.rules.boxes[message.box].name
+        cards = [k for (k, b) in state.options() if b == box]
+        where = self.query_one(ScoreCardView).column_seat_card(message.column)
+        if where is not None and where[0] == state.current and where[1] in cards:
+            cards = [where[1]]
+        if not cards:
+            card = where[1] if where is not None and where[0] == state.current else 0
+            self.play(Score(box, card))  # the engine explains why not
+            return
+        self.cursor = (cards[0], box)
+        self.play(Score(box, cards[0]))
+
+    def action_undo(self) -> None:
+        """Take back the last human move (and the computer moves after it)."""
+        self.cancel_computer()
+        try:
+            self.session.undo()
+        except FiveDiceError as exc:
+            self.say(str(exc))
+            self.schedule()
+            return
+        undone = self.session.game.redo_stack[-1]
+        self.kept = set(undone.held) if isinstance(undone, Roll) else set()
+        self.events.append(f"Undone: {describe_action(self.session.game.rules, undone, self.session.state.dice)}")
+        self.status = ""
+        self.panel = ""
+        self.redraw()
+        self.schedule()
+
+    def action_redo(self) -> None:
+        """Replay what was undone."""
+        self.cancel_computer()
+        try:
+            self.session.redo()
+        except FiveDiceError as exc:
+            self.say(str(exc))
+            self.schedule()
+            return
+        self.kept = set()
+        self.events.append("Redone")
+        if self.session.state.is_over:
+            self._finish()
+            return
+        self.redraw()
+        self.schedule()
+
+    def action_save(self) -> None:
+        """Save the game; it can be resumed from the start screen."""
+        session = self.session
+        path = session.save_path
+        if path is None:
+            stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+            path = self.fd_app.config.saves / f"game-{stamp}.json"
+        try:
+            saved = session.save(path)
+        except OSError as exc:
+            self.say(f"The game could not be saved to {path}: {exc.strerror}.")
+            return
+        self.say(f"Saved to {saved}")
+
+    def action_save_quit(self) -> None:
+        """Save and leave."""
+        self.cancel_computer()
+        self.action_save()
+        if self.session.save_path is not None:
+            self.app.exit(0)
+
+    def action_help(self) -> None:
+        """Show the keys."""
+        self.app.push_screen(HelpScreen())
+
+    def action_toggle_reasoning(self) -> None:
+        """Show or hide the computer's reasoning."""
+        on = not self.fd_app.settings.get("reasoning", False)
+        self.fd_app.save_setting("reasoning", on)
+        self.say(f"Computer reasoning {'shown' if on else 'hidden'}.")
+
+    def action_pace(self, step: int) -> None:
+        """Make the computer faster (-1) or slower (+1)."""
+        now = min(PACES, key=lambda p: abs(p - self.pace))
+        new = PACES[max(0, min(len(PACES) - 1, PACES.index(now) + step))]
+        self.fd_app.save_setting("pace", new)
+        self.say(f"Computer pace: {new:.2f} s a move.")
+
+    # -- hints -------------------------------------------------------------------------------------
+    def action_hint(self) -> None:
+        """Ask the advisor, in a worker so the screen never freezes."""
+        if not self._human():
+            return
+        state = self.session.state
+        if state.dice is None:
+            self.say("Roll first: hints are for the dice showing.")
+            return
+        self.panel = "[dim]Thinking…[/]"
+        self.redraw()
+        self._hint_worker(len(self.session.game.log))
+
+    @work(thread=True, exclusive=True, group="hint")
+    def _hint_worker(self, move: int) -> None:
+        state = self.session.state
+        try:
+            lines: list[HintLine] | str = self.session.hint_lines(state)
+        except FiveDiceError as exc:
+            lines = str(exc)
+        self.app.call_from_thread(self._show_hint, move, state.current, lines)
+
+    def _show_hint(self, move: int, seat: int, lines: list[HintLine] | str) -> None:
+        if move != len(self.session.game.log):
+            return
+        if isinstance(lines, str):
+            self.panel = f"[dim]{escape(lines)}[/]"
+        else:
+            self.session.record_hint(move, seat, lines)
+            self.panel = "[b]Hint[/b]\n" + format_lines(lines)
+        self.redraw()
+
+    # -- computer turns ----------------------------------------------------------------------------
+    def cancel_computer(self) -> None:
+        """Stop any computer move in preparation."""
+        if self.timer is not None:
+            self.timer.stop()
+        self.timer = None
+        self.pending = None
+
+    def schedule(self) -> None:
+        """If a computer is to move, let it move after the pace delay."""
+        if self.timer is not None or self.thinking or not self.session.computer_to_move:
+            return
+        self.timer = self.set_timer(max(self.pace, 0.001), self._computer_step)
+
+    def _computer_step(self) -> None:
+        self.timer = None
+        if not self.session.computer_to_move:
+            return
+        self.thinking = True
+        reasoning = bool(self.fd_app.settings.get("reasoning")) and self.session.state.phase is Phase.PLAY
+        self._computer_worker(len(self.session.game.log), reasoning)
+
+    @work(thread=True, exclusive=True, group="computer")
+    def _computer_worker(self, move: int, reasoning: bool) -> None:
+        state = self.session.state
+        error = ""
+        action: Action | None = None
+        lines: list[HintLine] = []
+        try:
+            action = self.session.computer_action()
+            if reasoning and state.dice is not None:
+                try:
+                    lines = self.session.hint_lines(state)
+                except FiveDiceError:
+                    lines = greedy_reasoning(state)
+        except FiveDiceError as exc:
+            error = str(exc)
+        self.app.call_from_thread(self._computer_chose, move, action, lines, error)
+
+    def _computer_chose(self, move: int, action: Action | None, lines: list[HintLine], error: str) -> None:
+        self.thinking = False
+        if move != len(self.session.game.log) or not self.session.computer_to_move:
+            self.schedule()
+            return
+        if action is None:
+            self.say(f"The computer player failed: {error}")
+            return
+        state = self.session.state
+        if lines:
+            name = escape(state.players[state.current])
+            chose = escape(describe_action(state.rules, action, state.dice))
+            self.panel = f"[b]{name} weighs[/b] (chose: {chose})\n" + format_lines(lines)
+        if isinstance(action, Roll) and action.held and self.pace > 0 and set(action.held) != self.kept:
+            self.kept = set(action.held)
+            self.pending = action
+            self.redraw()
+            self.timer = self.set_timer(self.pace, self._play_pending)
+            return
+        self.play(action)
+
+    def _play_pending(self) -> None:
+        self.timer = None
+        action, self.pending = self.pending, None
+        if action is not None:
+            self.play(action)
+
+
+def format_lines(lines: list[HintLine], top: int = 5) -> str:
+    """Ranked options as markup: what, expected value, loss."""
+    rows = [f"[dim]{'option':<26} {'value':>7} {'loss':>6}[/]"]
+    for line in lines[:top]:
+        rows.append(f"{escape(line.text[:26]):<26} {line.value:7.2f} {line.loss:6.2f}")
+    return "\n".join(rows)

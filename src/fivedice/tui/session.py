@@ -1,0 +1,407 @@
+"""The terminal game's logic without any widget: seats, computer moves, hints, saves, the store.
+
+A :class:`Session` wraps a :class:`~fivedice.game.Game` (which holds every bit of game state)
+with what the terminal adds: which seats a computer plays and at what level, the hints asked
+for, and where the game is saved. The solver, the computer players and the game analysis come
+from their own packages when those are installed; until then a simple greedy player stands in
+and hints say that they need the solver.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import platformdirs
+
+from fivedice import saves
+from fivedice.actions import Action, Roll, RollOff, Score
+from fivedice.errors import FiveDiceError, SaveFormatError
+from fivedice.game import Game
+from fivedice.rules import RuleSet
+from fivedice.state import GameState, Phase
+
+__all__ = [
+    "FALLBACK_LEVELS",
+    "Hint",
+    "HintLine",
+    "Seat",
+    "Session",
+    "Strategy",
+    "computer_levels",
+    "describe_action",
+    "optional",
+    "saves_dir",
+]
+
+SAVE_FORMAT = "fivedice-tui"
+SAVE_VERSION = 1
+
+FALLBACK_LEVELS = {"greedy": "takes the most points now, keeps the commonest face", "random": "any legal move"}
+"""Computer levels offered while ``fivedice.players`` is not installed."""
+
+
+def optional(module: str, attr: str) -> Any:
+    """``module.attr`` if that module is installed and has it, else None."""
+    try:
+        return getattr(importlib.import_module(module), attr, None)
+    except ImportError:
+        return None
+
+
+class Strategy(Protocol):
+    """A computer player: picks an intent for the current state."""
+
+    def choose(self, state: GameState) -> Action:
+        """The action to take now (an intent)."""
+        ...
+
+
+def computer_levels() -> dict[str, str]:
+    """Computer levels by name with a one-line description (from ``fivedice.players`` if present)."""
+    levels = optional("fivedice.players", "LEVELS")
+    if isinstance(levels, dict) and levels:
+        return {str(k): str(v) for k, v in levels.items()}
+    return dict(FALLBACK_LEVELS)
+
+
+class GreedyFallback:
+    """Stand-in computer: scores the most points now, else keeps its commonest face and rolls."""
+
+    def __init__(self, rules: RuleSet, seed: int | None = None, *, random_moves: bool = False) -> None:
+        self.rules = rules
+        self.rng = random.Random(seed)
+        self.random_moves = random_moves
+
+    def choose(self, state: GameState) -> Action:
+        """The move this player makes in ``state``."""
+        if state.phase is Phase.ROLLOFF:
+            return RollOff(state.current)
+        if state.dice is None:
+            return Roll()
+        if self.random_moves:
+            return self.rng.choice(state.legal_actions())
+        options = state.options()
+        (card, box), points = max(options.items(), key=lambda kv: (kv[1], -self.rules.box_index(kv[0][1])))
+        good = points >= 25 or (
+            state.rules.box(box).section == "upper" and points >= 3 * (state.rules.box(box).face or 0)
+        )
+        if state.rolls_left > 0 and not good:
+            counts = state.counts
+            face = max(range(6, 0, -1), key=lambda f: counts[f - 1])
+            held = tuple(p for p, v in enumerate(state.dice) if v == face)
+            if len(held) < len(state.dice):
+                return Roll(held)
+        return Score(box, card)
+
+
+def make_strategy(level: str, rules: RuleSet, seed: int | None = None) -> Strategy:
+    """The computer player of ``level``: from ``fivedice.players`` when installed, else the fallback."""
+    get = optional("fivedice.players", "get")
+    if get is not None:
+        try:
+            strategy: Strategy = get(level, rules, seed=seed)
+            return strategy
+        except FiveDiceError:
+            if level not in FALLBACK_LEVELS:
+                raise
+    if level not in FALLBACK_LEVELS:
+        raise FiveDiceError(f"Computer level {level!r} is unknown; expected one of: {', '.join(FALLBACK_LEVELS)}.")
+    return GreedyFallback(rules, seed, random_moves=level == "random")
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who plays a seat: a human, or a computer of some ``level``."""
+
+    name: str
+    kind: str = "human"
+    level: str | None = None
+
+    @property
+    def is_computer(self) -> bool:
+        """Whether a computer plays this seat."""
+        return self.kind == "computer"
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"name": self.name, "kind": self.kind, "level": self.level}
+
+
+@dataclass(frozen=True, slots=True)
+class HintLine:
+    """One ranked option of a hint: what to do, its expected value and loss against the best."""
+
+    text: str
+    value: float
+    loss: float
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """A hint asked for by ``seat`` before move ``move`` (the log length), with its options."""
+
+    seat: int
+    move: int
+    lines: tuple[HintLine, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"seat": self.seat, "move": self.move, "lines": [[x.text, x.value, x.loss] for x in self.lines]}
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any]) -> Hint:
+        """From :meth:`to_data`."""
+        return cls(int(data["seat"]), int(data["move"]), tuple(HintLine(str(t), v, x) for t, v, x in data["lines"]))
+
+
+def describe_action(rules: RuleSet, action: Action, dice: Sequence[int] | None = None) -> str:
+    """A few words for an action: ``roll all``, ``keep 3 3 5``, ``score Chance``."""
+    if isinstance(action, RollOff):
+        return "roll off"
+    if isinstance(action, Roll):
+        if not action.held or dice is None:
+            return "roll all"
+        return "keep " + " ".join(str(dice[p]) for p in action.held)
+    return f"score {rules.box(action.box).label}" + (f" (card {action.card + 1})" if len(rules.cards) > 1 else "")
+
+
+def saves_dir() -> Path:
+    """Where the terminal game keeps saved games by default."""
+    return Path(platformdirs.user_data_dir("fivedice", appauthor=False)) / "saves"
+
+
+Advisor = Callable[[GameState], list[HintLine]]
+
+
+def solver_advisor(state: GameState) -> list[HintLine]:
+    """The solver's ranked options for the current player (raises if no solver is installed)."""
+    solve = optional("fivedice.solver", "solve")
+    if solve is None:
+        raise FiveDiceError("Hints need the solver (fivedice.solver), which is not installed.")
+    if state.dice is None or state.phase is not Phase.PLAY:
+        raise FiveDiceError("Roll first: hints are for the dice showing.")
+    if len(state.rules.cards) > 1:
+        raise FiveDiceError("Hints are for single-card rule sets; this game has several cards.")
+    options = solve(state.rules).advise(state.cards[state.current][0], state.dice, state.rolls_left)
+    out = []
+    for o in options:
+        if o.action == "keep":
+            kept = " ".join(map(str, o.dice)) if o.dice else "nothing"
+            text = f"keep {kept}"
+        else:
+            text = f"score {state.rules.box(o.box).label} ({o.points})"
+        out.append(HintLine(text, float(o.value), float(o.loss)))
+    return out
+
+
+def greedy_reasoning(state: GameState) -> list[HintLine]:
+    """Without a solver: the boxes open now and their points, best first."""
+    if state.dice is None:
+        return []
+    options = sorted(state.options().items(), key=lambda kv: -kv[1])
+    best = options[0][1] if options else 0
+    return [HintLine(f"score {state.rules.box(box).label}", float(p), float(best - p)) for (_, box), p in options]
+
+
+@dataclass
+class Session:
+    """A game in the terminal: the :class:`Game`, who plays each seat, hints and the save file."""
+
+    game: Game
+    seats: tuple[Seat, ...]
+    hints: list[Hint] = field(default_factory=list)
+    save_path: Path | None = None
+    seed: int | None = None
+    strategy_factory: Callable[[str, RuleSet, int | None], Strategy] = make_strategy
+    advisor: Advisor = solver_advisor
+    _strategies: dict[int, Strategy] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.seats) != len(self.game.players):
+            raise FiveDiceError(f"{len(self.seats)} seats were given for {len(self.game.players)} players.")
+
+    @classmethod
+    def new(
+        cls,
+        rules: RuleSet,
+        seats: Sequence[Seat],
+        *,
+        seed: int | None = None,
+        rng: object = None,
+        **kwargs: Any,
+    ) -> Session:
+        """A fresh game for these seats (checked now: names, levels)."""
+        game = Game(rules, [s.name for s in seats], rng, seed=seed)
+        session = cls(game, tuple(seats), seed=seed, **kwargs)
+        for seat, who in enumerate(seats):
+            if who.is_computer:
+                session.strategy(seat)
+        return session
+
+    # -- seats and computers -----------------------------------------------------------------
+    @property
+    def state(self) -> GameState:
+        """The game's current state."""
+        return self.game.state
+
+    def is_computer(self, seat: int) -> bool:
+        """Whether a computer plays ``seat``."""
+        return self.seats[seat].is_computer
+
+    @property
+    def computer_to_move(self) -> bool:
+        """Whether the next action is a computer's (or an automatic roll-off)."""
+        state = self.state
+        return not state.is_over and (state.phase is Phase.ROLLOFF or self.is_computer(state.current))
+
+    def strategy(self, seat: int) -> Strategy:
+        """The computer player of ``seat`` (made once)."""
+        if seat not in self._strategies:
+            level = self.seats[seat].level or "greedy"
+            seed = None if self.seed is None else self.seed * 31 + seat
+            self._strategies[seat] = self.strategy_factory(level, self.game.rules, seed)
+        return self._strategies[seat]
+
+    def computer_action(self) -> Action:
+        """The computer's intent for the current state (a roll-off roll for anyone)."""
+        state = self.state
+        if state.phase is Phase.ROLLOFF:
+            return RollOff(state.current)
+        return self.strategy(state.current).choose(state)
+
+    @property
+    def computer(self) -> dict[int, str]:
+        """Computer seats and their levels."""
+        return {i: s.level or "greedy" for i, s in enumerate(self.seats) if s.is_computer}
+
+    # -- undo and redo that skip over computer moves --------------------------------------------
+    def _undoable(self) -> bool:
+        log = self.game.log
+        return bool(log) and not isinstance(log[-1], RollOff)
+
+    def undo(self) -> int:
+        """Take back the last human action and any computer actions after it; returns how many."""
+        if not self._undoable():
+            raise FiveDiceError("There is nothing to undo.")
+        if all(s.is_computer for s in self.seats):
+            self.game.undo()
+            return 1
+        n = 0
+        while self._undoable():
+            self.game.undo()
+            n += 1
+            if not self.is_computer(self.state.current):
+                break
+        return n
+
+    def redo(self) -> int:
+        """Replay the next undone action and any computer actions after it; returns how many."""
+        if not self.game.can_redo:
+            raise FiveDiceError("There is nothing to redo.")
+        self.game.redo()
+        n = 1
+        while self.game.can_redo and not self.state.is_over and self.is_computer(self.state.current):
+            self.game.redo()
+            n += 1
+        return n
+
+    # -- hints ---------------------------------------------------------------------------------
+    def hint_lines(self, state: GameState) -> list[HintLine]:
+        """The advisor's ranked options for ``state`` (may be slow: call it in a worker)."""
+        return self.advisor(state)
+
+    def record_hint(self, move: int, seat: int, lines: Sequence[HintLine]) -> Hint:
+        """Note that ``seat`` saw a hint before move ``move``."""
+        hint = Hint(seat, move, tuple(lines[:5]))
+        self.hints.append(hint)
+        return hint
+
+    @property
+    def hint_counts(self) -> dict[int, int]:
+        """Hints asked for per seat, over the moves still in the log."""
+        counts: dict[int, int] = {}
+        moves = len(self.game.log)
+        for h in self.hints:
+            if h.move <= moves:
+                counts[h.seat] = counts.get(h.seat, 0) + 1
+        return counts
+
+    # -- saving --------------------------------------------------------------------------------
+    def to_data(self) -> dict[str, Any]:
+        """The session as JSON-ready data: a standard game save plus seats and hints."""
+        return {
+            "format": SAVE_FORMAT,
+            "version": SAVE_VERSION,
+            "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "seats": [s.to_data() for s in self.seats],
+            "hints": [h.to_data() for h in self.hints],
+            "game": saves.to_data(self.game),
+        }
+
+    def save(self, path: str | Path | None = None) -> Path:
+        """Write the session (atomically) to ``path``, else its save path, else a new file."""
+        target = Path(path) if path is not None else self.save_path
+        if target is None:
+            stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+            target = saves_dir() / f"game-{stamp}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_data(), indent=1), encoding="utf-8")
+        tmp.replace(target)
+        self.save_path = target
+        return target
+
+    @classmethod
+    def load(cls, path: str | Path, **kwargs: Any) -> Session:
+        """A session from a terminal save, or from a plain game save (every seat human)."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SaveFormatError(f"Save file {str(path)!r} cannot be read: {exc.strerror}.") from None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise SaveFormatError(f"Save file {str(path)!r} is not JSON text.") from None
+        if isinstance(data, dict) and data.get("format") == SAVE_FORMAT:
+            if data.get("version") != SAVE_VERSION:
+                raise SaveFormatError(f"Save version {data.get('version')!r} is not supported; expected 1.")
+            game = saves.from_data(data.get("game"))
+            try:
+                seats = tuple(Seat(str(s["name"]), str(s["kind"]), s.get("level")) for s in data["seats"])
+                hints = [Hint.from_data(h) for h in data.get("hints", [])]
+            except (KeyError, TypeError, ValueError):
+                raise SaveFormatError(f"Save file {str(path)!r} has damaged seats or hints.") from None
+        else:
+            game = saves.from_data(data)
+            seats = tuple(Seat(n) for n in game.players)
+            hints = []
+        if tuple(s.name for s in seats) != game.players:
+            raise SaveFormatError(f"Save file {str(path)!r} names seats that differ from its players.")
+        return cls(game, seats, hints=hints, save_path=path, **kwargs)
+
+    def describe(self) -> str:
+        """One line: rule set, players and progress."""
+        state = self.state
+        who = ", ".join(s.name + (f" ({s.level})" if s.is_computer else "") for s in self.seats)
+        where = "over" if state.is_over else f"round {state.round} of {state.rules.rounds}"
+        return f"{self.game.rules.title}: {who}; {where}"
+
+
+def saved_games(folder: Path | None = None) -> list[tuple[Path, str]]:
+    """Saved games in ``folder`` (newest first) with a one-line description; unreadable files are skipped."""
+    folder = folder or saves_dir()
+    found = []
+    for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            session = Session.load(path)
+        except FiveDiceError:
+            continue
+        if not session.state.is_over:
+            found.append((path, session.describe()))
+    return found

@@ -1,0 +1,251 @@
+"""The start screen: rule set and options, players (remembered), pace, theme, resume a saved game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
+
+from fivedice import rules as rules_mod
+from fivedice.cli import parse_options
+from fivedice.errors import FiveDiceError, RuleSetError
+from fivedice.rules import RuleSet
+from fivedice.tui.session import Seat, computer_levels, saved_games
+
+if TYPE_CHECKING:
+    from fivedice.tui.app import FiveDiceApp
+
+__all__ = ["MAX_SEATS", "StartScreen", "rules_from_form"]
+
+MAX_SEATS = 4
+PACE_CHOICES = [("instant", 0.0), ("fast", 0.3), ("normal", 0.8), ("slow", 1.5)]
+
+
+def rules_from_form(name: str, options: str) -> RuleSet:
+    """The rule set chosen: a built-in name and ``key=value`` options separated by spaces."""
+    return rules_mod.get(name, **parse_options(tuple(options.replace(",", " ").split())))
+
+
+class StartScreen(Screen[None]):
+    """Choose the rules and the players, or resume a saved game."""
+
+    DEFAULT_CSS = """
+    StartScreen { padding: 0 1; }
+    StartScreen #title { height: 1; text-style: bold; color: $accent; }
+    StartScreen .row { height: 1; margin-bottom: 1; }
+    StartScreen .seat { height: 1; }
+    StartScreen .lbl { width: 9; }
+    StartScreen #rules { width: 16; }
+    StartScreen #options { width: 1fr; margin-left: 1; }
+    StartScreen .name { width: 22; }
+    StartScreen .kind { width: 32; margin-left: 1; }
+    StartScreen #pace { width: 14; }
+    StartScreen #reasoning { margin-left: 1; }
+    StartScreen #theme { width: 16; margin-left: 1; }
+    StartScreen #saved { width: 1fr; }
+    StartScreen #rules-info { height: 2; color: $foreground 60%; }
+    StartScreen #buttons { height: 1; margin-top: 1; }
+    StartScreen Button { margin-right: 2; }
+    StartScreen #message { height: auto; color: $warning; margin-top: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "start", "Start"),
+        Binding("escape", "app.quit", "Quit"),
+        Binding("f1", "help", "Help"),
+    ]
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__()
+        self.message = message
+
+    @property
+    def fd_app(self) -> FiveDiceApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def _lineup(self) -> list[Seat]:
+        cfg = self.fd_app.config
+        if cfg.seats:
+            return list(cfg.seats)
+        store = self.fd_app.store
+        if store is not None:
+            try:
+                last = store.last_players()
+            except FiveDiceError:
+                last = []
+            if last:
+                return [Seat(p.name, p.kind, p.level) for p in last]
+        levels = computer_levels()
+        level = "medium" if "medium" in levels else next(iter(levels))
+        return [Seat("Player"), Seat("Computer", "computer", level)]
+
+    def _rules_default(self) -> tuple[str, str]:
+        cfg = self.fd_app.config
+        spec = cfg.rules.spec if cfg.rules is not None else str(self.fd_app.settings.get("rules", "yahtzee"))
+        name, _, options = spec.partition(" ")
+        return (name if name in rules_mod.BUILTINS else "yahtzee"), options
+
+    def compose(self) -> ComposeResult:
+        """The form."""
+        levels = computer_levels()
+        kinds = [("Human", "human")] + [(f"Computer · {lv}", f"computer:{lv}") for lv in levels]
+        rule_name, rule_options = self._rules_default()
+        seats = self._lineup()
+        yield Static("fivedice · Yahtzee and its family of five-dice games", id="title")
+        with Vertical():
+            with Horizontal(classes="row"):
+                yield Label("Rules", classes="lbl")
+                choices = [(b.name.title(), b.name) for b in rules_mod.BUILTINS.values()]
+                yield Select(choices, value=rule_name, allow_blank=False, compact=True, id="rules")
+                yield Input(rule_options, placeholder="options, e.g. joker=free", compact=True, id="options")
+            yield Static("", id="rules-info")
+            yield Label("Players (an empty name leaves the seat out)")
+            for i in range(MAX_SEATS):
+                seat = seats[i] if i < len(seats) else None
+                kind = "human"
+                if seat is not None and seat.is_computer:
+                    kind = f"computer:{seat.level}" if seat.level in levels else kinds[1][1]
+                with Horizontal(classes="seat"):
+                    yield Label(f"  {i + 1}.", classes="lbl")
+                    yield Input(seat.name if seat else "", max_length=20, compact=True, id=f"name-{i}", classes="name")
+                    yield Select(kinds, value=kind, allow_blank=False, compact=True, id=f"kind-{i}", classes="kind")
+            yield Static("")
+            with Horizontal(classes="row"):
+                yield Label("Computer", classes="lbl")
+                pace = float(self.fd_app.settings.get("pace", 0.8))
+                paces = list(PACE_CHOICES)
+                if pace not in [p for _, p in paces]:
+                    paces.append((f"{pace:g} s", pace))
+                yield Select(paces, value=pace, allow_blank=False, compact=True, id="pace")
+                reasoning = bool(self.fd_app.settings.get("reasoning", False))
+                yield Checkbox("show its reasoning", reasoning, compact=True, id="reasoning")
+                theme = str(self.fd_app.settings.get("theme", "dark"))
+                themes = [("dark theme", "dark"), ("light theme", "light")]
+                yield Select(themes, value=theme if theme in ("dark", "light") else "dark", allow_blank=False,
+                             compact=True, id="theme")  # fmt: skip
+            with Horizontal(classes="row"):
+                yield Label("Resume", classes="lbl")
+                saved = [(escape(text), str(path)) for path, text in saved_games(self.fd_app.config.saves)][:20]
+                yield Select(saved, prompt="no saved game" if not saved else "choose a saved game", compact=True,
+                             id="saved", value=saved[0][1] if saved else Select.NULL)  # fmt: skip
+            with Horizontal(id="buttons"):
+                yield Button("Start", id="start", variant="primary", compact=True)
+                yield Button("Resume", id="resume", compact=True, disabled=not saved)
+                yield Button("Quit", id="quit", compact=True)
+            yield Static(escape(self.message), id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Describe the chosen rule set."""
+        self._describe()
+        self.query_one("#name-0", Input).focus()
+
+    def _describe(self) -> None:
+        name = self.query_one("#rules", Select).value
+        if not isinstance(name, str):
+            return
+        builtin = rules_mod.BUILTINS[name]
+        opts = " ".join(f"{o.name}={'|'.join(o.choices)}" for o in builtin.options)
+        text = f"{builtin.description}\n[dim]options: {escape(opts) or 'none'}[/]"
+        self.query_one("#rules-info", Static).update(text)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """Follow the rule-set and theme choices."""
+        if event.select.id == "rules":
+            self._describe()
+        elif event.select.id == "theme" and event.value != self.fd_app.settings.get("theme"):
+            self.fd_app.action_toggle_theme()
+
+    def on_input_submitted(self) -> None:
+        """Enter in a text field starts the game."""
+        self.action_start()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Start, resume or quit."""
+        if event.button.id == "start":
+            self.action_start()
+        elif event.button.id == "resume":
+            self.action_resume()
+        elif event.button.id == "quit":
+            self.app.exit(0)
+
+    def say(self, text: str) -> None:
+        """Show a message under the form."""
+        self.query_one("#message", Static).update(escape(text))
+
+    def seats(self) -> list[Seat]:
+        """The players entered, in seat order."""
+        out = []
+        for i in range(MAX_SEATS):
+            name = self.query_one(f"#name-{i}", Input).value.strip()
+            kind = self.query_one(f"#kind-{i}", Select).value
+            if not name:
+                continue
+            if isinstance(kind, str) and kind.startswith("computer:"):
+                out.append(Seat(name, "computer", kind.partition(":")[2]))
+            else:
+                out.append(Seat(name))
+        return out
+
+    def _remember(self) -> None:
+        app = self.fd_app
+        pace = self.query_one("#pace", Select).value
+        if isinstance(pace, float | int):
+            app.save_setting("pace", float(pace))
+        app.save_setting("reasoning", self.query_one("#reasoning", Checkbox).value)
+
+    def action_start(self) -> None:
+        """Check the form and start a new game."""
+        from fivedice.tui.play import GameScreen
+
+        app = self.fd_app
+        name = self.query_one("#rules", Select).value
+        try:
+            if not isinstance(name, str):
+                raise RuleSetError("Choose a rule set.")
+            rules = rules_from_form(name, self.query_one("#options", Input).value)
+            seats = self.seats()
+            if not seats:
+                raise FiveDiceError("Enter at least one player's name.")
+            session = app.new_session(rules, seats)
+        except FiveDiceError as exc:
+            self.say(str(exc))
+            return
+        self._remember()
+        app.save_setting("rules", rules.spec)
+        if app.store is not None:
+            from fivedice.storage import PlayerProfile
+
+            try:
+                app.store.remember_players([PlayerProfile(s.name, s.kind, s.level) for s in seats])
+            except FiveDiceError as exc:
+                app.store_error = str(exc)
+        app.switch_screen(GameScreen(session))
+
+    def action_resume(self) -> None:
+        """Resume the saved game chosen."""
+        from fivedice.tui.play import GameScreen
+
+        value = self.query_one("#saved", Select).value
+        if not isinstance(value, str):
+            self.say("There is no saved game to resume.")
+            return
+        try:
+            session = self.fd_app.load_session(Path(value))
+        except FiveDiceError as exc:
+            self.say(str(exc))
+            return
+        self._remember()
+        self.app.switch_screen(GameScreen(session))
+
+    def action_help(self) -> None:
+        """The keys of the game."""
+        from fivedice.tui.play import HelpScreen
+
+        self.app.push_screen(HelpScreen())

@@ -1,0 +1,246 @@
+"""The game's widgets: large dice and the side-by-side score cards.
+
+Widgets only draw what they are given (attributes down) and report clicks as messages
+(messages up); the game itself lives in the :class:`~fivedice.game.Game`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.events import Click
+from textual.markup import escape
+from textual.message import Message
+from textual.widgets import Static
+
+from fivedice.state import GameState
+
+__all__ = ["CardLine", "DiceBar", "Die", "ScoreCardView", "card_lines", "die_face"]
+
+_PIPS = {
+    0: ("     ", "  ?  ", "     "),
+    1: ("     ", "  ●  ", "     "),
+    2: ("●    ", "     ", "    ●"),
+    3: ("●    ", "  ●  ", "    ●"),
+    4: ("●   ●", "     ", "●   ●"),
+    5: ("●   ●", "  ●  ", "●   ●"),
+    6: ("●   ●", "●   ●", "●   ●"),
+}
+
+
+def die_face(value: int | None) -> str:
+    """Three lines of pips for a face (``?`` before the first roll).
+
+    >>> print(die_face(5))
+    ●   ●
+      ●
+    ●   ●
+    """
+    return "\n".join(_PIPS[value or 0])
+
+
+class Die(Static):
+    """One large die; a click asks to keep or roll it."""
+
+    DEFAULT_CSS = """
+    Die {
+        width: 7;
+        height: 5;
+        border: round $foreground 50%;
+        border-subtitle-color: $foreground 60%;
+        content-align: center middle;
+        margin-right: 1;
+    }
+    Die.kept {
+        border: heavy $accent;
+        background: $accent 20%;
+        border-subtitle-color: $accent;
+        border-subtitle-style: bold;
+    }
+    Die.idle { color: $foreground 40%; }
+    """
+
+    class Toggled(Message):
+        """The player clicked die ``index`` (0-based)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, index: int) -> None:
+        super().__init__(die_face(None), id=f"die-{index + 1}")
+        self.index = index
+        self.border_subtitle = str(index + 1)
+
+    def show(self, value: int | None, kept: bool) -> None:
+        """Draw ``value`` (None: not rolled yet), marked kept or not."""
+        self.update(die_face(value))
+        self.set_class(kept, "kept")
+        self.set_class(value is None, "idle")
+        self.border_subtitle = "keep" if kept else str(self.index + 1)
+
+    def on_click(self, event: Click) -> None:
+        """Report the click."""
+        event.stop()
+        self.post_message(self.Toggled(self.index))
+
+
+class DiceBar(Horizontal):
+    """The row of dice."""
+
+    DEFAULT_CSS = """
+    DiceBar { height: 5; width: auto; }
+    """
+
+    def __init__(self, count: int) -> None:
+        super().__init__(*(Die(i) for i in range(count)), id="dice")
+        self.count = count
+
+    def show(self, dice: Sequence[int] | None, kept: set[int]) -> None:
+        """Draw every die."""
+        for i, die in enumerate(self.query(Die)):
+            die.show(None if dice is None else dice[i], i in kept)
+
+
+class CardLine(Static):
+    """One line of the score card; a box line reports clicks with the column clicked."""
+
+    DEFAULT_CSS = """
+    CardLine { height: 1; width: auto; }
+    CardLine.box:hover { background: $boost; }
+    CardLine.sum { color: $foreground 80%; }
+    """
+
+    class Clicked(Message):
+        """The player clicked box ``box`` (its index) in display column ``column`` (-1: the label)."""
+
+        def __init__(self, box: int, column: int) -> None:
+            super().__init__()
+            self.box = box
+            self.column = column
+
+    def __init__(self, box: int | None, label_width: int, cell_width: int, *, id: str | None = None) -> None:
+        super().__init__("", classes="box" if box is not None else "sum", id=id)
+        self.box = box
+        self.label_width = label_width
+        self.cell_width = cell_width
+
+    def on_click(self, event: Click) -> None:
+        """Report a click on a box line."""
+        if self.box is None:
+            return
+        event.stop()
+        column = -1 if event.x < self.label_width else (event.x - self.label_width) // self.cell_width
+        self.post_message(self.Clicked(self.box, column))
+
+
+LABEL_WIDTH = 15
+CELL_WIDTH = 7
+
+
+def _columns(state: GameState) -> list[tuple[int, int]]:
+    return [(seat, k) for seat in range(len(state.players)) for k in range(len(state.rules.cards))]
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def card_lines(
+    state: GameState, cursor: tuple[int, str] | None = None, preview: bool = True
+) -> list[tuple[int | None, str]]:
+    """The score card as ``(box index or None, markup line)`` pairs: a header, every box, and
+    the upper subtotal with bonus progress, the bonus, the lower total, extra-Yahtzee
+    bonuses and the grand total. Open boxes of the player to move show, for the dice
+    showing, the points the engine allows there (only legal boxes)."""
+    rules = state.rules
+    columns = _columns(state)
+    multi = len(rules.cards) > 1
+    live = preview and state.dice is not None and not state.is_over
+    options = state.options() if live else {}
+
+    def cells(values: Sequence[str], styles: Sequence[str] = ()) -> str:
+        out = []
+        for i, v in enumerate(values):
+            text = escape(v.rjust(CELL_WIDTH))
+            style = styles[i] if i < len(styles) else ""
+            out.append(f"[{style}]{text}[/]" if style else text)
+        return "".join(out)
+
+    def current(seat: int) -> bool:
+        return seat == state.current and not state.is_over and state.phase.value == "play"
+
+    header_names = [_fit(state.players[s] + (f" {k + 1}" if multi else ""), CELL_WIDTH - 1) for s, k in columns]
+    header_styles = ["b reverse $accent" if current(s) else "b" for s, _ in columns]
+    lines: list[tuple[int | None, str]] = [(None, " " * LABEL_WIDTH + cells(header_names, header_styles))]
+    upper_last = max(rules.upper_indices, default=-1)
+    cards = [state.cards[s][k] for s, k in columns]
+    for i, box in enumerate(rules.boxes):
+        values, styles = [], []
+        for (seat, k), card in zip(columns, cards, strict=True):
+            entry = card.entries[i]
+            if entry is not None:
+                values.append(str(entry))
+                styles.append("b" if current(seat) else "")
+            elif current(seat) and (k, box.name) in options:
+                values.append(f"({options[(k, box.name)]})")
+                chosen = cursor == (k, box.name)
+                styles.append("b reverse $success" if chosen else "i $success")
+            else:
+                values.append("·")
+                styles.append("dim")
+        label = escape(_fit(box.label, LABEL_WIDTH - 1).ljust(LABEL_WIDTH))
+        chosen_row = cursor is not None and cursor[1] == box.name
+        lines.append((i, (f"[b]{label}[/]" if chosen_row else label) + cells(values, styles)))
+        if i == upper_last:
+            progress = []
+            for card in cards:
+                tiers = [t.threshold for t in rules.upper_bonus if card.upper_total < t.threshold]
+                progress.append(f"{card.upper_total}/{tiers[0]}" if tiers else str(card.upper_total))
+            lines.append((None, "Upper".ljust(LABEL_WIDTH) + cells(progress)))
+            if rules.upper_bonus:
+                lines.append((None, "Bonus".ljust(LABEL_WIDTH) + cells([str(c.upper_bonus) for c in cards])))
+    lines.append((None, "Lower".ljust(LABEL_WIDTH) + cells([str(c.lower_total) for c in cards])))
+    if rules.yahtzee_bonus and rules.yahtzee_box:
+        label = _fit(f"{rules.box(rules.yahtzee_box).label} bonus", LABEL_WIDTH - 1).ljust(LABEL_WIDTH)
+        lines.append((None, escape(label) + cells([str(c.yahtzee_bonus) for c in cards])))
+    totals = [str(c.total) for c in cards]
+    if multi:
+        totals = [str(state.total(s)) if k == len(rules.cards) - 1 else "" for s, k in columns]
+    lines.append((None, "[b]" + "Total".ljust(LABEL_WIDTH) + cells(totals, ["b"] * len(totals)) + "[/]"))
+    return lines
+
+
+class ScoreCardView(Vertical):
+    """Every player's score card side by side, the player to move highlighted."""
+
+    DEFAULT_CSS = """
+    ScoreCardView { width: auto; height: auto; padding: 0 1 0 0; }
+    """
+
+    def __init__(self, state: GameState, preview: bool = True, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state = state
+        self.preview = preview
+
+    def compose(self) -> ComposeResult:
+        """One line widget per line of the card."""
+        for n, (box, _) in enumerate(card_lines(self.state, preview=False)):
+            yield CardLine(box, LABEL_WIDTH, CELL_WIDTH, id=f"line-{n}")
+
+    def on_mount(self) -> None:
+        """Draw the card."""
+        self.show(self.state)
+
+    def show(self, state: GameState, cursor: tuple[int, str] | None = None) -> None:
+        """Redraw for ``state`` with the keyboard cursor on ``(card, box)``."""
+        self.state = state
+        for line, (_, text) in zip(self.query(CardLine), card_lines(state, cursor, self.preview), strict=True):
+            line.update(text)
+
+    def column_seat_card(self, column: int) -> tuple[int, int] | None:
+        """The ``(seat, card)`` shown in display column ``column``."""
+        columns = _columns(self.state)
+        return columns[column] if 0 <= column < len(columns) else None
