@@ -1,0 +1,165 @@
+"""Game analysis: rate every decision of a played game against the solver.
+
+This is Tom Verhoeff's "proficiency test" idea: after each roll (but the turn's first
+roll of all five dice, which is no choice) the player chose a keep or a box; the advisor
+knows every option's expected final score, so each decision loses ``best - chosen``
+points of expectation (0 for a best move). A player's total and mean loss give a grade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from fivedice.actions import Roll, Score
+from fivedice.errors import FiveDiceError
+from fivedice.game import Game
+from fivedice.players.solved import solver_for
+from fivedice.state import GameState, Phase
+
+__all__ = ["GRADES", "Analysis", "AnalysisError", "Decision", "PlayerSummary", "analyze", "grade"]
+
+GRADES: tuple[tuple[float, str], ...] = (
+    (0.0, "A+"),
+    (0.15, "A"),
+    (0.4, "B"),
+    (0.8, "C"),
+    (1.6, "D"),
+)
+"""(highest mean loss per decision, grade); above the last bound the grade is F."""
+
+
+class AnalysisError(FiveDiceError):
+    """A game that cannot be analysed (e.g. its rules are beyond the solver)."""
+
+
+def grade(mean_loss: float) -> str:
+    """The letter grade of a mean loss per decision (``A+`` only for no loss at all).
+
+    >>> grade(0.0), grade(0.1), grade(0.5), grade(3.0)
+    ('A+', 'A', 'C', 'F')
+    """
+    for bound, letter in GRADES:
+        if mean_loss <= bound + 1e-12:
+            return letter
+    return "F"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision: who, when (round and rolls made), the dice, what was chosen, what was
+    best, both expected final scores and the expected points lost."""
+
+    seat: int
+    player: str
+    round: int
+    roll: int
+    dice: tuple[int, ...]
+    chosen: str
+    best: str
+    chosen_value: float
+    best_value: float
+    loss: float
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSummary:
+    """A player's whole game: decisions, mistakes (decisions with a loss), losses, grade, score."""
+
+    seat: int
+    player: str
+    decisions: int
+    mistakes: int
+    total_loss: float
+    mean_loss: float
+    grade: str
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Every decision of a game, rated, and a summary per player."""
+
+    rules: str
+    decisions: tuple[Decision, ...]
+    players: tuple[PlayerSummary, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The analysis as JSON-ready data."""
+        return {
+            "rules": self.rules,
+            "decisions": [asdict(d) | {"dice": list(d.dice)} for d in self.decisions],
+            "players": [asdict(p) for p in self.players],
+        }
+
+
+def describe(option: Any, rules_labels: dict[str, str]) -> str:
+    """An advisor option in words: ``keep 6 6 4`` or ``score Sixes (18)``."""
+    if option.action == "keep":
+        kept = " ".join(map(str, option.dice))
+        return f"keep {kept}" if kept else "reroll all"
+    return f"score {rules_labels.get(option.box, option.box)} ({option.points})"
+
+
+def _chosen(options: list[Any], record: Roll | Score, state: GameState) -> Any:
+    assert state.dice is not None
+    if isinstance(record, Roll):
+        kept = tuple(sorted(state.dice[p] for p in record.held))
+        match = [o for o in options if o.action == "keep" and tuple(sorted(o.dice)) == kept]
+    else:
+        box = state.rules.boxes[state.rules.box_index(record.box)].name
+        match = [o for o in options if o.action == "score" and o.box == box]
+    if not match:
+        raise AnalysisError(f"The advisor has no option for {record!r} with dice {state.dice}.")
+    return match[0]
+
+
+def analyze(game: Game) -> Analysis:
+    """Rate every decision of ``game`` (finished or not) as the advisor would have."""
+    rules = game.rules
+    try:
+        solver = solver_for(rules)
+    except FiveDiceError as exc:
+        raise AnalysisError(f"Game of {rules.spec!r} cannot be analysed: {exc}") from None
+    labels = {b.name: b.label for b in rules.boxes}
+    state = game.initial
+    decisions: list[Decision] = []
+    for record in game.log:
+        if state.phase is Phase.PLAY and state.dice is not None and isinstance(record, Roll | Score):
+            card = state.cards[state.current][0]
+            options = solver.advise(card, state.dice, state.rolls_left)
+            chosen, best = _chosen(options, record, state), options[0]
+            loss = max(0.0, float(best.value) - float(chosen.value))
+            decisions.append(
+                Decision(
+                    seat=state.current,
+                    player=state.players[state.current],
+                    round=state.round,
+                    roll=state.rolls,
+                    dice=tuple(state.dice),
+                    chosen=describe(chosen, labels),
+                    best=describe(best, labels),
+                    chosen_value=float(chosen.value),
+                    best_value=float(best.value),
+                    loss=loss,
+                )
+            )
+        state = state.apply(record)
+    players = []
+    for seat, name in enumerate(state.players):
+        mine = [d for d in decisions if d.seat == seat]
+        total = sum(d.loss for d in mine)
+        mean = total / len(mine) if mine else 0.0
+        players.append(
+            PlayerSummary(
+                seat=seat,
+                player=name,
+                decisions=len(mine),
+                mistakes=sum(1 for d in mine if d.loss > 0),
+                total_loss=total,
+                mean_loss=mean,
+                grade=grade(mean),
+                score=state.total(seat),
+            )
+        )
+    return Analysis(rules.spec, tuple(decisions), tuple(players))

@@ -1,0 +1,166 @@
+"""The ``fivedice simulate`` and ``fivedice analyze`` commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from fivedice.cli import friendly, get_rules, option_flag
+from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
+
+__all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
+
+PROGRESS_FROM = 2000
+"""Runs of at least this many games show a progress bar (on a terminal)."""
+
+
+def resolve_strategies(strategy: str, strategies: str | None, players: int | None) -> list[str]:
+    """The level of every seat from ``--strategy``, ``--strategies`` and ``--players``."""
+    if strategies is not None:
+        chosen = [s.strip() for s in strategies.split(",") if s.strip()]
+        if not chosen:
+            raise SimulationError(f"Strategies {strategies!r} name no strategy; expected e.g. 'optimal,greedy'.")
+        if players is not None and players != len(chosen):
+            raise SimulationError(f"--players {players} does not match the {len(chosen)} strategies {strategies!r}.")
+        return chosen
+    if players is not None and players < 1:
+        raise SimulationError(f"Number of players {players} is not valid; expected at least 1.")
+    return [strategy] * (players or 1)
+
+
+@click.command("simulate")
+@click.argument("name")
+@option_flag
+@click.option("--strategy", default="optimal", show_default=True, help="Strategy of every seat.")
+@click.option("--strategies", default=None, help='One strategy per seat, e.g. "win,optimal".')
+@click.option("--players", type=int, default=None, help="Number of seats (default 1, or one per --strategies).")
+@click.option("--games", type=int, default=10_000, show_default=True, help="Number of games.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed gives the same result.")
+@click.option("--workers", type=int, default=None, help="Worker processes/threads (default: every core).")
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a histogram of the scores.")
+@friendly
+def simulate_cmd(
+    name: str,
+    options: tuple[str, ...],
+    strategy: str,
+    strategies: str | None,
+    players: int | None,
+    games: int,
+    seed: int,
+    workers: int | None,
+    as_json: bool,
+    plot: str | None,
+) -> None:
+    """Play GAMES games of rule set NAME between computer strategies and print statistics."""
+    rules = get_rules(name, options)
+    seats = resolve_strategies(strategy, strategies, players)
+    console = Console(stderr=True)
+    if games >= PROGRESS_FROM and console.is_terminal:
+        columns = (
+            TextColumn("[bold]simulating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=console, transient=True) as bar:
+            task = bar.add_task("games", total=games)
+            result = simulate(rules, seats, games, seed, workers=workers, progress=lambda n: bar.advance(task, n))
+    else:
+        result = simulate(rules, seats, games, seed, workers=workers)
+    if plot is not None:
+        plot_histogram(result, plot)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=1))
+    else:
+        Console(file=sys.stdout, width=120).print(render_result(result))
+        if plot is not None:
+            click.echo(f"Histogram written to {plot}.")
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def render_result(result: SimResult) -> Table:
+    """The statistics of a run as a table, one column per seat."""
+    stats = result.stats()
+    rate = result.games / result.seconds if result.seconds > 0 else 0.0
+    table = Table(
+        title=f"{result.rules.spec}: {result.games:,} games, seed {result.seed} ({result.seconds:.1f} s, "
+        f"{rate:,.0f} games/s, {result.engine})",
+        title_justify="left",
+    )
+    table.add_column("statistic")
+    for s in stats:
+        table.add_column(f"seat {s.seat + 1}: {s.strategy}", justify="right")
+    lo_hi = [s.mean_ci for s in stats]
+    table.add_row("mean", *(f"{s.mean:.2f}" for s in stats))
+    table.add_row("  95% interval", *(f"{lo:.2f} - {hi:.2f}" for lo, hi in lo_hi))
+    table.add_row("standard deviation", *(f"{s.std:.2f}" for s in stats))
+    table.add_row("median", *(f"{s.median:g}" for s in stats))
+    for q in stats[0].percentiles:
+        table.add_row(f"percentile {q}", *(f"{s.percentiles[q]:g}" for s in stats))
+    if result.rules.upper_bonus:
+        table.add_row("upper bonus", *(_pct(s.upper_bonus_rate) for s in stats))
+    if result.rules.yahtzee_bonus:
+        table.add_row("games with extra-Yahtzee bonus", *(_pct(s.yahtzee_bonus_rate) for s in stats))
+        table.add_row("extra-Yahtzee bonuses per game", *(f"{s.yahtzee_bonus_mean:.4f}" for s in stats))
+    if len(stats) > 1:
+        table.add_row("win rate", *(_pct(s.win_rate or 0.0) for s in stats))
+        table.add_row("  95% interval", *(f"{_pct(s.win_ci[0])} - {_pct(s.win_ci[1])}" for s in stats if s.win_ci))
+        table.add_row("  won / shared", *(f"{s.wins} / {s.ties}" for s in stats))
+    table.add_section()
+    for box in result.rules.boxes:
+        table.add_row(f"zero in {box.label}", *(_pct(s.zero_rate[box.name]) for s in stats))
+    return table
+
+
+@click.command("analyze")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@click.option("--all", "show_all", is_flag=True, help="List every decision, not only the mistakes.")
+@friendly
+def analyze_cmd(path: str, as_json: bool, show_all: bool) -> None:
+    """Rate every decision of a saved game against the solver (points lost, grade)."""
+    from fivedice import saves
+    from fivedice.analysis import analyze
+
+    analysis = analyze(saves.load(path))
+    if as_json:
+        click.echo(json.dumps(analysis.to_json(), indent=1))
+        return
+    console = Console(file=sys.stdout, width=120)
+    for table in render_analysis(analysis, show_all):
+        console.print(table)
+
+
+def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
+    """The analysis as tables: the decisions (mistakes only unless ``show_all``) and a summary."""
+    from fivedice.analysis import Analysis
+
+    assert isinstance(analysis, Analysis)
+    decisions = Table(title=f"{analysis.rules}: decisions", title_justify="left")
+    for col in ("player", "round", "roll", "dice", "chosen", "best", "loss"):
+        decisions.add_column(col, justify="right" if col in ("round", "roll", "loss") else "left")
+    shown = 0
+    for d in analysis.decisions:
+        if show_all or d.loss > 1e-9:
+            shown += 1
+            dice = " ".join(map(str, d.dice))
+            decisions.add_row(d.player, str(d.round), str(d.roll), dice, d.chosen, d.best, f"{d.loss:.2f}")
+    summary = Table(title="summary", title_justify="left")
+    for col in ("player", "decisions", "mistakes", "total loss", "mean loss", "grade", "score"):
+        summary.add_column(col, justify="left" if col == "player" else "right")
+    for p in analysis.players:
+        summary.add_row(
+            p.player, str(p.decisions), str(p.mistakes), f"{p.total_loss:.2f}", f"{p.mean_loss:.3f}", p.grade,
+            str(p.score),
+        )  # fmt: skip
+    return [decisions, summary] if shown else [summary]
