@@ -1,0 +1,5 @@
+"""``python -m fivedice.web`` runs the server, like ``fivedice serve``."""
+
+from fivedice.web.cli import serve_cmd
+
+serve_cmd()

@@ -1,0 +1,49 @@
+"""``fivedice serve``: run the web server (uvicorn) on one host and port."""
+
+from __future__ import annotations
+
+import click
+
+from fivedice.cli import friendly
+
+__all__ = ["serve_cmd"]
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--db", "db", default=None, metavar="URL", help="Database URL (default: SQLite in the user data dir).")
+@click.option(
+    "--pubsub",
+    default="auto",
+    show_default=True,
+    metavar="KIND",
+    help="Fan-out between processes: auto (PostgreSQL NOTIFY on PostgreSQL), none, postgres, or a redis:// URL.",
+)
+@click.option("--computer-delay", default=0.6, show_default=True, type=float, help="Seconds between computer moves.")
+@click.option("--seed", type=int, default=None, hidden=True, help="Repeatable dice (tests only).")
+@click.option("--table-prefix", default="web_", hidden=True, help="Prefix of the room tables.")
+@click.option("--no-scores", is_flag=True, hidden=True, help="Do not record finished games in the high scores.")
+@click.option("--log-level", default="warning", show_default=True, help="uvicorn log level.")
+@friendly
+def serve_cmd(
+    host: str,
+    port: int,
+    db: str | None,
+    pubsub: str,
+    computer_delay: float,
+    seed: int | None,
+    table_prefix: str,
+    no_scores: bool,
+    log_level: str,
+) -> None:
+    """Serve the browser game and its API at http://HOST:PORT."""
+    import uvicorn
+
+    from fivedice.web.app import create_app
+
+    app = create_app(
+        db, pubsub=pubsub, prefix=table_prefix, seed=seed, computer_delay=computer_delay, scores=not no_scores
+    )
+    click.echo(f"fivedice: serving on http://{host}:{port}  (database: {app.state.service.store.url})")
+    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=65536, ws_ping_interval=20)

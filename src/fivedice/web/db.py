@@ -1,0 +1,366 @@
+"""Room storage: rooms, seats and append-only move logs in SQLAlchemy 2 tables with a versioned schema.
+
+The server never keeps a game only in memory: every accepted action is a row of the
+``moves`` table, committed before anyone hears of it, and a room's game is rebuilt by
+replaying those rows through the engine. Concurrent writers (several server processes)
+are serialised by a row lock on the room (``SELECT ... FOR UPDATE`` on PostgreSQL,
+``BEGIN IMMEDIATE`` on SQLite) and a version check; the moves' primary key
+``(room, game, seq)`` makes a second record for one step impossible.
+
+>>> store = RoomStore("sqlite://")
+>>> store.create("ABCD2345", "yacht", {"hints": True}, [SeatRow(0, "Ann", "human", None, "x")], now=1.0)
+>>> store.room("ABCD2345").seats[0].name
+'Ann'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.pool import StaticPool
+
+from fivedice.web.errors import ConflictError, RoomNotFoundError, SchemaError
+
+__all__ = ["SCHEMA_VERSION", "MoveRow", "RoomRow", "RoomStore", "SeatRow", "Tables", "default_url", "normalize_url"]
+
+SCHEMA_VERSION = 1
+"""The version of the room tables this code writes; older databases are upgraded on start."""
+
+
+def normalize_url(url: str) -> str:
+    """A SQLAlchemy URL: ``postgresql://`` and ``postgres://`` use the psycopg 3 driver.
+
+    >>> normalize_url("postgresql://postgres@127.0.0.1:5432/test")
+    'postgresql+psycopg://postgres@127.0.0.1:5432/test'
+    """
+    for scheme in ("postgresql://", "postgres://"):
+        if url.startswith(scheme):
+            return "postgresql+psycopg://" + url[len(scheme) :]
+    return url
+
+
+def libpq_url(url: str) -> str:
+    """The plain libpq form of a PostgreSQL URL (for psycopg's own connections)."""
+    return "postgresql://" + url.split("://", 1)[1]
+
+
+def default_url() -> str:
+    """``FIVEDICE_DB`` if set, else a SQLite file under the user data directory."""
+    env = os.environ.get("FIVEDICE_DB")
+    if env:
+        return env
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("fivedice"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'web.sqlite3'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """The room tables under one name prefix (tests use a unique prefix on a shared database)."""
+
+    prefix: str
+    metadata: MetaData
+    meta: Table
+    rooms: Table
+    seats: Table
+    moves: Table
+
+
+def make_tables(prefix: str = "web_") -> Tables:
+    """Build the table definitions with names starting ``prefix``."""
+    if not prefix.replace("_", "").isalnum() or not prefix[0].isalpha():
+        raise SchemaError(f"Table prefix {prefix!r} is not valid; expected letters, digits and underscores.")
+    md = MetaData()
+    meta = Table(
+        f"{prefix}meta", md, Column("key", String(40), primary_key=True), Column("value", String(200), nullable=False)
+    )
+    rooms = Table(
+        f"{prefix}rooms",
+        md,
+        Column("code", String(16), primary_key=True),
+        Column("spec", String(200), nullable=False),
+        Column("settings", Text, nullable=False),
+        Column("status", String(10), nullable=False),
+        Column("game_no", Integer, nullable=False),
+        Column("version", Integer, nullable=False),
+        Column("recorded", Integer, nullable=False),
+        Column("created", Float, nullable=False),
+        Column("updated", Float, nullable=False),
+    )
+    seats = Table(
+        f"{prefix}seats",
+        md,
+        Column("code", String(16), ForeignKey(rooms.c.code, ondelete="CASCADE"), primary_key=True),
+        Column("seat", Integer, primary_key=True),
+        Column("name", String(40), nullable=True),
+        Column("kind", String(10), nullable=False),
+        Column("level", String(20), nullable=True),
+        Column("token", String(64), nullable=True),
+    )
+    moves = Table(
+        f"{prefix}moves",
+        md,
+        Column("code", String(16), ForeignKey(rooms.c.code, ondelete="CASCADE"), primary_key=True),
+        Column("game_no", Integer, primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("seat", Integer, nullable=False),
+        Column("by", String(10), nullable=False),
+        Column("record", Text, nullable=False),
+        Column("at", Float, nullable=False),
+    )
+    return Tables(prefix, md, meta, rooms, seats, moves)
+
+
+def _v1(conn: Connection, t: Tables) -> None:
+    for table in (t.rooms, t.seats, t.moves):
+        table.create(conn, checkfirst=True)
+
+
+MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1}
+"""Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v``."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A seat: its owner's name (None while open), ``human`` or ``computer``, level, token hash."""
+
+    seat: int
+    name: str | None
+    kind: str
+    level: str | None
+    token: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRow:
+    """One accepted action: ``record`` is its JSON form (``{"type": "undo"}`` takes back the last)."""
+
+    seq: int
+    seat: int
+    by: str
+    record: dict[str, Any]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RoomRow:
+    """A room as stored: rule-set spec, settings, status (lobby/playing/over), game number, version."""
+
+    code: str
+    spec: str
+    settings: dict[str, Any]
+    status: str
+    game_no: int
+    version: int
+    recorded: int
+    created: float
+    updated: float
+    seats: tuple[SeatRow, ...]
+
+
+class RoomStore:
+    """Synchronous access to the room tables (the server calls it from worker threads)."""
+
+    def __init__(self, url: str | None = None, prefix: str = "web_") -> None:
+        self.url = normalize_url(url or default_url())
+        self.tables = make_tables(prefix)
+        self.is_sqlite = self.url.startswith("sqlite")
+        self.is_postgres = self.url.startswith("postgresql")
+        self.engine: Engine = self._engine()
+        self.migrate()
+
+    def _engine(self) -> Engine:
+        if not self.is_sqlite:
+            return create_engine(self.url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+        memory = self.url in ("sqlite://", "sqlite:///:memory:")
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+        if memory:
+            kwargs["poolclass"] = StaticPool
+        engine = create_engine(self.url, **kwargs)
+
+        @event.listens_for(engine, "connect")
+        def _connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # let SQLAlchemy's BEGIN below decide
+            cur = dbapi_conn.cursor()
+            if not memory:
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")  # one writer at a time, across processes
+
+        return engine
+
+    # -- schema -------------------------------------------------------------------------
+    def migrate(self) -> int:
+        """Create or upgrade the tables to :data:`SCHEMA_VERSION`; returns the version found before."""
+        t = self.tables
+        with self.engine.begin() as conn:
+            if self.is_postgres:
+                conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": t.prefix + "schema"})
+            t.meta.create(conn, checkfirst=True)
+            found = conn.execute(select(t.meta.c.value).where(t.meta.c.key == "schema")).scalar()
+            version = int(found) if found is not None else 0
+            if version > SCHEMA_VERSION:
+                raise SchemaError(
+                    f"Room database schema {version} is newer than this fivedice supports ({SCHEMA_VERSION})."
+                )
+            for v in range(version + 1, SCHEMA_VERSION + 1):
+                MIGRATIONS[v](conn, t)
+            if found is None:
+                conn.execute(t.meta.insert().values(key="schema", value=str(SCHEMA_VERSION)))
+            elif version != SCHEMA_VERSION:
+                conn.execute(update(t.meta).where(t.meta.c.key == "schema").values(value=str(SCHEMA_VERSION)))
+        return version
+
+    def drop(self) -> None:
+        """Drop every room table (tests clean up after themselves with this)."""
+        self.tables.metadata.drop_all(self.engine)
+
+    def dispose(self) -> None:
+        """Close the connection pool."""
+        self.engine.dispose()
+
+    # -- reading ------------------------------------------------------------------------
+    def room(self, code: str, conn: Connection | None = None, *, lock: bool = False) -> RoomRow:
+        """The room with invite ``code`` and its seats; ``lock`` takes the row lock (in a transaction)."""
+        if conn is None:
+            with self.engine.begin() as c:
+                return self.room(code, c)
+        t = self.tables
+        query = select(t.rooms).where(t.rooms.c.code == code)
+        if lock:
+            query = query.with_for_update()
+        row = conn.execute(query).mappings().first()
+        if row is None:
+            raise RoomNotFoundError(f"Room {code!r} does not exist; check the invite code.")
+        seats = conn.execute(select(t.seats).where(t.seats.c.code == code).order_by(t.seats.c.seat)).mappings()
+        return RoomRow(
+            code=row["code"],
+            spec=row["spec"],
+            settings=json.loads(row["settings"]),
+            status=row["status"],
+            game_no=row["game_no"],
+            version=row["version"],
+            recorded=row["recorded"],
+            created=row["created"],
+            updated=row["updated"],
+            seats=tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in seats),
+        )
+
+    def moves(self, code: str, game_no: int, after: int = 0, conn: Connection | None = None) -> list[MoveRow]:
+        """The moves of game ``game_no`` in room ``code`` with ``seq > after``, in order."""
+        if conn is None:
+            with self.engine.begin() as c:
+                return self.moves(code, game_no, after, c)
+        m = self.tables.moves
+        rows = conn.execute(
+            select(m.c.seq, m.c.seat, m.c.by, m.c.record, m.c.at)
+            .where(m.c.code == code, m.c.game_no == game_no, m.c.seq > after)
+            .order_by(m.c.seq)
+        )
+        return [MoveRow(r.seq, r.seat, r.by, json.loads(r.record), r.at) for r in rows]
+
+    def codes(self, statuses: tuple[str, ...] = ("lobby", "playing")) -> list[str]:
+        """Invite codes of the rooms in these states."""
+        r = self.tables.rooms
+        with self.engine.begin() as conn:
+            return list(conn.execute(select(r.c.code).where(r.c.status.in_(statuses))).scalars())
+
+    # -- writing ------------------------------------------------------------------------
+    def create(self, code: str, spec: str, settings: dict[str, Any], seats: list[SeatRow], *, now: float) -> None:
+        """Insert a new room in the lobby with its seats."""
+        t = self.tables
+        with self.engine.begin() as conn:
+            conn.execute(
+                t.rooms.insert().values(
+                    code=code,
+                    spec=spec,
+                    settings=json.dumps(settings),
+                    status="lobby",
+                    game_no=1,
+                    version=1,
+                    recorded=0,
+                    created=now,
+                    updated=now,
+                )
+            )
+            conn.execute(
+                t.seats.insert(),
+                [
+                    {"code": code, "seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level, "token": s.token}
+                    for s in seats
+                ],
+            )
+
+    @contextmanager
+    def transaction(self, code: str) -> Iterator[tuple[Connection, RoomRow]]:
+        """A transaction holding the room's row lock, with the room as it is now."""
+        with self.engine.begin() as conn:
+            yield conn, self.room(code, conn, lock=True)
+
+    def bump(self, conn: Connection, room: RoomRow, *, now: float, **values: Any) -> int:
+        """Set ``values`` on the room and advance its version, if nobody else did first."""
+        r = self.tables.rooms
+        result = conn.execute(
+            update(r)
+            .where(r.c.code == room.code, r.c.version == room.version)
+            .values(version=room.version + 1, updated=now, **values)
+        )
+        if result.rowcount != 1:
+            raise ConflictError(f"Room {room.code!r} changed at the same moment; the request was not applied.")
+        return room.version + 1
+
+    def add_move(self, conn: Connection, code: str, game_no: int, move: MoveRow) -> None:
+        """Append one move to a game's log."""
+        conn.execute(
+            self.tables.moves.insert().values(
+                code=code,
+                game_no=game_no,
+                seq=move.seq,
+                seat=move.seat,
+                by=move.by,
+                record=json.dumps(move.record),
+                at=move.at,
+            )
+        )
+
+    def set_seat(self, conn: Connection, code: str, seat: int, name: str, token: str) -> None:
+        """Give an open seat to a player (``token`` is the hash of their secret)."""
+        s = self.tables.seats
+        conn.execute(update(s).where(s.c.code == code, s.c.seat == seat).values(name=name, token=token))
+
+    def claim_record(self, code: str, game_no: int) -> bool:
+        """Claim the recording of game ``game_no`` into the high scores; True for exactly one caller."""
+        r = self.tables.rooms
+        with self.engine.begin() as conn:
+            result = conn.execute(update(r).where(r.c.code == code, r.c.recorded < game_no).values(recorded=game_no))
+            return bool(result.rowcount == 1)

@@ -1,0 +1,235 @@
+"""Fan-out between server processes: PostgreSQL LISTEN/NOTIFY, Redis pub/sub, or in-process.
+
+An event is a small JSON object (``{"proc": ..., "room": ..., "kind": "changed" | "chat" |
+"presence", ...}``); it never carries game state, only news that a room changed, so each
+process re-reads the room from the database (where every action was committed first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+__all__ = ["Handler", "Hub", "MemoryHub", "NullHub", "PostgresHub", "RedisHub", "make_hub"]
+
+log = logging.getLogger("fivedice.web")
+
+Handler = Callable[[dict[str, Any]], Awaitable[None]]
+"""Receives every event published by the other processes."""
+
+
+class Hub(Protocol):
+    """Publishes a process's events to the others and delivers theirs to ``handler``."""
+
+    name: str
+
+    async def start(self, handler: Handler) -> None:
+        """Begin listening."""
+        ...
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        """Send ``event`` to every other process."""
+        ...
+
+    async def close(self) -> None:
+        """Stop listening and close connections."""
+        ...
+
+
+class NullHub:
+    """A single process: nothing to tell anyone."""
+
+    name = "none"
+
+    async def start(self, handler: Handler) -> None:
+        """Nothing to listen to."""
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        """Nobody else to tell."""
+
+    async def close(self) -> None:
+        """Nothing to close."""
+
+
+class MemoryHub:
+    """Several apps in one process (tests): a shared bus that delivers to every other subscriber."""
+
+    name = "memory"
+
+    def __init__(self, bus: list[MemoryHub] | None = None) -> None:
+        self.bus: list[MemoryHub] = bus if bus is not None else []
+        self.handler: Handler | None = None
+
+    def peer(self) -> MemoryHub:
+        """Another hub on the same bus."""
+        return MemoryHub(self.bus)
+
+    async def start(self, handler: Handler) -> None:
+        """Join the bus."""
+        self.handler = handler
+        self.bus.append(self)
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        """Deliver to every other hub on the bus."""
+        for hub in list(self.bus):
+            if hub is not self and hub.handler is not None:
+                await hub.handler(json.loads(json.dumps(event)))
+
+    async def close(self) -> None:
+        """Leave the bus."""
+        if self in self.bus:
+            self.bus.remove(self)
+
+
+class _Listener:
+    """A background task that keeps a subscription alive, reconnecting after a failure."""
+
+    name = "listener"
+
+    def __init__(self) -> None:
+        self.task: asyncio.Task[None] | None = None
+        self.handler: Handler | None = None
+        self.ready = asyncio.Event()
+
+    async def start(self, handler: Handler) -> None:
+        """Subscribe and wait until the subscription is live."""
+        self.handler = handler
+        self.task = asyncio.create_task(self._run())
+        await asyncio.wait_for(self.ready.wait(), 10)
+
+    async def _run(self) -> None:
+        first = True
+        while True:
+            try:
+                await self._listen(first)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a dropped connection: resubscribe, then resync every room
+                log.warning("%s pub/sub connection lost (%s); reconnecting", self.name, exc)
+                await asyncio.sleep(1)
+            first = False
+
+    async def _deliver(self, payload: str | bytes) -> None:
+        try:
+            event = json.loads(payload)
+        except json.JSONDecodeError:
+            return
+        if self.handler is not None and isinstance(event, dict):
+            await self.handler(event)
+
+    async def _listen(self, first: bool) -> None:
+        raise NotImplementedError
+
+    async def _stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+
+
+class PostgresHub(_Listener):
+    """PostgreSQL LISTEN/NOTIFY on one channel (payloads stay far below the 8000-byte limit)."""
+
+    name = "postgres"
+
+    def __init__(self, url: str, channel: str) -> None:
+        super().__init__()
+        self.url = url
+        self.channel = channel
+        self.sender: Any = None
+        self.lock = asyncio.Lock()
+
+    async def _listen(self, first: bool) -> None:
+        import psycopg
+
+        async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as conn:
+            await conn.execute(f'LISTEN "{self.channel}"')
+            self.ready.set()
+            if not first:
+                await self._deliver(json.dumps({"kind": "resync"}))
+            async for note in conn.notifies():
+                await self._deliver(note.payload)
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        """NOTIFY the other processes."""
+        import psycopg
+
+        payload = json.dumps(event)
+        async with self.lock:
+            for attempt in range(2):
+                try:
+                    if self.sender is None or self.sender.closed:
+                        self.sender = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                    await self.sender.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+                    return
+                except psycopg.OperationalError:
+                    self.sender = None
+                    if attempt:
+                        raise
+
+    async def close(self) -> None:
+        """Stop listening and close both connections."""
+        await self._stop()
+        if self.sender is not None:
+            await self.sender.close()
+
+
+class RedisHub(_Listener):
+    """Redis pub/sub on one channel."""
+
+    name = "redis"
+
+    def __init__(self, url: str, channel: str) -> None:
+        super().__init__()
+        import redis.asyncio as aioredis
+
+        self.channel = channel
+        self.client: Any = aioredis.from_url(url)
+
+    async def _listen(self, first: bool) -> None:
+        pubsub = self.client.pubsub()
+        try:
+            await pubsub.subscribe(self.channel)
+            self.ready.set()
+            if not first:
+                await self._deliver(json.dumps({"kind": "resync"}))
+            async for message in pubsub.listen():
+                if message.get("type") == "message":
+                    await self._deliver(message["data"])
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    async def publish(self, event: dict[str, Any]) -> None:
+        """PUBLISH to the other processes."""
+        await self.client.publish(self.channel, json.dumps(event))
+
+    async def close(self) -> None:
+        """Unsubscribe and close the client."""
+        await self._stop()
+        with contextlib.suppress(Exception):
+            await self.client.aclose()
+
+
+def make_hub(kind: str, db_url: str, channel: str) -> Hub:
+    """``auto`` (PostgreSQL NOTIFY on a PostgreSQL database, else none), ``none``, ``postgres``,
+    or a ``redis://`` URL."""
+    from fivedice.web.db import libpq_url, normalize_url
+    from fivedice.web.errors import RoomError
+
+    url = normalize_url(db_url)
+    if kind == "auto":
+        kind = "postgres" if url.startswith("postgresql") else "none"
+    if kind == "none":
+        return NullHub()
+    if kind == "postgres":
+        if not url.startswith("postgresql"):
+            raise RoomError(f"Pub/sub 'postgres' needs a PostgreSQL database; the database is {db_url!r}.")
+        return PostgresHub(libpq_url(url), channel)
+    if kind.startswith(("redis://", "rediss://", "unix://")):
+        return RedisHub(kind, channel)
+    raise RoomError(f"Pub/sub {kind!r} is unknown; expected auto, none, postgres or a redis:// URL.")

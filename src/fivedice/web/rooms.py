@@ -1,0 +1,311 @@
+"""A room as one server process holds it: the stored room plus its game rebuilt from the move log.
+
+:class:`Room` is mutable and guarded by its ``lock``; it is only ever brought up to date
+from the database (:meth:`Room.load`, :meth:`Room.apply`), never changed ahead of a
+commit. :meth:`Room.snapshot` is the JSON every client of the room receives: the engine's
+own state and ``options()``, so the browser shows points without knowing any rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from fivedice import notation
+from fivedice.actions import Score
+from fivedice.dice import DiceRoller
+from fivedice.game import Game
+from fivedice.rules import RuleSet, parse_spec
+from fivedice.state import Phase
+from fivedice.web.db import MoveRow, RoomRow, SeatRow
+
+__all__ = ["CODE_ALPHABET", "Client", "Room", "SecretsRoller", "TokenBucket", "describe_move", "new_code"]
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+"""Invite codes avoid letters and digits that look alike (0/O, 1/I/L)."""
+
+EVENTS_KEPT = 12
+
+
+def new_code(length: int = 8) -> str:
+    """A fresh random invite code (31**8, about 8.5e11 codes)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(length))
+
+
+class SecretsRoller:
+    """Dice from the operating system's cryptographic generator (:mod:`secrets`)."""
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        """Roll ``n`` dice."""
+        return tuple(secrets.randbelow(6) + 1 for _ in range(n))
+
+
+class TokenBucket:
+    """A per-connection rate limit: ``rate`` messages a second on average, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        """Whether one more message is allowed now."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+@dataclass(eq=False)
+class Client:
+    """One WebSocket connection: its seat (None for a spectator) and its outgoing queue."""
+
+    seat: int | None
+    queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+
+    def send(self, text: str) -> bool:
+        """Queue ``text``; False if the client is too far behind (it is then dropped)."""
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            return False
+        return True
+
+
+def describe_move(names: tuple[str, ...], move: MoveRow) -> str:
+    """A move as one line of text for the room's event list."""
+    who = names[move.seat] if 0 <= move.seat < len(names) else f"Seat {move.seat + 1}"
+    rec = move.record
+    kind = rec.get("type")
+    if kind == "undo":
+        line = f"{who} takes back their last score."
+    elif kind == "rolloff":
+        dice = rec.get("dice", [])
+        line = f"{who} rolls off: {' '.join(map(str, dice))} ({sum(dice)})."
+    elif kind == "roll":
+        held = rec.get("held", [])
+        kept = f", keeping {len(held)}" if held else ""
+        line = f"{who} rolls {' '.join(map(str, rec.get('dice', [])))}{kept}."
+    else:
+        line = f"{who} scores {rec.get('points')} in {str(rec.get('box', '')).replace('_', ' ')}."
+    if move.by == "timer":
+        line += " (time ran out: the computer played)"
+    return line
+
+
+class Room:
+    """A room and its game, rebuilt from the stored move log."""
+
+    def __init__(self, row: RoomRow, moves: list[MoveRow], roller: DiceRoller) -> None:
+        self.code = row.code
+        self.spec = row.spec
+        self.rules: RuleSet = parse_spec(row.spec)
+        self.roller = roller
+        self.lock = asyncio.Lock()
+        self.clients: set[Client] = set()
+        self.presence: dict[str, frozenset[int]] = {}
+        self.driving = False
+        self.notified_timeout: tuple[int, int] | None = None
+        self.analysis: tuple[int, dict[str, Any] | None] | None = None
+        self._snapshot: tuple[tuple[int, int], str] | None = None
+        self._presence_rev = 0
+        self.load(row, moves)
+
+    # -- bringing the room up to date -------------------------------------------------
+    def load(self, row: RoomRow, moves: list[MoveRow]) -> None:
+        """Take the stored room and rebuild its current game from all of that game's ``moves``."""
+        self.row = row
+        self.stale = False
+        self.game: Game | None = None
+        self.movers: list[int] = []
+        self.seq = 0
+        self.events: deque[str] = deque(maxlen=EVENTS_KEPT)
+        if row.status != "lobby":
+            self.game = Game(self.rules, self.names, self.roller)
+            for move in moves:
+                self._push(move)
+        self._snapshot = None
+
+    def apply(self, row: RoomRow, moves: list[MoveRow]) -> None:
+        """Take the stored room and the moves after :attr:`seq` of the same game."""
+        self.row = row
+        if self.game is None and row.status != "lobby":
+            self.game = Game(self.rules, self.names, self.roller)
+        for move in moves:
+            self._push(move)
+        self._snapshot = None
+
+    def needs_reload(self, row: RoomRow) -> bool:
+        """Whether ``row`` starts a different game than the one held (a rematch, or a failed write)."""
+        return self.stale or row.game_no != self.row.game_no
+
+    def _push(self, move: MoveRow) -> None:
+        assert self.game is not None
+        if move.record.get("type") == "undo":
+            self.game.undo(1)
+        else:
+            self.game.push(notation.from_json(move.record))
+        self.note(move)
+
+    def note(self, move: MoveRow) -> None:
+        """Book-keeping for a move already applied to :attr:`game`: sequence, movers and events."""
+        if move.record.get("type") == "undo":
+            self.movers.pop()
+        else:
+            self.movers.append(move.seat)
+        self.seq = move.seq
+        self.events.append(describe_move(self.names, move))
+
+    def invalidate(self) -> None:
+        """Force a full reload at the next refresh (after a write that may have half-applied)."""
+        self.stale = True
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        """The stored version this process last saw."""
+        return self.row.version
+
+    @property
+    def seats(self) -> tuple[SeatRow, ...]:
+        """The stored seats."""
+        return self.row.seats
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every seat's name (open seats as ``Seat N``)."""
+        return tuple(s.name or f"Seat {s.seat + 1}" for s in self.row.seats)
+
+    @property
+    def status(self) -> str:
+        """``lobby``, ``playing`` or ``over``."""
+        return self.row.status
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """Hints, undo, timer and away policy."""
+        return self.row.settings
+
+    @property
+    def deadline(self) -> float | None:
+        """When the current turn's time runs out (epoch seconds), or None without a timer."""
+        timer = self.settings.get("timer")
+        if not timer or self.status != "playing":
+            return None
+        return float(self.row.updated + timer)
+
+    def current_seat(self) -> SeatRow | None:
+        """The seat to act, or None outside play."""
+        if self.game is None or self.status != "playing" or self.game.is_over:
+            return None
+        return self.row.seats[self.game.state.current]
+
+    def last_score_by(self) -> int | None:
+        """The seat whose score is the game's last action (what undo would take back), else None."""
+        if self.game is None or not self.game.log or not isinstance(self.game.log[-1], Score):
+            return None
+        return self.movers[-1]
+
+    def online(self) -> set[int]:
+        """Seats with a live connection to any server process."""
+        seats = {c.seat for c in self.clients if c.seat is not None}
+        for other in self.presence.values():
+            seats |= other
+        return seats
+
+    def presence_changed(self) -> None:
+        """Someone connected or left: the next snapshot shows it."""
+        self._presence_rev += 1
+
+    # -- what clients see ---------------------------------------------------------------
+    def snapshot(self) -> str:
+        """The room as JSON text, cached per version and presence change."""
+        key = (self.row.version, self._presence_rev)
+        if self._snapshot is None or self._snapshot[0] != key:
+            self._snapshot = (key, json.dumps(self._snapshot_data(), separators=(",", ":")))
+        return self._snapshot[1]
+
+    def _snapshot_data(self) -> dict[str, Any]:
+        rules = self.rules
+        online = self.online()
+        return {
+            "code": self.code,
+            "version": self.row.version,
+            "status": self.status,
+            "game_no": self.row.game_no,
+            "rules": {
+                "spec": rules.spec,
+                "title": rules.title,
+                "dice": rules.dice,
+                "rolls": rules.rolls,
+                "cards": [c.value for c in rules.cards],
+                "upper_bonus": bool(rules.upper_bonus),
+                "yahtzee_bonus": rules.yahtzee_bonus,
+                "boxes": [{"name": b.name, "label": b.label, "section": b.section} for b in rules.boxes],
+            },
+            "settings": self.settings,
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "name": s.name,
+                    "kind": s.kind,
+                    "level": s.level,
+                    "taken": s.name is not None,
+                    "online": s.kind == "computer" or s.seat in online,
+                }
+                for s in self.row.seats
+            ],
+            "deadline": self.deadline,
+            "game": self._game_data(),
+            "events": list(self.events),
+        }
+
+    def _game_data(self) -> dict[str, Any] | None:
+        if self.game is None:
+            return None
+        state = self.game.state
+        cards = [
+            [
+                {
+                    "order": card.order.value,
+                    "entries": list(card.entries),
+                    "upper_total": card.upper_total,
+                    "upper_bonus": card.upper_bonus,
+                    "yahtzee_bonus": card.yahtzee_bonus,
+                    "total": card.total,
+                }
+                for card in seat_cards
+            ]
+            for seat_cards in state.cards
+        ]
+        return {
+            "phase": state.phase.value,
+            "current": state.current,
+            "dice": list(state.dice) if state.dice is not None else None,
+            "rolls": state.rolls,
+            "rolls_left": state.rolls_left,
+            "round": state.round,
+            "rounds": state.rules.rounds,
+            "rolloff": [list(p) for p in state.rolloff],
+            "contenders": list(state.contenders),
+            "cards": cards,
+            "totals": list(state.totals),
+            "options": [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()],
+            "standings": [
+                {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total} for s in state.standings()
+            ]
+            if state.phase is Phase.OVER
+            else None,
+            "undo_by": self.last_score_by() if self.settings.get("undo") and not state.is_over else None,
+            "moves": len(self.game.log),
+            "log": notation.log_to_text(self.game.log),
+        }

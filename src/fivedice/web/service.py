@@ -1,0 +1,533 @@
+"""The room service: every change to a room is committed to the database, then broadcast.
+
+One :class:`RoomService` runs in each server process. A change (a player's intent, a
+computer's move, start, join, rematch, undo) runs in a worker thread inside one database
+transaction that holds the room's row lock: the room is first brought up to date from the
+database, then the engine decides (``Game.roll``/``score``/``play``/``undo``), the move is
+appended and the room's version advanced. Only after the commit is the new state sent to
+this process's clients and the other processes told (through the pub/sub hub) to re-read it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import hmac
+import json
+import logging
+import random
+import re
+import secrets
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection
+from sqlalchemy.exc import IntegrityError
+
+from fivedice import notation
+from fivedice.dice import DiceRoller, RandomRoller
+from fivedice.errors import FiveDiceError
+from fivedice.rules import BUILTINS, get
+from fivedice.rules.ruleset import normalize_name
+from fivedice.web import computer
+from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow
+from fivedice.web.errors import ConflictError, RoomError, RoomNotFoundError
+from fivedice.web.models import Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
+from fivedice.web.pubsub import Hub, NullHub
+from fivedice.web.rooms import Client, Room, SecretsRoller, new_code
+
+__all__ = ["RoomService", "hash_token"]
+
+log = logging.getLogger("fivedice.web")
+T = TypeVar("T")
+_CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat's secret (the secret itself is only ever in the owner's browser)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_code(code: str) -> str:
+    """The invite code in upper case; raises :class:`RoomNotFoundError` for a malformed one."""
+    if not _CODE.match(code):
+        raise RoomNotFoundError(f"Room {code[:20]!r} does not exist; an invite code is 8 letters and digits.")
+    return code.upper()
+
+
+@dataclass
+class Change:
+    """What a decision does: a move to append, room columns to set, new seats, a result to return."""
+
+    entry: dict[str, Any] | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    seats: tuple[SeatRow, ...] | None = None
+    result: Any = None
+
+
+Decide = Callable[[Room, Connection], Change]
+
+
+class RoomService:
+    """Rooms of one server process, kept in step with the database and the other processes."""
+
+    def __init__(
+        self,
+        store: RoomStore,
+        hub: Hub | None = None,
+        *,
+        seed: int | None = None,
+        computer_delay: float = 0.6,
+        scores: bool = True,
+        scores_url: str | None = None,
+        rate: tuple[float, float] = (10.0, 20.0),
+    ) -> None:
+        self.store = store
+        self.hub: Hub = hub or NullHub()
+        self.roller: DiceRoller = RandomRoller(random.Random(seed)) if seed is not None else SecretsRoller()
+        self.computer_delay = computer_delay
+        self.scores = scores
+        self.scores_url = scores_url
+        self.rate = rate
+        self.proc = secrets.token_hex(6)
+        self.rooms: dict[str, Room] = {}
+        self._loading = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._score_store: Any = None
+        self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
+
+    # -- life cycle ---------------------------------------------------------------------
+    async def start(self) -> None:
+        """Subscribe to the other processes' news and start the turn-timer watch."""
+        await self.hub.start(self._on_event)
+        self._spawn(self._timer_loop())
+
+    async def close(self) -> None:
+        """Stop background work and release connections."""
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.hub.close()
+        self.executor.shutdown(wait=True)
+        self.store.dispose()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a blocking database call in the service's worker threads."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, partial(fn, *args))
+
+    # -- rooms in memory ----------------------------------------------------------------
+    async def room(self, code: str) -> Room:
+        """The room with this invite code, loaded from the database on first use."""
+        code = check_code(code)
+        room = self.rooms.get(code)
+        if room is not None:
+            return room
+        async with self._loading:
+            room = self.rooms.get(code)
+            if room is None:
+                row, moves = await self.db(self._read, code)
+                room = self.rooms[code] = Room(row, moves, self.roller)
+        self._after_change(room)
+        return room
+
+    def _read(self, code: str) -> tuple[RoomRow, list[MoveRow]]:
+        with self.store.engine.begin() as conn:
+            row = self.store.room(code, conn)
+            return row, self.store.moves(code, row.game_no, 0, conn)
+
+    def _refresh(self, room: Room, conn: Connection | None = None, row: RoomRow | None = None) -> bool:
+        """Bring ``room`` up to date with the database; True if anything changed."""
+        if conn is None:
+            with self.store.engine.begin() as c:
+                return self._refresh(room, c)
+        if row is None:
+            row = self.store.room(room.code, conn)
+        if row.version == room.version and not room.stale:
+            return False
+        if room.needs_reload(row):
+            room.load(row, self.store.moves(room.code, row.game_no, 0, conn))
+        else:
+            room.apply(row, self.store.moves(room.code, row.game_no, room.seq, conn))
+        return True
+
+    def _write(self, room: Room, seat: int, by: str, decide: Decide) -> Change:
+        """One transaction: lock, refresh, decide, append, bump; then update the room in memory."""
+        now = time.time()
+        try:
+            with self.store.transaction(room.code) as (conn, row):
+                self._refresh(room, conn, row)
+                row = room.row
+                change = decide(room, conn)
+                move = None
+                if change.entry is not None:
+                    move = MoveRow(room.seq + 1, seat, by, change.entry, now)
+                    self.store.add_move(conn, room.code, row.game_no, move)
+                    if room.game is not None and room.game.is_over:
+                        change.values["status"] = "over"
+                version = self.store.bump(conn, row, now=now, **change.values)
+        except BaseException:
+            room.invalidate()  # the game may hold an action that was not committed
+            raise
+        new = dataclasses.replace(row, version=version, updated=now, **change.values)
+        if change.seats is not None:
+            new = dataclasses.replace(new, seats=change.seats)
+        if new.game_no != row.game_no:
+            room.load(new, [])
+        else:
+            room.apply(new, [])
+        if move is not None:
+            room.note(move)
+        return change
+
+    async def _change(self, room: Room, seat: int, by: str, decide: Decide) -> Any:
+        async with room.lock:
+            change = await self.db(self._write, room, seat, by, decide)
+            self._broadcast(room)
+        await self._publish(room, "changed", version=room.version)
+        self._after_change(room)
+        return change.result
+
+    # -- telling clients and processes --------------------------------------------------
+    def _broadcast(self, room: Room) -> None:
+        snap = room.snapshot()
+        for client in list(room.clients):
+            you = "null" if client.seat is None else str(client.seat)
+            if not client.send(f'{{"type":"state","you":{you},"state":{snap}}}'):
+                self._drop(room, client)
+
+    def _send_all(self, room: Room, message: dict[str, Any]) -> None:
+        text = json.dumps(message)
+        for client in list(room.clients):
+            if not client.send(text):
+                self._drop(room, client)
+
+    def _drop(self, room: Room, client: Client) -> None:
+        room.clients.discard(client)
+        while not client.queue.empty():
+            client.queue.get_nowait()
+        client.queue.put_nowait(None)  # the writer closes the socket
+
+    async def _publish(self, room: Room, kind: str, **extra: Any) -> None:
+        try:
+            await self.hub.publish({"proc": self.proc, "room": room.code, "kind": kind, **extra})
+        except Exception as exc:  # the move is committed; other processes catch up on their next refresh
+            log.warning("could not publish %s for room %s: %s", kind, room.code, exc)
+
+    async def _on_event(self, event: dict[str, Any]) -> None:
+        if event.get("proc") == self.proc:
+            return
+        kind = event.get("kind")
+        rooms = list(self.rooms.values()) if kind == "resync" else [self.rooms.get(str(event.get("room")))]
+        for room in rooms:
+            if room is None:
+                continue
+            if kind in ("changed", "resync"):
+                async with room.lock:
+                    if await self.db(self._refresh, room):
+                        self._broadcast(room)
+                self._after_change(room, drive=kind == "resync")
+            elif kind == "message" and isinstance(event.get("message"), dict):
+                self._send_all(room, event["message"])
+            elif kind == "presence":
+                room.presence[str(event.get("proc"))] = frozenset(int(s) for s in event.get("seats", []))
+                room.presence_changed()
+                self._broadcast(room)
+                if event.get("hello"):
+                    await self._publish_presence(room)
+
+    async def _publish_presence(self, room: Room, hello: bool = False) -> None:
+        seats = sorted({c.seat for c in room.clients if c.seat is not None})
+        await self._publish(room, "presence", seats=seats, hello=hello)
+
+    async def _message(self, room: Room, message: dict[str, Any]) -> None:
+        self._send_all(room, message)
+        await self._publish(room, "message", message=message)
+
+    # -- after every change: computers, timers, high scores -----------------------------
+    def _after_change(self, room: Room, drive: bool = True) -> None:
+        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores:
+            self._spawn(self._record(room))
+        seat = room.current_seat()
+        if drive and seat is not None and seat.kind == "computer" and not room.driving:
+            room.driving = True
+            self._spawn(self._drive(room))
+
+    async def _drive(self, room: Room, timer: bool = False) -> None:
+        """Play computer seats (and, with ``timer``, a timed-out human's turn) until a human is to act."""
+        room.driving = True
+        try:
+            while True:
+                await asyncio.sleep(self.computer_delay if not timer else min(self.computer_delay, 0.2))
+                async with room.lock:
+                    await self.db(self._refresh, room)
+                    seat = room.current_seat()
+                    if seat is None or room.game is None:
+                        break
+                    timed_out = room.deadline is not None and time.time() >= room.deadline
+                    if seat.kind == "computer":
+                        level, by = seat.level or computer.default_level(), "computer"
+                    elif timer and timed_out and room.settings.get("away") == "computer":
+                        level, by = computer.default_level(), "timer"
+                    else:
+                        break
+                    state = room.game.state
+                    action = await asyncio.to_thread(computer.choose, level, state)
+
+                    def decide(r: Room, _conn: Connection, state: Any = state, action: Any = action) -> Change:
+                        if r.game is None or r.game.state is not state:
+                            raise ConflictError(f"Room {r.code!r} changed while the computer was thinking.")
+                        return Change(entry=notation.to_json(r.game.play(action)))
+
+                    try:
+                        await self.db(self._write, room, seat.seat, by, decide)
+                    except ConflictError:
+                        continue
+                    except FiveDiceError as exc:
+                        log.warning("computer move failed in room %s: %s", room.code, exc)
+                        break
+                    self._broadcast(room)
+                await self._publish(room, "changed", version=room.version)
+        finally:
+            room.driving = False
+        self._after_change(room, drive=False)
+
+    async def _timer_loop(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            now = time.time()
+            for room in list(self.rooms.values()):
+                deadline, seat = room.deadline, room.current_seat()
+                if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
+                    continue
+                if room.settings.get("away") == "computer":
+                    room.driving = True
+                    self._spawn(self._drive(room, timer=True))
+                elif room.notified_timeout != (room.row.game_no, room.seq):
+                    room.notified_timeout = (room.row.game_no, room.seq)
+                    text = f"Time is up for {seat.name}; the room waits for them."
+                    await self._message(room, {"type": "notice", "text": text})
+
+    async def _record(self, room: Room) -> None:
+        """Put a finished game into the high scores and history (exactly one process claims it)."""
+        if room.game is None or not room.game.is_over:
+            return
+        game_no, game = room.row.game_no, room.game
+        try:
+            if not await self.db(self.store.claim_record, room.code, game_no):
+                return
+            levels = {s.seat: s.level or "computer" for s in room.seats if s.kind == "computer"}
+            await asyncio.to_thread(self._record_sync, game, levels)
+        except Exception as exc:
+            log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
+
+    def _record_sync(self, game: Any, levels: dict[int, str]) -> None:
+        storage = computer._module("fivedice.storage")
+        if storage is None or not hasattr(storage, "Store"):
+            return
+        if self._score_store is None:
+            self._score_store = storage.Store(self.scores_url)
+        self._score_store.record_game(game, source="web", computer=levels)
+
+    # -- HTTP operations ----------------------------------------------------------------
+    async def create(self, req: CreateRoom) -> dict[str, Any]:
+        """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
+        key = normalize_name(req.rules)
+        if key not in BUILTINS:
+            raise RoomError(f"Rule set {req.rules!r} is unknown; expected one of: {', '.join(BUILTINS)}.")
+        rules = get(key, **req.options)
+        for level in req.computers:
+            computer.check_level(level)
+        token = secrets.token_urlsafe(24)
+        seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
+        seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
+        for n, level in enumerate(req.computers, 1):
+            seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
+        if req.name.lower() in {s.name.lower() for s in seats[1:] if s.name}:
+            raise RoomError(f"Name {req.name!r} is taken by a computer seat; choose another.")
+        settings = {"hints": req.hints, "undo": req.undo, "timer": req.timer, "away": req.away}
+        for _ in range(5):
+            code = new_code()
+            try:
+                await self.db(partial(self.store.create, code, rules.spec, settings, seats, now=time.time()))
+                break
+            except IntegrityError:
+                continue
+        else:  # pragma: no cover - 5 collisions among 8.5e11 codes
+            raise RoomError("Could not find a free invite code; try again.")
+        return {"code": code, "token": token, "seat": 0, "link": f"/r/{code}"}
+
+    async def join(self, code: str, req: JoinRoom) -> dict[str, Any]:
+        """Take the first open seat (in the lobby) and get its token, or join as a spectator."""
+        room = await self.room(code)
+        if req.spectator:
+            return {"code": room.code, "token": None, "seat": None, "link": f"/r/{room.code}"}
+        if req.name is None:
+            raise RoomError("Joining as a player needs a name; give one, or join as a spectator.")
+        name, token = req.name, secrets.token_urlsafe(24)
+
+        def decide(r: Room, conn: Connection) -> Change:
+            if r.status != "lobby":
+                raise RoomError(f"Room {r.code!r} has already started; join it as a spectator.")
+            if any(s.name and s.name.lower() == name.lower() for s in r.seats):
+                raise RoomError(f"Name {name!r} is already taken in room {r.code!r}; choose another.")
+            free = next((s for s in r.seats if s.kind == "human" and s.name is None), None)
+            if free is None:
+                raise RoomError(f"Room {r.code!r} is full; join it as a spectator.")
+            self.store.set_seat(conn, r.code, free.seat, name, hash_token(token))
+            seats = tuple(
+                dataclasses.replace(s, name=name, token=hash_token(token)) if s is free else s for s in r.seats
+            )
+            return Change(seats=seats, result=free.seat)
+
+        seat = await self._change(room, -1, "join", decide)
+        await self._message(room, {"type": "notice", "text": f"{name} joined."})
+        return {"code": room.code, "token": token, "seat": seat, "link": f"/r/{room.code}"}
+
+    async def moves(self, code: str, game_no: int | None = None) -> dict[str, Any]:
+        """A game's stored move log (every accepted action, including undos)."""
+        room = await self.room(code)
+        number = game_no or room.row.game_no
+        rows = await self.db(self.store.moves, room.code, number)
+        return {
+            "code": room.code,
+            "game_no": number,
+            "spec": room.spec,
+            "players": list(room.names),
+            "moves": [{"seq": m.seq, "seat": m.seat, "by": m.by, "record": m.record} for m in rows],
+        }
+
+    # -- WebSocket clients ---------------------------------------------------------------
+    async def connect(self, code: str, hello: Hello) -> tuple[Room, Client]:
+        """Attach a connection to a room, as the seat whose token it gives or as a spectator."""
+        room = await self.room(code)
+        seat = None
+        if hello.token is not None:
+            digest = hash_token(hello.token)
+            match = [s.seat for s in room.seats if s.token and hmac.compare_digest(s.token, digest)]
+            if not match:
+                raise RoomError(f"That token is not a seat of room {room.code!r}; join the room again.")
+            seat = match[0]
+        client = Client(seat)
+        first = not room.clients
+        async with room.lock:
+            room.clients.add(client)
+            room.presence_changed()
+            self._broadcast(room)
+        await self._publish_presence(room, hello=first)
+        return room, client
+
+    async def disconnect(self, room: Room, client: Client) -> None:
+        """Detach a connection; the others see the seat go offline."""
+        async with room.lock:
+            room.clients.discard(client)
+            room.presence_changed()
+            self._broadcast(room)
+        await self._publish_presence(room)
+
+    async def handle(self, room: Room, client: Client, msg: Any) -> None:
+        """Act on one validated message from ``client``."""
+        seat = client.seat
+        if isinstance(msg, Hello):
+            raise RoomError("This connection has already said hello; send intents now.")
+        if isinstance(msg, Simple) and msg.type == "ping":
+            client.send(json.dumps({"type": "pong", "id": msg.id}))
+            return
+        if seat is None:
+            raise RoomError("Spectators can watch but not act or chat; join the room to play.")
+        if isinstance(msg, RollIntent | ScoreIntent):
+            await self._change(room, seat, "seat", partial(_play, seat, msg))
+        elif isinstance(msg, Chat):
+            name = room.seats[seat].name
+            await self._message(room, {"type": "chat", "seat": seat, "name": name, "text": msg.text})
+        elif msg.type == "undo":
+            await self._change(room, seat, "seat", partial(_undo, seat))
+        elif msg.type == "start":
+            await self._change(room, seat, "seat", partial(_start, seat))
+            await self._message(room, {"type": "notice", "text": "The game has started."})
+        elif msg.type == "rematch":
+            await self._change(room, seat, "seat", partial(_rematch, seat))
+            await self._message(room, {"type": "notice", "text": f"{room.seats[seat].name} started a rematch."})
+        elif msg.type == "hint":
+            client.send(json.dumps({"type": "hint", "id": msg.id, **(await self._hint(room, seat))}))
+        elif msg.type == "analysis":
+            client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": await self._analysis(room)}))
+
+    async def _hint(self, room: Room, seat: int) -> dict[str, Any]:
+        if not room.settings.get("hints"):
+            raise RoomError("Hints are turned off in this room.")
+        async with room.lock:
+            current = room.current_seat()
+            if current is None or current.seat != seat or room.game is None:
+                raise RoomError("Hints are for the player whose turn it is.")
+            state = room.game.state
+        return await asyncio.to_thread(computer.hint, state)
+
+    async def _analysis(self, room: Room) -> dict[str, Any] | None:
+        async with room.lock:
+            if room.game is None or room.status != "over":
+                raise RoomError("The analysis is ready when the game is over.")
+            game, number = room.game, room.row.game_no
+            if room.analysis is not None and room.analysis[0] == number:
+                return room.analysis[1]
+        result = await asyncio.to_thread(computer.analysis, game)
+        room.analysis = (number, result)
+        return result
+
+
+# -- decisions (run inside the write transaction, after the room is up to date) ---------
+def _playing(room: Room, seat: int) -> Any:
+    if room.status == "lobby":
+        raise RoomError("The game has not started yet; the host starts it from the lobby.")
+    if room.status == "over" or room.game is None:
+        raise RoomError("The game is over; start a rematch to play again.")
+    current = room.game.state.current
+    if current != seat:
+        raise RoomError(f"It is {room.names[current]}'s turn, not {room.names[seat]}'s.")
+    return room.game
+
+
+def _play(seat: int, msg: RollIntent | ScoreIntent, room: Room, _conn: Connection) -> Change:
+    game = _playing(room, seat)
+    record = game.roll(msg.keep) if isinstance(msg, RollIntent) else game.score(msg.box, msg.card)
+    return Change(entry=notation.to_json(record))
+
+
+def _undo(seat: int, room: Room, _conn: Connection) -> Change:
+    if not room.settings.get("undo"):
+        raise RoomError("This room does not allow undo.")
+    if room.status != "playing" or room.game is None:
+        raise RoomError("Only a game in play can be undone.")
+    if room.last_score_by() != seat:
+        raise RoomError(f"{room.names[seat]} can only take back their own score, before anyone else acts.")
+    room.game.undo(1)
+    return Change(entry={"type": "undo"})
+
+
+def _start(seat: int, room: Room, _conn: Connection) -> Change:
+    if seat != 0:
+        raise RoomError(f"Only the host, {room.names[0]}, can start the game.")
+    if room.status != "lobby":
+        raise RoomError("The game has already started.")
+    waiting = [s.seat + 1 for s in room.seats if s.name is None]
+    if waiting:
+        raise RoomError(f"Seats {waiting} are still open; wait until every player has joined.")
+    return Change(values={"status": "playing"})
+
+
+def _rematch(seat: int, room: Room, _conn: Connection) -> Change:
+    if room.status != "over":
+        raise RoomError("A rematch can start only when the game is over.")
+    return Change(values={"status": "playing", "game_no": room.row.game_no + 1})

@@ -1,0 +1,232 @@
+"""Helpers for the web tests: an in-process app with TestClient sockets, and real server processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from fivedice.web.app import create_app
+
+Msg = dict[str, Any]
+
+
+class Conn:
+    """A TestClient WebSocket that remembers the latest room state it received."""
+
+    def __init__(self, ws: WebSocketTestSession) -> None:
+        self.ws = ws
+        self.state: Msg = {}
+        self.you: int | None = None
+        self.seen: list[Msg] = []
+
+    def send(self, **msg: Any) -> None:
+        self.ws.send_text(json.dumps(msg))
+
+    def recv(self) -> Msg:
+        msg: Msg = self.ws.receive_json()
+        self.seen.append(msg)
+        if msg["type"] == "state":
+            self.state, self.you = msg["state"], msg["you"]
+        return msg
+
+    def until(self, pred: Callable[[Msg], bool], limit: int = 500) -> Msg:
+        for _ in range(limit):
+            msg = self.recv()
+            if pred(msg):
+                return msg
+        raise AssertionError(f"no matching message in {limit}; last {self.seen[-3:]}")
+
+    def error(self) -> str:
+        return str(self.until(lambda m: m["type"] == "error")["message"])
+
+    def version(self, above: int) -> Msg:
+        """Wait for a state newer than version ``above``."""
+        state: Msg = self.until(lambda m: m["type"] == "state" and m["state"]["version"] > above)["state"]
+        return state
+
+
+@contextmanager
+def hello(client: TestClient, code: str, token: str | None) -> Iterator[Conn]:
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        conn = Conn(ws)
+        conn.send(type="hello", token=token)
+        conn.until(lambda m: m["type"] == "state")
+        yield conn
+
+
+def intent(game: Msg) -> Msg:
+    """A simple deterministic policy over the snapshot: roll, roll keeping dice 1-2, score the best box."""
+    if game["phase"] == "rolloff" or game["dice"] is None:
+        return {"type": "roll"}
+    if game["rolls"] == 1:
+        return {"type": "roll", "keep": [0, 1]}
+    best = max(game["options"], key=lambda o: (o["points"], -o["card"]))
+    return {"type": "score", "box": best["box"], "card": best["card"]}
+
+
+def play(conns: dict[int, Conn], until: Callable[[Msg], bool] | None = None) -> Msg:
+    """Drive every human seat in ``conns`` (computers move by themselves) until the game ends."""
+    any_conn = next(iter(conns.values()))
+    state = any_conn.state
+    while state["status"] != "over" and not (until and until(state)):
+        version = state["version"]
+        seat = state["game"]["current"] if state["game"] else None
+        if seat in conns:
+            conns[seat].send(**intent(state["game"]))
+        for conn in conns.values():
+            conn.version(version)
+        state = any_conn.state
+    return state
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    app = create_app("sqlite://", pubsub="none", seed=7, computer_delay=0, scores=False, rate=(1000, 1000))
+    with TestClient(app) as c:
+        yield c
+
+
+def create(client: TestClient, **body: Any) -> Msg:
+    body.setdefault("name", "Ann")
+    r = client.post("/api/rooms", json=body)
+    assert r.status_code == 201, r.text
+    data: Msg = r.json()
+    return data
+
+
+# -- real server processes ----------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``python -m fivedice.web`` in a subprocess on a free loopback port."""
+
+    def __init__(self, db: str, *args: str, port: int | None = None, log: Path | None = None) -> None:
+        self.db, self.args = db, args
+        self.port = port or free_port()
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def start(self) -> Server:
+        cmd = [sys.executable, "-m", "fivedice.web", "--port", str(self.port), "--db", self.db, *self.args]
+        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}: {' '.join(cmd)}")
+            try:
+                if httpx.get(self.url + "/api/rules", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("server did not start in 30 s")
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown at all."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+class RemoteConn:
+    """A ``websockets`` sync client with the same helpers as :class:`Conn`."""
+
+    def __init__(self, url: str, code: str, token: str | None) -> None:
+        from websockets.sync.client import connect
+
+        self.ws = connect(f"{url}/ws/{code}", open_timeout=10)
+        self.state: Msg = {}
+        self.you: int | None = None
+        self.send(type="hello", token=token)
+        self.until(lambda m: m["type"] == "state")
+
+    def send(self, **msg: Any) -> None:
+        self.ws.send(json.dumps(msg))
+
+    def recv(self) -> Msg:
+        msg: Msg = json.loads(self.ws.recv(timeout=15))
+        if msg["type"] == "state":
+            self.state, self.you = msg["state"], msg["you"]
+        return msg
+
+    def until(self, pred: Callable[[Msg], bool], limit: int = 1000) -> Msg:
+        for _ in range(limit):
+            msg = self.recv()
+            if pred(msg):
+                return msg
+        raise AssertionError("no matching message")
+
+    def error(self) -> str:
+        return str(self.until(lambda m: m["type"] == "error")["message"])
+
+    def version(self, above: int) -> Msg:
+        state: Msg = self.until(lambda m: m["type"] == "state" and m["state"]["version"] > above)["state"]
+        return state
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def play_remote(conns: dict[int, RemoteConn], until: Callable[[Msg], bool] | None = None) -> Msg:
+    """:func:`play` over real sockets."""
+    any_conn = next(iter(conns.values()))
+    state = any_conn.state
+    while state["status"] != "over" and not (until and until(state)):
+        version = state["version"]
+        seat = state["game"]["current"] if state["game"] else None
+        if seat in conns:
+            conns[seat].send(**intent(state["game"]))
+        for conn in conns.values():
+            conn.version(version)
+        state = any_conn.state
+    return state
+
+
+def replays(log: Msg) -> Any:
+    """Rebuild a game from the stored move log served at ``/api/rooms/{code}/log``."""
+    from fivedice import notation
+    from fivedice.game import Game
+    from fivedice.rules import parse_spec
+
+    game = Game(parse_spec(log["spec"]), log["players"])
+    for move in log["moves"]:
+        if move["record"]["type"] == "undo":
+            game.undo(1)
+        else:
+            game.push(notation.from_json(move["record"]))
+    return game

@@ -1,0 +1,221 @@
+"""The room life cycle over HTTP and WebSocket, in process (Starlette TestClient)."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from fivedice.web.app import create_app
+from tests.web.conftest import create, hello, play, replays
+
+
+def test_rules_catalogue_lists_rule_sets_levels_and_limits(client: TestClient) -> None:
+    data = client.get("/api/rules").json()
+    assert [r["name"] for r in data["rules"]][:2] == ["yahtzee", "yacht"]
+    assert "greedy" in data["levels"]
+    assert data["limits"]["name"] == 24
+
+
+def test_index_page_is_served_with_a_content_security_policy(client: TestClient) -> None:
+    for path in ("/", "/r/ABCDEFGH"):
+        r = client.get(path)
+        assert r.status_code == 200
+        assert '<script type="module" src="/static/app.js">' in r.text
+        assert "default-src 'self'" in r.headers["content-security-policy"]
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/render.js").status_code == 200
+
+
+def test_two_players_create_join_start_play_and_rematch(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=2)
+    code = made["code"]
+    assert len(code) == 8
+    assert made["link"] == f"/r/{code}"
+    joined = client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+    assert joined["seat"] == 1
+    assert joined["token"] != made["token"]
+    with hello(client, code, made["token"]) as ann, hello(client, code, joined["token"]) as bob:
+        assert (ann.you, bob.you) == (0, 1)
+        assert ann.state["status"] == "lobby"
+        assert [s["name"] for s in ann.state["seats"]] == ["Ann", "Bob"]
+        version = ann.state["version"]
+        ann.send(type="start")
+        assert ann.version(version)["status"] == "playing"
+        bob.version(version)
+        assert ann.state["game"]["phase"] == "rolloff"
+        final = play({0: ann, 1: bob})
+        assert final["status"] == "over"
+        assert bob.state == ann.state
+        standings = final["game"]["standings"]
+        assert sorted(s["seat"] for s in standings) == [0, 1]
+        assert [s["total"] for s in standings] == sorted(final["game"]["totals"], reverse=True)
+        # the stored log replays to exactly what the players saw
+        log = client.get(f"/api/rooms/{code}/log").json()
+        game = replays(log)
+        assert game.is_over
+        assert list(game.state.totals) == final["game"]["totals"]
+        assert len(game.log) == final["game"]["moves"] == len(log["moves"])
+        # rematch: a fresh game in the same room and seats
+        version = ann.state["version"]
+        bob.send(type="rematch")
+        fresh = ann.version(version)
+        assert fresh["status"] == "playing"
+        assert fresh["game_no"] == 2
+        assert fresh["game"]["moves"] == 0
+        assert client.get(f"/api/rooms/{code}/log?game=1").json()["moves"] == log["moves"]
+
+
+def test_computer_seats_play_their_own_turns(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=1, computers=["greedy", "random"])
+    with hello(client, made["code"], made["token"]) as ann:
+        assert [s["kind"] for s in ann.state["seats"]] == ["human", "computer", "computer"]
+        ann.send(type="start")
+        final = play({0: ann})
+        log = client.get(f"/api/rooms/{made['code']}/log").json()
+    by_seat = {m["seat"]: m["by"] for m in log["moves"]}
+    assert by_seat == {0: "seat", 1: "computer", 2: "computer"}
+    assert list(replays(log).state.totals) == final["game"]["totals"]
+
+
+def test_a_solo_room_starts_without_roll_off_and_shows_engine_options(client: TestClient) -> None:
+    made = create(client, rules="yahtzee", humans=1)
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        game = ann.version(1)["game"]
+        assert game["phase"] == "play"
+        assert game["options"] == []
+        ann.send(type="roll")
+        game = ann.version(2)["game"]
+        assert game["rolls"] == 1
+        assert len(game["dice"]) == 5
+        # the offered points are the engine's own options
+        from fivedice.game import Game
+
+        engine = Game("yahtzee", ["Ann"], starter=0)
+        engine.roll(dice=game["dice"])
+        expected = {(c, b): p for (c, b), p in engine.state.options().items()}
+        assert {(o["card"], o["box"]): o["points"] for o in game["options"]} == expected
+
+
+def test_reconnecting_with_the_token_resumes_the_seat(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=1)
+    code = made["code"]
+    with hello(client, code, made["token"]) as ann:
+        ann.send(type="start")
+        ann.version(1)
+        ann.send(type="roll")
+        before = ann.version(2)
+    with hello(client, code, made["token"]) as again:
+        assert again.you == 0
+        assert again.state["game"] == before["game"]
+        again.send(type="score", box="choice")
+        assert again.version(before["version"])["game"]["totals"][0] == sum(before["game"]["dice"])
+
+
+def test_spectators_watch_but_cannot_act(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=1)
+    code = made["code"]
+    watch = client.post(f"/api/rooms/{code}/join", json={"spectator": True}).json()
+    assert watch["token"] is None
+    assert watch["seat"] is None
+    with hello(client, code, made["token"]) as ann, hello(client, code, None) as spectator:
+        assert spectator.you is None
+        ann.send(type="start")
+        spectator.version(1)
+        spectator.send(type="roll")
+        assert "Spectators can watch" in spectator.error()
+        spectator.send(type="chat", text="hi")
+        assert "Spectators" in spectator.error()
+        ann.send(type="roll")
+        assert spectator.version(2)["game"]["rolls"] == 1
+
+
+def test_chat_reaches_the_room_as_plain_text(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=2)
+    code = made["code"]
+    bob = client.post(f"/api/rooms/{code}/join", json={"name": "<b>Bob</b>"}).json()
+    with hello(client, code, made["token"]) as ann, hello(client, code, bob["token"]) as b:
+        b.send(type="chat", text="  <script>alert(1)</script>   hi  ")
+        msg = ann.until(lambda m: m["type"] == "chat")
+        assert msg == {"type": "chat", "seat": 1, "name": "<b>Bob</b>", "text": "<script>alert(1)</script> hi"}
+
+
+def test_undo_takes_back_only_ones_own_last_score_where_allowed(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=2, undo=True)
+    code = made["code"]
+    bob = client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+    with hello(client, code, made["token"]) as ann, hello(client, code, bob["token"]) as b:
+        conns = {0: ann, 1: b}
+        ann.send(type="start")
+        ann.version(ann.state["version"])
+        b.version(b.state["version"])
+        state = play(conns, until=lambda s: s["game"]["undo_by"] is not None)
+        scorer = state["game"]["undo_by"]
+        other = 1 - scorer
+        conns[other].send(type="undo")
+        assert "can only take back their own score" in conns[other].error()
+        totals = state["game"]["totals"]
+        conns[scorer].send(type="undo")
+        after = conns[scorer].version(state["version"])
+        assert after["game"]["current"] == scorer
+        assert after["game"]["dice"] is not None
+        assert after["game"]["undo_by"] is None
+        assert after["game"]["moves"] == state["game"]["moves"] - 1
+        assert sum(after["game"]["totals"]) <= sum(totals)
+        log = client.get(f"/api/rooms/{code}/log").json()
+        assert log["moves"][-1]["record"] == {"type": "undo"}
+        assert replays(log).state.totals == tuple(after["game"]["totals"])
+
+
+def test_hints_follow_the_room_setting(client: TestClient) -> None:
+    on = create(client, rules="yacht", humans=1, hints=True)
+    off = create(client, rules="yacht", humans=1, hints=False)
+    with hello(client, on["code"], on["token"]) as ann:
+        ann.send(type="start")
+        ann.version(1)
+        ann.send(type="hint")
+        assert "roll first" in ann.error()
+        ann.send(type="roll")
+        ann.version(2)
+        ann.send(type="hint", id=5)
+        hint = ann.until(lambda m: m["type"] == "hint")
+        assert hint["id"] == 5
+        assert hint["source"] in ("solver", "points")
+        assert hint["options"]
+    with hello(client, off["code"], off["token"]) as ann:
+        ann.send(type="start")
+        ann.version(1)
+        ann.send(type="roll")
+        ann.version(2)
+        ann.send(type="hint")
+        assert ann.error() == "Hints are turned off in this room."
+
+
+def test_finished_games_feed_the_high_scores(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    storage = importlib.util.find_spec("fivedice.storage") is not None
+    if storage:
+        from fivedice.storage import Store
+
+        Store(url).close()  # the schema exists before the server and this test both open it
+    app = create_app(url, pubsub="none", seed=3, computer_delay=0, scores=True, rate=(1000, 1000))
+    with TestClient(app) as c:
+        made = create(c, rules="yacht", humans=1, computers=["greedy"], name="Zoe")
+        with hello(c, made["code"], made["token"]) as zoe:
+            zoe.send(type="start")
+            final = play({0: zoe})
+        service = app.state.service
+        best = None
+        for _ in range(100):
+            recorded = service.store.room(made["code"]).recorded
+            if storage:
+                best = Store(url).best("Zoe", "yacht")
+            if recorded == 1 and (best is not None or not storage):
+                break
+            time.sleep(0.05)
+        assert recorded == 1
+        if storage:
+            assert best == final["game"]["totals"][0]
