@@ -11,7 +11,9 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from fivedice.errors import FiveDiceError
+from fivedice.game import Game
 from fivedice.rules import RuleSet
+from fivedice.tui.end import GameAnalysis, analyse
 from fivedice.tui.session import Advisor, Seat, Session, Strategy, make_strategy, saves_dir, solver_advisor
 
 __all__ = ["Config", "FiveDiceApp"]
@@ -28,6 +30,7 @@ class Config:
     seed: int | None = None
     physical: bool = False
     load: Path | None = None
+    session: Session | None = None
     db: str | None = None
     use_store: bool = True
     saves: Path = field(default_factory=saves_dir)
@@ -36,6 +39,7 @@ class Config:
     theme: str | None = None
     strategy_factory: Callable[[str, RuleSet, int | None], Strategy] = make_strategy
     advisor: Advisor = solver_advisor
+    analyser: Callable[[Game], GameAnalysis | str] = analyse
     rng: object = None
 
 
@@ -94,6 +98,9 @@ class FiveDiceApp(App[int]):
         self.theme = THEMES.get(str(self.settings["theme"]), "textual-dark")
         if self.store_error:
             self.notify(f"Scores will not be kept: {self.store_error}", severity="warning", timeout=8)
+        if cfg.session is not None:
+            self.push_screen(GameScreen(cfg.session))
+            return
         if cfg.load is not None:
             try:
                 session = Session.load(cfg.load, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor)

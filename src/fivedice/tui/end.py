@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -35,15 +35,6 @@ class GameAnalysis:
     losses: dict[int, tuple[float, int]]
 
 
-def _get(obj: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return default
-
-
 def analyse(game: Game) -> GameAnalysis | str:
     """The game analysis from ``fivedice.analysis`` (slow: run it in a worker), or why there is none."""
     analyze = optional("fivedice.analysis", "analyze")
@@ -55,33 +46,23 @@ def analyse(game: Game) -> GameAnalysis | str:
         return f"No analysis for this game: {exc}"
     lines: list[str] = []
     losses: dict[int, tuple[float, int]] = {}
-    for p in _get(result, "players", default=()) or ():
-        seat = int(_get(p, "seat", default=0))
-        total = float(_get(p, "total_loss", "loss", default=0.0))
-        count = int(_get(p, "decisions", "count", default=0))
-        grade = _get(p, "grade", default="?")
-        mean = total / count if count else 0.0
-        losses[seat] = (total, count)
-        name = game.players[seat]
-        lines.append(f"[b]{escape(name)}[/b]: grade [b]{escape(str(grade))}[/b], lost {total:.1f} over {count} "
-                     f"decisions ({mean:.2f} each)")  # fmt: skip
-    decisions = list(_get(result, "decisions", default=()) or ())
-    costly = [d for d in decisions if float(_get(d, "loss", default=0.0)) > 0.005]
-    if costly:
-        lines.append("")
-        lines.append("[dim]Decisions that lost points (round, roll: chosen → best, loss):[/]")
-    for d in costly:
-        seat = int(_get(d, "seat", default=0))
-        chosen = _get(d, "chosen", "choice", default="?")
-        best = _get(d, "best", default="?")
-        chosen_text = _get(chosen, "text", "label", default=None) or str(chosen)
-        best_text = _get(best, "text", "label", default=None) or str(best)
+    for p in result.players:
+        losses[p.seat] = (float(p.total_loss), int(p.decisions))
         lines.append(
-            f"{escape(game.players[seat])} r{_get(d, 'round', default='?')}.{_get(d, 'roll', default='?')}: "
-            f"{escape(chosen_text)} → {escape(best_text)}  −{float(_get(d, 'loss', default=0.0)):.2f}"
+            f"[b]{escape(p.player)}[/b]: grade [b]{escape(p.grade)}[/b] · lost {p.total_loss:.1f} points "
+            f"over {p.decisions} decisions ({p.mean_loss:.2f} each, {p.mistakes} mistakes)"
         )
-    if not lines:
-        lines.append("The analysis found no decisions to rate.")
+    costly = [d for d in result.decisions if d.loss > 0.005]
+    lines.append("")
+    if costly:
+        lines.append(f"[dim]{'who':<8} {'round.roll':<10} chosen → best (points lost)[/]")
+    else:
+        lines.append("Every decision was the best one.")
+    for d in costly:
+        lines.append(
+            f"{escape(d.player[:8]):<8} {d.round:>5}.{d.roll:<4} {escape(d.chosen)} → {escape(d.best)} "
+            f"[b]−{d.loss:.2f}[/b]"
+        )
     return GameAnalysis("\n".join(lines), losses)
 
 
@@ -171,7 +152,7 @@ class EndScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="analysis")
     def _analysis_worker(self) -> None:
-        result = analyse(self.session.game)
+        result = self.fd_app.config.analyser(self.session.game)
         self.app.call_from_thread(self._show_analysis, result)
 
     def _show_analysis(self, result: GameAnalysis | str) -> None:

@@ -268,7 +268,7 @@ class GameScreen(Screen[None]):
         self.events.append(self._event(record, seat))
         if isinstance(record, Score):
             self.kept.clear()
-        if not isinstance(record, Roll) or not session.is_computer(seat):
+        if not session.is_computer(seat):
             self.panel = ""
         if session.state.is_over:
             self._finish()

@@ -180,21 +180,31 @@ def saves_dir() -> Path:
 Advisor = Callable[[GameState], list[HintLine]]
 
 
+_SOLVERS: dict[RuleSet, Any] = {}
+
+
+def _solver(rules: RuleSet) -> Any:
+    """The solver of ``rules``, loaded once per process (raises if there is none)."""
+    if rules not in _SOLVERS:
+        solve = optional("fivedice.solver", "solve")
+        if solve is None:
+            raise FiveDiceError("Hints need the solver (fivedice.solver), which is not installed.")
+        if len(rules.cards) > 1:
+            raise FiveDiceError("Hints are for single-card rule sets; this game has several cards.")
+        _SOLVERS[rules] = solve(rules)
+    return _SOLVERS[rules]
+
+
 def solver_advisor(state: GameState) -> list[HintLine]:
-    """The solver's ranked options for the current player (raises if no solver is installed)."""
-    solve = optional("fivedice.solver", "solve")
-    if solve is None:
-        raise FiveDiceError("Hints need the solver (fivedice.solver), which is not installed.")
+    """The solver's ranked options for the current player: what to do, expected final score, loss."""
     if state.dice is None or state.phase is not Phase.PLAY:
         raise FiveDiceError("Roll first: hints are for the dice showing.")
-    if len(state.rules.cards) > 1:
-        raise FiveDiceError("Hints are for single-card rule sets; this game has several cards.")
-    options = solve(state.rules).advise(state.cards[state.current][0], state.dice, state.rolls_left)
+    card = state.cards[state.current][0]
+    options = _solver(state.rules).advise(card, state.dice, state.rolls_left)
     out = []
     for o in options:
         if o.action == "keep":
-            kept = " ".join(map(str, o.dice)) if o.dice else "nothing"
-            text = f"keep {kept}"
+            text = "keep " + " ".join(map(str, o.dice)) if o.dice else "reroll all"
         else:
             text = f"score {state.rules.box(o.box).label} ({o.points})"
         out.append(HintLine(text, float(o.value), float(o.loss)))
@@ -235,10 +245,11 @@ class Session:
         *,
         seed: int | None = None,
         rng: object = None,
+        starter: int | None = None,
         **kwargs: Any,
     ) -> Session:
-        """A fresh game for these seats (checked now: names, levels)."""
-        game = Game(rules, [s.name for s in seats], rng, seed=seed)
+        """A fresh game for these seats (checked now: names, levels); no ``starter`` means a roll-off."""
+        game = Game(rules, [s.name for s in seats], rng, seed=seed, starter=starter)
         session = cls(game, tuple(seats), seed=seed, **kwargs)
         for seat, who in enumerate(seats):
             if who.is_computer:

@@ -79,7 +79,7 @@ class Die(Static):
         self.update(die_face(value))
         self.set_class(kept, "kept")
         self.set_class(value is None, "idle")
-        self.border_subtitle = "keep" if kept else str(self.index + 1)
+        self.border_subtitle = f"✓{self.index + 1}" if kept else str(self.index + 1)
 
     def on_click(self, event: Click) -> None:
         """Report the click."""
@@ -136,7 +136,7 @@ class CardLine(Static):
         self.post_message(self.Clicked(self.box, column))
 
 
-LABEL_WIDTH = 15
+LABEL_WIDTH = 16
 CELL_WIDTH = 7
 
 
@@ -227,8 +227,10 @@ class ScoreCardView(Vertical):
 
     def compose(self) -> ComposeResult:
         """One line widget per line of the card."""
+        boxes = self.state.rules.boxes
         for n, (box, _) in enumerate(card_lines(self.state, preview=False)):
-            yield CardLine(box, LABEL_WIDTH, CELL_WIDTH, id=f"line-{n}")
+            name = f"box-{boxes[box].name}" if box is not None else f"line-{n}"
+            yield CardLine(box, LABEL_WIDTH, CELL_WIDTH, id=name)
 
     def on_mount(self) -> None:
         """Draw the card."""
