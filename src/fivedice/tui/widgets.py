@@ -33,10 +33,8 @@ _PIPS = {
 def die_face(value: int | None) -> str:
     """Three lines of pips for a face (``?`` before the first roll).
 
-    >>> print(die_face(5))
-    ●   ●
-      ●
-    ●   ●
+    >>> die_face(5).splitlines()
+    ['●   ●', '  ●  ', '●   ●']
     """
     return "\n".join(_PIPS[value or 0])
 
