@@ -259,9 +259,9 @@ def simulate(
     if workers < 1:
         raise SimulationError(f"Number of workers {workers!r} is not valid; expected at least 1.")
     start = time.perf_counter()
-    if fast and strategies == ("optimal",):
-        from fivedice.players import solved
+    from fivedice.players import solved
 
+    if fast and strategies == ("optimal",):
         fast_result = solved.simulate_optimal_fast(rules, games, seed, workers, progress)
         if fast_result is not None:
             totals, boxes, upper, extra = fast_result
@@ -269,6 +269,7 @@ def simulate(
             return SimResult(
                 rules, strategies, seed, totals, boxes, upper, extra, share, time.perf_counter() - start, "numba"
             )
+    solved.prepare(strategies, rules, workers)
     jobs = [
         (rules, strategies, seed, c, first, min(CHUNK, games - first)) for c, first in enumerate(range(0, games, CHUNK))
     ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from fivedice.actions import Action, Roll, Score
 from fivedice.errors import FiveDiceError
+from fivedice.players import SOLVER_LEVELS
 from fivedice.players.basic import PlanPlayer, opening
 from fivedice.players.turn import FloatArray, IntArray
 from fivedice.rules.ruleset import RuleSet
@@ -47,9 +48,9 @@ __all__ = [
 ]
 
 NOISE: dict[str, tuple[float, float]] = {
-    "easy": (12.0, 0.10),
-    "medium": (5.0, 0.02),
-    "hard": (1.5, 0.0),
+    "easy": (2.8, 0.03),
+    "medium": (1.4, 0.01),
+    "hard": (0.6, 0.002),
 }
 """Level -> (softmax temperature in points, blunder chance), calibrated on official Yahtzee."""
 
@@ -98,11 +99,12 @@ class OptimalPlayer:
         self.solver = solver_for(rules)
 
     def choose(self, state: GameState) -> Action:
-        """The advisor's first option."""
+        """The solver's best option."""
         first = opening(state)
         if first is not None:
             return first
-        return _act(state, _advice(state)[0])
+        assert state.dice is not None
+        return _act(state, self.solver.best(state.cards[state.current][0], state.dice, state.rolls_left))
 
 
 class NoisyPlayer:
@@ -190,18 +192,21 @@ class ExpectedPlayer(ValuePlayer):
 class SpreadModel:
     """The variance of the points still to come on a card, under optimal play.
 
-    ``box_var[i]`` is the variance of box ``i``'s points, ``bonus_var`` of the upper bonus,
-    ``extra_var`` of the extra-Yahtzee bonuses over a whole game; ``scale`` makes an empty
-    card's variance that of the whole game (the parts are positively correlated).
+    ``box_var[i]`` is the variance of box ``i``'s points over a game, ``bonus_var`` of the
+    upper bonus, ``extra_var`` of the extra-Yahtzee bonuses; a card's variance is the sum
+    over its open boxes (the bonus while still pending, the extra bonuses while the
+    Yahtzee box is open or holds points, in proportion to the boxes left), times
+    ``scale[n]`` for ``n`` open boxes, measured so that the model matches the observed
+    variance of the points still to come at that stage of a game.
     """
 
     box_var: tuple[float, ...]
     bonus_var: float
     extra_var: float
-    scale: float
+    scale: tuple[float, ...]
 
-    def variance(self, card: Scorecard) -> float:
-        """The variance of ``card``'s points still to come."""
+    def base(self, card: Scorecard) -> float:
+        """The unscaled sum of the parts still open on ``card``."""
         rules = card.rules
         open_ = card.open_indices
         var = sum(self.box_var[i] for i in open_)
@@ -212,22 +217,51 @@ class SpreadModel:
             held = card.entries[rules.box_index(rules.yahtzee_box)]
             if held is None or held > 0:
                 var += self.extra_var * len(open_) / len(rules.boxes)
-        return self.scale * var
+        return var
+
+    def variance(self, card: Scorecard) -> float:
+        """The variance of ``card``'s points still to come."""
+        return self.scale[len(card.open_indices)] * self.base(card)
 
 
 @cache
-def spread_model(rules: RuleSet, games: int = 20_000, seed: int = 12345) -> SpreadModel:
-    """Measure a :class:`SpreadModel` from ``games`` optimal games."""
-    from fivedice.sim import simulate
+def spread_model(rules: RuleSet, games: int = 1500, seed: int = 12345) -> SpreadModel:
+    """Measure a :class:`SpreadModel` from ``games`` solitaire games of ``optimal``."""
+    from fivedice.dice import RandomRoller
 
-    result = simulate(rules, ["optimal"], games, seed, workers=1)
-    boxes = result.boxes[:, 0, 0].astype(np.float64)
-    box_var = tuple(float(v) for v in boxes.var(axis=0))
-    bonus_var = float(result.upper_bonus[:, 0, 0].astype(np.float64).var())
-    extra_var = float((result.extra_yahtzees[:, 0, 0] * rules.yahtzee_bonus).astype(np.float64).var())
-    total_var = float(result.totals[:, 0].astype(np.float64).var())
-    parts = sum(box_var) + bonus_var + extra_var
-    return SpreadModel(box_var, bonus_var, extra_var, total_var / parts if parts > 0 else 1.0)
+    player = OptimalPlayer(rules)
+    solver = player.solver
+    roller = RandomRoller(random.Random(seed))
+    nbox = len(rules.boxes)
+    boxes = np.zeros((games, nbox))
+    bonus = np.zeros(games)
+    extra = np.zeros(games)
+    snapshots: list[tuple[int, int, Scorecard, float]] = []  # game, open boxes, card, total + value
+    for g in range(games):
+        state = GameState.new(rules, ("A",))
+        while not state.is_over:
+            card = state.cards[0][0]
+            if state.dice is None:
+                snapshots.append((g, len(card.open_indices), card, card.total + solver.state_value(card)))
+            action = player.choose(state)
+            rolled = roller.roll(rules.dice - len(action.held)) if isinstance(action, Roll) else None
+            state = state.apply(state.complete(action, rolled))
+        card = state.cards[0][0]
+        boxes[g] = [e or 0 for e in card.entries]
+        bonus[g] = card.upper_bonus
+        extra[g] = card.yahtzee_bonus
+        snapshots.append((g, 0, card, float(card.total)))
+    finals = np.array([s[3] for s in snapshots if s[1] == 0])
+    partial = SpreadModel(tuple(boxes.var(axis=0).tolist()), float(bonus.var()), float(extra.var()), ())
+    scale = [1.0] * (nbox + 1)
+    for n in range(1, nbox + 1):
+        rows = [s for s in snapshots if s[1] == n]
+        if len(rows) < 2:
+            continue
+        resid = np.array([finals[g] - expected for g, _, _, expected in rows])
+        base = float(np.mean([partial.base(card) for _, _, card, _ in rows]))
+        scale[n] = float(resid.var()) / base if base > 0 else 1.0
+    return SpreadModel(partial.box_var, partial.bonus_var, partial.extra_var, tuple(scale))
 
 
 def _phi(d: FloatArray, s: FloatArray) -> FloatArray:
@@ -246,9 +280,16 @@ class WinPlayer(ValuePlayer):
 
     name: ClassVar[str] = "win"
 
-    def __init__(self, rules: RuleSet, seed: int | None = None) -> None:
+    def __init__(self, rules: RuleSet, seed: int | None = None, model: SpreadModel | None = None) -> None:
         super().__init__(rules, seed)
-        self.model = spread_model(rules)
+        self._model = model
+
+    @property
+    def model(self) -> SpreadModel:
+        """The spread model (measured on first use in a game with opponents)."""
+        if self._model is None:
+            self._model = spread_model(self.rules)
+        return self._model
 
     def utility(self, state: GameState, k: int, card: Scorecard, legal_gains: IntArray, roll: int) -> FloatArray:
         """The chance of finishing ahead of every opponent after scoring each (roll, box)."""
@@ -269,6 +310,15 @@ class WinPlayer(ValuePlayer):
             chance *= _phi(mean - mu, np.sqrt(var + self.model.variance(opp)))
         # Break ties (e.g. a sure win or loss) by points, which never outweigh a real chance.
         return chance + 1e-7 * mean
+
+
+def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
+    """Build what solver-based ``levels`` need (solver tables, spread model) once, e.g.
+    before worker processes are forked so that they share it."""
+    if any(level in SOLVER_LEVELS for level in levels):
+        solver_for(rules)
+    if "win" in levels:
+        spread_model(rules)
 
 
 def make(level: str, rules: RuleSet, seed: int | None) -> Any:
