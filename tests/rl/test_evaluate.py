@@ -76,3 +76,14 @@ def test_the_advisor_rates_optimal_play_as_lossless_and_poor_play_as_costly() ->
     assert poor.mean_loss > 1.0
     # The summed losses estimate the gap (unbiased); with 20 games they agree loosely.
     assert poor.loss_per_game == pytest.approx(poor.gap, rel=0.5)
+
+
+def test_optimal_play_through_the_env_matches_the_optimum() -> None:
+    """A reduced acceptance check (examples/optimal_check.py runs the full 10^4 games)."""
+    pytest.importorskip("fivedice.solver")
+    policy = strategy_policy("optimal", rules.get("yahtzee"))
+    rated = evaluate(policy, "yahtzee", episodes=15, seed=100)
+    assert rated.optimum == pytest.approx(254.5877, abs=1e-3)
+    assert rated.total_loss == pytest.approx(0.0, abs=1e-6)  # every env action is the advisor's best
+    report = evaluate(policy, "yahtzee", episodes=250, seed=0, advisor=False)
+    assert abs(report.mean - 254.59) < 4 * 60 / math.sqrt(250)
