@@ -86,6 +86,7 @@ class FiveDiceApp(App[int]):
 
     def on_mount(self) -> None:
         """Open the store, apply the settings and show the first screen."""
+        from fivedice.tui.end import EndScreen
         from fivedice.tui.play import GameScreen
         from fivedice.tui.start import StartScreen
 
@@ -99,7 +100,7 @@ class FiveDiceApp(App[int]):
         if self.store_error:
             self.notify(f"Scores will not be kept: {self.store_error}", severity="warning", timeout=8)
         if cfg.session is not None:
-            self.push_screen(GameScreen(cfg.session))
+            self.push_screen(EndScreen(cfg.session) if cfg.session.state.is_over else GameScreen(cfg.session))
             return
         if cfg.load is not None:
             try:

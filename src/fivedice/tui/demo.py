@@ -13,7 +13,7 @@ from pathlib import Path
 from fivedice import rules
 from fivedice.rules import RuleSet
 from fivedice.tui.app import Config, FiveDiceApp
-from fivedice.tui.session import GreedyFallback, HintLine, Seat, Session, Strategy
+from fivedice.tui.session import Advisor, GreedyFallback, HintLine, Seat, Session, Strategy, solver_advisor
 
 __all__ = ["demo_config", "demo_session", "fake_advisor", "fallback_strategy", "screenshot"]
 
@@ -28,13 +28,14 @@ def fake_advisor(state: object) -> list[HintLine]:
     return [HintLine("keep 5 5 5", 243.10, 0.0), HintLine("score Fives (15)", 240.75, 2.35)]
 
 
-def demo_session(rounds: int = 5, seed: int = 7) -> Session:
+def demo_session(rounds: int = 5, seed: int = 7, advisor: Advisor = fake_advisor) -> Session:
     """Ann (human) against Robo (computer) in Yahtzee, ``rounds`` rounds in, Ann to keep and roll."""
     session = Session.new(
         rules.get("yahtzee"),
         [Seat("Ann"), Seat("Robo", "computer", "greedy")],
         seed=seed,
         strategy_factory=fallback_strategy,
+        advisor=advisor,
     )
     player = GreedyFallback(session.game.rules, seed)
     game = session.game
@@ -62,8 +63,8 @@ def demo_config(session: Session | None = None, **kwargs: object) -> Config:
     return config
 
 
-async def _shoot(path: Path, size: tuple[int, int]) -> None:
-    app = FiveDiceApp(demo_config())
+async def _shoot(path: Path, size: tuple[int, int], real_hints: bool) -> None:
+    app = FiveDiceApp(demo_config(demo_session(advisor=solver_advisor if real_hints else fake_advisor)))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await pilot.press("2", "4", "h")
@@ -72,12 +73,12 @@ async def _shoot(path: Path, size: tuple[int, int]) -> None:
         app.save_screenshot(path.name, str(path.parent))
 
 
-def screenshot(path: str | Path, size: tuple[int, int] = (80, 24)) -> Path:
-    """Save an SVG picture of the demo game screen to ``path``."""
+def screenshot(path: str | Path, size: tuple[int, int] = (80, 24), real_hints: bool = False) -> Path:
+    """Save an SVG picture of the demo game screen to ``path`` (``real_hints``: the solver's)."""
     target = Path(path)
-    asyncio.run(_shoot(target, size))
+    asyncio.run(_shoot(target, size, real_hints))
     return target
 
 
 if __name__ == "__main__":  # pragma: no cover
-    print(screenshot(sys.argv[1] if len(sys.argv) > 1 else "tui-game.svg"))
+    print(screenshot(sys.argv[1] if len(sys.argv) > 1 else "tui-game.svg", real_hints=True))

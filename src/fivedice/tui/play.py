@@ -28,21 +28,21 @@ __all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen"]
 
 HELP = """[b]Keys[/b]
 
-  [b]1[/b]-[b]5[/b]        keep or release a die (or click it)
-  [b]Space[/b], [b]r[/b]    roll the dice not kept
-  [b]↑[/b] [b]↓[/b]  [b]j[/b] [b]k[/b]  move between the boxes open to you
-  [b]Enter[/b]      score the highlighted box (or click a box)
-  [b]u[/b]          undo (also takes back the computer's moves since)
-  [b]Ctrl+R[/b]     redo
-  [b]h[/b]          hint: the advisor's ranked options, values and losses
-  [b]c[/b]          show or hide the computer's reasoning
-  [b]+[/b] [b]-[/b]        computer pace faster / slower
-  [b]s[/b]          save;  [b]q[/b] save and quit (resume from the start screen)
-  [b]t[/b]          dark or light theme
-  [b]?[/b] [b]F1[/b]       this help
+  [b]1[/b]-[b]5[/b]         keep or release a die (or click it)
+  [b]Space[/b] [b]r[/b]     roll the dice not kept
+  [b]↑[/b] [b]↓[/b] [b]j[/b] [b]k[/b]     move between the boxes open to you
+  [b]Enter[/b]       score the highlighted box (or click a box)
+  [b]u[/b]           undo (also takes back the computer's moves since)
+  [b]Ctrl+R[/b]      redo
+  [b]h[/b]           hint: the advisor's ranked options, values and losses
+  [b]c[/b]           show or hide the computer's reasoning
+  [b]+[/b] [b]-[/b]         computer pace faster / slower
+  [b]s[/b]           save;  [b]q[/b] save and quit (resume from the start screen)
+  [b]t[/b]           dark or light theme
+  [b]?[/b] [b]F1[/b]        this help
 
-Points in (brackets) are what the dice showing would score in each box you may
-fill now; the rules (Joker, fill order) are the engine's. Press any key."""
+Points in (brackets): what the dice showing score in each box you may
+fill now, by the engine's rules (Joker, fill order). Press any key."""
 
 PACES = (0.0, 0.15, 0.3, 0.5, 0.8, 1.2, 2.0)
 
@@ -200,12 +200,16 @@ class GameScreen(Screen[None]):
         return turn, roll
 
     def _keys_text(self) -> str:
+        state = self.session.state
+        faces = " ".join(str(state.dice[p]) for p in sorted(self.kept)) if state.dice is not None else ""
         if self.session.computer_to_move:
-            return "Computer playing · +/- pace · c reasoning · u undo"
-        if self.session.state.dice is None:
+            doing = f"keeps {faces}" if faces else "playing"
+            return f"Computer {doing} · +/- pace · c reasoning · u undo"
+        if state.dice is None:
             return "Space: roll · ? help"
-        n = self.session.state.rules.dice
-        return f"1-{n} keep · Space roll · ↑↓ Enter or click: score"
+        if faces:
+            return f"Keeping {faces} · Space rolls the other {state.rules.dice - len(self.kept)}"
+        return f"1-{state.rules.dice} keep · Space roll · ↑↓ Enter or click: score"
 
     def _best_text(self) -> str:
         if self.best is None:
@@ -499,18 +503,21 @@ class GameScreen(Screen[None]):
         error = ""
         action: Action | None = None
         lines: list[HintLine] = []
+        label = "to come"
         try:
             action = self.session.computer_action()
             if reasoning and state.dice is not None:
                 try:
                     lines = self.session.hint_lines(state)
                 except FiveDiceError:
-                    lines = greedy_reasoning(state)
+                    lines, label = greedy_reasoning(state), "points"
         except FiveDiceError as exc:
             error = str(exc)
-        self.app.call_from_thread(self._computer_chose, move, action, lines, error)
+        self.app.call_from_thread(self._computer_chose, move, action, (lines, label), error)
 
-    def _computer_chose(self, move: int, action: Action | None, lines: list[HintLine], error: str) -> None:
+    def _computer_chose(
+        self, move: int, action: Action | None, reasoning: tuple[list[HintLine], str], error: str
+    ) -> None:
         self.thinking = False
         if move != len(self.session.game.log) or not self.session.computer_to_move:
             self.schedule()
@@ -519,10 +526,11 @@ class GameScreen(Screen[None]):
             self.say(f"The computer player failed: {error}")
             return
         state = self.session.state
+        lines, label = reasoning
         if lines:
             name = escape(state.players[state.current])
             chose = escape(describe_action(state.rules, action, state.dice))
-            self.panel = f"[b]{name} weighs[/b] (chose: {chose})\n" + format_lines(lines)
+            self.panel = f"[b]{name} weighs[/b] (chose: {chose})\n" + format_lines(lines, label=label)
         if isinstance(action, Roll) and action.held and self.pace > 0 and set(action.held) != self.kept:
             self.kept = set(action.held)
             self.pending = action
@@ -538,9 +546,9 @@ class GameScreen(Screen[None]):
             self.play(action)
 
 
-def format_lines(lines: list[HintLine], top: int = 5) -> str:
-    """Ranked options as markup: what, expected value, loss."""
-    rows = [f"[dim]{'option':<26} {'value':>7} {'loss':>6}[/]"]
+def format_lines(lines: list[HintLine], top: int = 5, label: str = "to come") -> str:
+    """Ranked options as markup: what, its value (by default the expected points still to come), loss."""
+    rows = [f"[dim]{'option':<26} {label:>7} {'loss':>6}[/]"]
     for line in lines[:top]:
         rows.append(f"{escape(line.text[:26]):<26} {line.value:7.2f} {line.loss:6.2f}")
     return "\n".join(rows)

@@ -77,7 +77,7 @@ class Die(Static):
         self.update(die_face(value))
         self.set_class(kept, "kept")
         self.set_class(value is None, "idle")
-        self.border_subtitle = f"✓{self.index + 1}" if kept else str(self.index + 1)
+        self.border_subtitle = str(self.index + 1)
 
     def on_click(self, event: Click) -> None:
         """Report the click."""
