@@ -86,3 +86,16 @@ def test_strategy_policies_drive_the_aec_env() -> None:
         assert obs is not None
         env.step(seats[int(agent[-1])](obs["observation"], info))
     assert env.game_state.is_over
+
+
+@pytest.mark.parametrize("level", sorted(set(players.LEVELS) - {"win"}))
+def test_every_strategy_level_is_a_policy(level: str) -> None:
+    if level in players.SOLVER_LEVELS:
+        pytest.importorskip("fivedice.solver")
+    env = SolitaireEnv("yacht", illegal="raise")
+    policy = strategy_policy(level, env.rules, seed=0)
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        obs, _, done, _, info = env.step(policy(obs, info))
+    assert info["state"].cards[0][0].is_full

@@ -209,3 +209,17 @@ def test_render_ansi_shows_the_card_and_dice() -> None:
     assert "Ones" in text
     assert "dice 1 2 3 4 5" in text
     assert make("yacht").render() is None
+
+
+def test_gymnasium_vector_envs_run_it() -> None:
+    envs = gymnasium.make_vec(fivedice.rl.ENV_ID, num_envs=2, vectorization_mode="sync", rules="yacht")
+    obs, info = envs.reset(seed=0)
+    assert obs.shape == (2, 41)
+    assert info["action_mask"].shape == (2, 44)
+    finished = 0
+    for _ in range(60):  # score the first legal box at once: 12 steps a game
+        first = [int(np.flatnonzero(m[32:])[0]) + 32 if m.any() else 0 for m in info["action_mask"]]
+        obs, _, terminated, _, info = envs.step(np.array(first))
+        finished += int(terminated.sum())
+    assert finished == 8
+    envs.close()
