@@ -1,0 +1,97 @@
+"""Game analysis: every decision rated against the solver, per-player summaries, the command."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fivedice import Game, rules, saves
+from fivedice.analysis import AnalysisError, analyze, grade
+from fivedice.cli import main
+from fivedice.players import get, play_game
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    old = os.environ.get("FIVEDICE_CACHE_DIR")
+    os.environ["FIVEDICE_CACHE_DIR"] = str(tmp_path_factory.mktemp("solver-cache"))
+    yield
+    if old is None:
+        os.environ.pop("FIVEDICE_CACHE_DIR", None)
+    else:
+        os.environ["FIVEDICE_CACHE_DIR"] = old
+
+
+@pytest.fixture(scope="module")
+def duel() -> Game:
+    rs = rules.get("yahtzee")
+    game = Game(rs, ["Easy", "Best"], seed=21, starter=0)
+    return play_game(game, [get("easy", rs, seed=4), get("optimal", rs)])
+
+
+def test_optimal_loses_exactly_nothing_and_easy_loses_points(duel: Game) -> None:
+    analysis = analyze(duel)
+    easy, best = analysis.players
+    assert (easy.player, best.player) == ("Easy", "Best")
+    assert best.total_loss == 0.0
+    assert best.mistakes == 0
+    assert best.grade == "A+"
+    assert easy.total_loss > 0
+    assert easy.mistakes > 0
+    assert easy.grade != "A+"
+    assert easy.mean_loss == pytest.approx(easy.total_loss / easy.decisions)
+    assert (easy.score, best.score) == duel.state.totals
+    # Every decision after a roll is rated: at least one score per round for each player.
+    assert best.decisions >= 13
+    assert sum(1 for d in analysis.decisions if d.seat == 1 and d.chosen.startswith("score")) == 13
+
+
+def test_each_decision_names_the_choice_the_best_and_the_loss(duel: Game) -> None:
+    analysis = analyze(duel)
+    for d in analysis.decisions:
+        assert d.loss == pytest.approx(d.best_value - d.chosen_value, abs=1e-9)
+        assert d.loss >= 0
+        assert 1 <= d.round <= 13
+        assert 1 <= d.roll <= 3
+        assert (d.loss == 0) == (d.chosen_value == d.best_value)
+    mistake = next(d for d in analysis.decisions if d.loss > 0)
+    assert mistake.chosen != mistake.best
+
+
+def test_grades_follow_the_mean_loss() -> None:
+    assert grade(0.0) == "A+"
+    assert [grade(x) for x in (0.1, 0.3, 0.6, 1.0, 5.0)] == ["A", "B", "C", "D", "F"]
+
+
+def test_analysis_json_and_command(tmp_path: Path, duel: Game) -> None:
+    data = analyze(duel).to_json()
+    assert json.loads(json.dumps(data)) == data
+    assert data["players"][1]["total_loss"] == 0.0
+    path = tmp_path / "game.json"
+    saves.save(duel, path)
+    runner = CliRunner()
+    out = runner.invoke(main, ["analyze", str(path), "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["players"][0]["player"] == "Easy"
+    out = runner.invoke(main, ["analyze", str(path)])
+    assert out.exit_code == 0, out.output
+    assert "summary" in out.output
+    assert "A+" in out.output
+
+
+def test_rules_beyond_the_solver_are_refused(tmp_path: Path) -> None:
+    rs = rules.get("yahtzee", cards="jetsi")
+    game = Game(rs, ["A"], seed=1)
+    game.roll()
+    with pytest.raises(AnalysisError, match="cannot be analysed"):
+        analyze(game)
+    path = tmp_path / "jetsi.json"
+    saves.save(game, path)
+    out = CliRunner().invoke(main, ["analyze", str(path)])
+    assert out.exit_code == 2
+    assert "cannot be analysed" in out.output
