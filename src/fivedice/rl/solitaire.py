@@ -122,7 +122,7 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         elif not isinstance(start, GameState) or len(start.players) != 1 or start.rules != self.rules:
             raise IllegalActionError(f"Start state {start!r} is not a one-player game of {self.rules.spec}.")
         self._state = roll_first(start, self._roller, self.log)
-        return self._observe(), self._info()
+        return self._outputs()
 
     def step(self, action: ActionIndex) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Play action ``action``; returns observation, points gained, terminated, truncated, info."""
@@ -134,16 +134,17 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         if reason is not None:
             if self.illegal == "raise":
                 raise IllegalActionError(reason)
-            info = self._info()
+            obs, info = self._outputs()
             info["illegal"] = reason
-            return self._observe(), self.illegal_reward, False, False, info
+            return obs, self.illegal_reward, False, False, info
         before = state.total(0)
         rolled = self._roller.roll(self.rules.dice - len(intent.held)) if isinstance(intent, Roll) else None
         record = state.complete(intent, rolled)
         self.log.append(record)
         state = roll_first(state.apply(record), self._roller, self.log)
         self._state = state
-        return self._observe(), float(state.total(0) - before), state.is_over, False, self._info()
+        obs, info = self._outputs()
+        return obs, float(state.total(0) - before), state.is_over, False, info
 
     def action_masks(self) -> NDArray[np.bool_]:
         """The legal actions now, as booleans (the convention of sb3-contrib's MaskablePPO)."""
@@ -162,8 +163,8 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
             lines.append(f"Round {state.round}, roll {state.rolls} of {self.rules.rolls}: dice {dice}")
         return "\n".join(lines) + "\n"
 
-    def _observe(self) -> NDArray[np.float32]:
-        return self.layout.encode(self._state, 0)
-
-    def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.codec.mask(self._state), "state": self._state}
+    def _outputs(self) -> tuple[NDArray[np.float32], dict[str, Any]]:
+        state = self._state
+        options = state.options()
+        obs = self.layout.encode(state, 0, options)
+        return obs, {"action_mask": self.codec.mask(state, options), "state": state}

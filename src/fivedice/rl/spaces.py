@@ -47,6 +47,9 @@ __all__ = ["ActionCodec", "ActionIndex", "Field", "ObservationLayout", "ascendin
 ActionIndex = int | np.integer[Any]
 """An action as Gymnasium hands it over: a Python or numpy integer."""
 
+Options = dict[tuple[int, str], int]
+"""What ``GameState.options()`` returns: ``(card, box name) -> points``."""
+
 
 def ascending_positions(dice: Sequence[int]) -> tuple[int, ...]:
     """Die positions ordered by face (ties by position): bit ``i`` of a reroll mask
@@ -94,16 +97,18 @@ class ActionCodec:
             return sum(1 << i for i, p in enumerate(order) if p not in action.held)
         raise IllegalActionError(f"Action {action!r} has no index; only rolls and scores do.")
 
-    def mask(self, state: GameState) -> NDArray[np.int8]:
-        """1 for every legal action in ``state``, else 0 (all zero when the game is over)."""
+    def mask(self, state: GameState, options: Options | None = None) -> NDArray[np.int8]:
+        """1 for every legal action in ``state``, else 0 (all zero when the game is over).
+
+        ``options`` may pass ``state.options()`` if already computed."""
         out = np.zeros(self.size, dtype=np.int8)
         if state.phase is not Phase.PLAY or state.dice is None:
             return out
         if state.can(Roll(())):
             out[1 : self.rerolls] = 1
-        boxes = len(self.rules.boxes)
-        for (card, name), _ in state.options().items():
-            out[self.rerolls + card * boxes + self.rules.box_index(name)] = 1
+        boxes, index = len(self.rules.boxes), _box_positions(self.rules)
+        for card, name in state.options() if options is None else options:
+            out[self.rerolls + card * boxes + index[name]] = 1
         return out
 
     def describe(self, index: int) -> str:
@@ -130,6 +135,11 @@ class Field:
     def slice(self) -> slice:
         """The block's slice of the observation vector."""
         return slice(self.start, self.start + self.size)
+
+
+@cache
+def _box_positions(rules: RuleSet) -> dict[str, int]:
+    return {name: i for i, name in enumerate(rules.box_names)}
 
 
 @cache
@@ -210,8 +220,8 @@ class ObservationLayout:
         high = np.concatenate([np.full(f.size, f.high, dtype=np.float32) for f in self.fields])
         return spaces.Box(np.zeros(self.size, dtype=np.float32), high, dtype=np.float32)
 
-    def encode(self, state: GameState, seat: int = 0) -> NDArray[np.float32]:
-        """The observation of ``state`` from ``seat``'s side."""
+    def encode(self, state: GameState, seat: int = 0, options: Options | None = None) -> NDArray[np.float32]:
+        """The observation of ``state`` from ``seat``'s side (``options``: ``state.options()``, if known)."""
         rules = self.rules
         b = len(rules.boxes)
         out = np.zeros(self.size, dtype=np.float32)
@@ -232,8 +242,9 @@ class ObservationLayout:
             out[self.fields[7].start + k] = card.upper_bonus
             out[ready + k] = card.is_extra_yahtzee((1,) * rules.dice)
         if live and seat == state.current:
-            for (k, name), points in state.options().items():
-                out[scores + k * b + rules.box_index(name)] = points
+            index = _box_positions(rules)
+            for (k, name), points in (state.options() if options is None else options).items():
+                out[scores + k * b + index[name]] = points
         totals = self.fields[9].start
         n = len(state.players)
         for j in range(n):
