@@ -34,6 +34,14 @@ def solo(name: str = "Ann", rule_set: str = "yacht", seed: int = 5) -> Session:
     return Session.new(rules.get(rule_set), [Seat(name)], seed=seed, advisor=fake_advisor)
 
 
+def near_end(session: Session, rounds_left: int = 2) -> Session:
+    """Play a solo session with the stand-in computer until ``rounds_left`` rounds remain."""
+    player = fallback_strategy("greedy", session.game.rules, 1)
+    while session.state.rules.rounds - session.state.filled(0) > rounds_left:
+        session.game.play(player.choose(session.state))
+    return session
+
+
 def text_of(app: FiveDiceApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())
 
@@ -209,7 +217,7 @@ async def test_hints_come_from_a_worker_and_are_recorded(tmp_path: Path) -> None
 
 async def test_save_quit_and_resume_from_the_start_screen(tmp_path: Path) -> None:
     folder = tmp_path / "saves"
-    session = solo(rule_set="generala")
+    session = near_end(solo(rule_set="generala"))
     app = FiveDiceApp(demo_config(session, saves=folder))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space", "2", "space", "enter", "space")
@@ -242,7 +250,7 @@ async def test_a_damaged_database_still_plays_and_offers_the_log_as_json(tmp_pat
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"not a database" * 200)
     config = Config(db=str(bad), saves=tmp_path, pace=0.0, seats=[Seat("Ann")], analyser=no_analysis, seed=3)
-    config.session = Session.new(rules.get("generala"), [Seat("Ann")], seed=3)
+    config.session = near_end(Session.new(rules.get("generala"), [Seat("Ann")], seed=3))
     app = FiveDiceApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -316,3 +324,27 @@ async def test_solo_players_see_their_best(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert f"Beat your best: {best}" in text_of(app, "#roll")
+
+
+async def test_end_screen_shows_the_analysis_and_stores_its_losses(tmp_path: Path) -> None:
+    pytest.importorskip("fivedice.analysis")
+    from fivedice.tui.end import analyse
+
+    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=8)
+    player = fallback_strategy("greedy", session.game.rules, 8)
+    while not session.game.is_over:
+        session.game.play(player.choose(session.state))
+    db = str(tmp_path / "s.db")
+    app = FiveDiceApp(Config(db=db, saves=tmp_path, session=session, analyser=analyse))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = text_of(app, "#analysis")
+        assert "Ann: grade" in text
+        assert "decisions" in text
+    with Store(db) as store:
+        history = store.history("Ann")
+        assert history.games[0].decisions is not None
+        assert history.games[0].decisions > 0
+        assert history.mean_loss is not None
