@@ -13,8 +13,8 @@ from gymnasium.utils.env_checker import check_env
 import fivedice.rl
 from fivedice import rules
 from fivedice.actions import Roll, Score
-from fivedice.errors import FiveDiceError, IllegalActionError
-from fivedice.rl import SolitaireEnv
+from fivedice.errors import FiveDiceError, IllegalActionError, RuleSetError
+from fivedice.rl import EnvSetupError, SolitaireEnv
 from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
 
@@ -78,9 +78,11 @@ def test_spec_strings_and_options_build_the_rule_set() -> None:
     assert env.action_space == gymnasium.spaces.Discrete(32 + 3 * 13)
     with pytest.raises(FiveDiceError, match="joker"):
         make("yahtzee", options={"joker": "sometimes"})
-    with pytest.raises(FiveDiceError, match="Render mode"):
+    with pytest.raises(EnvSetupError, match="Render mode 'human' is not supported"):
         SolitaireEnv(render_mode="human")
-    with pytest.raises(FiveDiceError, match="Illegal-action mode"):
+    with pytest.raises(RuleSetError, match="not of the form key=value"):
+        make("yahtzee joker")
+    with pytest.raises(EnvSetupError, match="Illegal-action mode"):
         SolitaireEnv(illegal="penalise")
 
 
@@ -195,9 +197,9 @@ def test_jetsi_box_actions_cover_every_card_in_order() -> None:
 def test_reset_rejects_a_foreign_state_and_unknown_options() -> None:
     env = make("yahtzee")
     two = GameState.new(rules.get("yahtzee"), ("a", "b"), starter=0)
-    with pytest.raises(FiveDiceError, match="one-player"):
+    with pytest.raises(EnvSetupError, match=r"start state \(a 2-player game of yahtzee\) is not a one-player"):
         env.reset(options={"state": two})
-    with pytest.raises(FiveDiceError, match="unknown"):
+    with pytest.raises(EnvSetupError, match="unknown"):
         env.reset(options={"seed": 1})
 
 

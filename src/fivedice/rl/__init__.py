@@ -15,7 +15,7 @@ import gymnasium
 from fivedice.rl.evaluate import Evaluation, evaluate
 from fivedice.rl.policies import MaskedRandomPolicy, Policy, PolicyStrategy, StrategyPolicy, strategy_policy
 from fivedice.rl.solitaire import SolitaireEnv, resolve_rules
-from fivedice.rl.spaces import ActionCodec, Field, ObservationLayout, ascending_positions
+from fivedice.rl.spaces import ActionCodec, EnvSetupError, Field, ObservationLayout, ascending_positions
 
 if TYPE_CHECKING:
     from fivedice.rl.multi import MultiplayerEnv
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENV_ID",
     "ActionCodec",
+    "EnvSetupError",
     "Evaluation",
     "Field",
     "MaskedRandomPolicy",

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from fivedice.actions import Action, Roll, Score
 from fivedice.errors import FiveDiceError
 from fivedice.rl.solitaire import SolitaireEnv
+from fivedice.rl.spaces import EnvSetupError
 from fivedice.rules import RuleSet
 from fivedice.state import GameState
 
@@ -118,7 +119,7 @@ def evaluate(
     solver's advice, and the optimum's expected score is reported beside the mean.
     """
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
-        raise FiveDiceError(f"Episode count {episodes!r} is not valid; expected a whole number from 1.")
+        raise EnvSetupError(f"Episode count {episodes!r} is not valid; expected a whole number from 1.")
     env = SolitaireEnv(rules, options)
     solver = _advisor(env.rules) if advisor else None
     scores: list[float] = []

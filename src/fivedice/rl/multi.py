@@ -30,8 +30,8 @@ from fivedice.actions import Roll
 from fivedice.dice import make_roller
 from fivedice.errors import IllegalActionError
 from fivedice.render import score_table, standings_text
-from fivedice.rl.solitaire import ILLEGAL_MODES, resolve_rules, roll_first
-from fivedice.rl.spaces import ActionCodec, ActionIndex, ObservationLayout
+from fivedice.rl.solitaire import ILLEGAL_MODES, describe_state, resolve_rules, roll_first
+from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
 from fivedice.state import GameState
 
@@ -77,13 +77,13 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         if isinstance(players, bool) or not isinstance(players, int) or players < 1:
-            raise IllegalActionError(f"Player count {players!r} is not valid; expected a whole number from 1.")
+            raise EnvSetupError(f"Player count {players!r} is not valid; expected a whole number from 1.")
         if reward not in REWARD_MODES:
-            raise IllegalActionError(f"Reward mode {reward!r} is not valid; expected 'win' or 'points'.")
+            raise EnvSetupError(f"Reward mode {reward!r} is not valid; expected 'win' or 'points'.")
         if illegal not in ILLEGAL_MODES:
-            raise IllegalActionError(f"Illegal-action mode {illegal!r} is not valid; expected 'ignore' or 'raise'.")
+            raise EnvSetupError(f"Illegal-action mode {illegal!r} is not valid; expected 'ignore' or 'raise'.")
         if render_mode is not None and render_mode != "ansi":
-            raise IllegalActionError(f"Render mode {render_mode!r} is not supported; expected 'ansi' or None.")
+            raise EnvSetupError(f"Render mode {render_mode!r} is not supported; expected 'ansi' or None.")
         self.rules = resolve_rules(rules, options)
         self.codec = ActionCodec(self.rules)
         self.layout = ObservationLayout.of(self.rules, players)
@@ -126,7 +126,8 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         if start is None:
             start = GameState.new(self.rules, tuple(self.possible_agents), self.starter)
         elif not isinstance(start, GameState) or start.players != tuple(self.possible_agents):
-            raise IllegalActionError(f"Start state {start!r} is not a game of {len(self.possible_agents)} players.")
+            who = ", ".join(self.possible_agents)
+            raise EnvSetupError(f"The start state {describe_state(start)} is not a game of {who}.")
         self._game = roll_first(start, self._roller)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -24,14 +24,14 @@ from numpy.typing import NDArray
 
 from fivedice import rules as rules_mod
 from fivedice.actions import Action, Roll
-from fivedice.dice import make_roller
-from fivedice.errors import IllegalActionError
+from fivedice.dice import DiceRoller, make_roller
+from fivedice.errors import IllegalActionError, RuleSetError
 from fivedice.render import score_table
-from fivedice.rl.spaces import ActionCodec, ActionIndex, ObservationLayout
+from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 
-__all__ = ["ILLEGAL_MODES", "SolitaireEnv", "resolve_rules", "roll_first"]
+__all__ = ["ILLEGAL_MODES", "SolitaireEnv", "describe_state", "resolve_rules", "roll_first"]
 
 ILLEGAL_MODES = ("ignore", "raise")
 """What an illegal action does: ``ignore`` (no change, ``illegal_reward``, the reason in
@@ -42,20 +42,20 @@ def resolve_rules(rules: RuleSet | str, options: Mapping[str, object] | None = N
     """A rule set from a :class:`RuleSet`, a name or a spec (``"yahtzee joker=free"``), plus options."""
     if isinstance(rules, RuleSet):
         if options:
-            raise IllegalActionError(f"Options {sorted(options)} cannot be applied to a built rule set; pass its name.")
+            raise RuleSetError(f"Options {sorted(options)} cannot be applied to a built rule set; pass its name.")
         return rules
     name, *pairs = str(rules).split() or [""]
     merged: dict[str, object] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise IllegalActionError(f"Option {pair!r} is not of the form key=value.")
+            raise RuleSetError(f"Option {pair!r} is not of the form key=value.")
         merged[key] = value
     merged.update(options or {})
     return rules_mod.get(name, **merged)
 
 
-def roll_first(state: GameState, roller: Any, log: list[Action] | None = None) -> GameState:
+def roll_first(state: GameState, roller: DiceRoller, log: list[Action] | None = None) -> GameState:
     """Make the turn's first roll if the player to act has no dice yet (and play any roll-off)."""
     while state.phase is not Phase.OVER and state.dice is None:
         intent = state.legal_actions()[0]
@@ -64,6 +64,13 @@ def roll_first(state: GameState, roller: Any, log: list[Action] | None = None) -
         if log is not None:
             log.append(record)
     return state
+
+
+def describe_state(state: object) -> str:
+    """A short description of a would-be start state, for error messages."""
+    if isinstance(state, GameState):
+        return f"(a {len(state.players)}-player game of {state.rules.spec})"
+    return f"{type(state).__name__!r}"
 
 
 class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
@@ -86,9 +93,9 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         illegal_reward: float = 0.0,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise IllegalActionError(f"Render mode {render_mode!r} is not supported; expected 'ansi' or None.")
+            raise EnvSetupError(f"Render mode {render_mode!r} is not supported; expected 'ansi' or None.")
         if illegal not in ILLEGAL_MODES:
-            raise IllegalActionError(f"Illegal-action mode {illegal!r} is not valid; expected 'ignore' or 'raise'.")
+            raise EnvSetupError(f"Illegal-action mode {illegal!r} is not valid; expected 'ignore' or 'raise'.")
         self.rules = resolve_rules(rules, options)
         self.codec = ActionCodec(self.rules)
         self.layout = ObservationLayout.of(self.rules, 1)
@@ -115,12 +122,13 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         options = dict(options or {})
         start = options.pop("state", None)
         if options:
-            raise IllegalActionError(f"Reset options {sorted(options)} are unknown; expected only 'state'.")
+            raise EnvSetupError(f"Reset options {sorted(options)} are unknown; expected only 'state'.")
         self.log = []
         if start is None:
             start = GameState.new(self.rules, ("player",), starter=0)
         elif not isinstance(start, GameState) or len(start.players) != 1 or start.rules != self.rules:
-            raise IllegalActionError(f"Start state {start!r} is not a one-player game of {self.rules.spec}.")
+            what = describe_state(start)
+            raise EnvSetupError(f"The start state {what} is not a one-player game of {self.rules.spec}.")
         self._state = roll_first(start, self._roller, self.log)
         return self._outputs()
 

@@ -38,11 +38,24 @@ from numpy.typing import NDArray
 
 from fivedice.actions import Action, Roll, Score
 from fivedice.dice import FACES, counts_of, multisets
-from fivedice.errors import IllegalActionError
+from fivedice.errors import FiveDiceError, IllegalActionError
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 
-__all__ = ["ActionCodec", "ActionIndex", "Field", "ObservationLayout", "ascending_positions"]
+__all__ = [
+    "ActionCodec",
+    "ActionIndex",
+    "EnvSetupError",
+    "Field",
+    "ObservationLayout",
+    "Options",
+    "ascending_positions",
+]
+
+
+class EnvSetupError(FiveDiceError):
+    """An environment, policy or evaluation setting that is not valid."""
+
 
 ActionIndex = int | np.integer[Any]
 """An action as Gymnasium hands it over: a Python or numpy integer."""
