@@ -10,6 +10,7 @@ from pettingzoo.test import api_test  # type: ignore[import-untyped]
 
 from fivedice import rules
 from fivedice.errors import FiveDiceError, IllegalActionError
+from fivedice.rl import multi
 from fivedice.rl.multi import MultiplayerEnv, win_rewards
 from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
@@ -31,6 +32,7 @@ from fivedice.state import GameState
 )
 def test_api_test_passes(spec: str, players: int, reward: str, starter: int | None) -> None:
     api_test(MultiplayerEnv(spec, players=players, reward=reward, starter=starter), num_cycles=200)
+    api_test(multi.env(rules=spec, players=players, reward=reward, starter=starter), num_cycles=50)
 
 
 def play_out(env: MultiplayerEnv, seed: int) -> dict[str, float]:

@@ -25,6 +25,7 @@ import gymnasium
 import numpy as np
 from numpy.typing import NDArray
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from fivedice.actions import Roll
 from fivedice.dice import make_roller
@@ -35,7 +36,7 @@ from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, Observat
 from fivedice.rules import RuleSet
 from fivedice.state import GameState
 
-__all__ = ["REWARD_MODES", "MultiplayerEnv", "win_rewards"]
+__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "win_rewards"]
 
 REWARD_MODES = ("win", "points")
 """``win``: +1 / -1 at the end, ties for first split; ``points``: points as they are scored."""
@@ -204,3 +205,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     def _refresh(self) -> None:
         for a in self.agents:
             self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a)), "state": self._game}
+
+
+def env(**kwargs: Any) -> Any:
+    """PettingZoo's convention: :class:`MultiplayerEnv` (same arguments) inside the
+    ``OrderEnforcingWrapper``, which insists on ``reset()`` before anything else."""
+    return wrappers.OrderEnforcingWrapper(MultiplayerEnv(**kwargs))
