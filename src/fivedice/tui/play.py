@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
@@ -19,7 +19,7 @@ from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
 from fivedice.state import Phase
 from fivedice.tui.session import HintLine, Session, describe_action, greedy_reasoning
-from fivedice.tui.widgets import CardLine, DiceBar, Die, ScoreCardView
+from fivedice.tui.widgets import CELL_WIDTH, LABEL_WIDTH, CardLine, DiceBar, Die, ScoreCardView
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
@@ -107,7 +107,7 @@ class GameScreen(Screen[None]):
 
     DEFAULT_CSS = """
     GameScreen #main { height: 1fr; }
-    GameScreen #card-scroll { width: auto; max-width: 60%; height: 100%; }
+    GameScreen #card-scroll { width: auto; height: 100%; overflow: auto auto; scrollbar-size: 1 1; }
     GameScreen #side { width: 1fr; padding: 0 0 0 1; }
     GameScreen #turn { height: 1; }
     GameScreen #roll { height: 1; color: $accent; text-style: bold; }
@@ -145,6 +145,7 @@ class GameScreen(Screen[None]):
         self.pending: Action | None = None
         self.thinking = False
         self.best: int | None = None
+        self._cursor_moves = -1
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -155,7 +156,7 @@ class GameScreen(Screen[None]):
         """Score cards on the left; dice, turn, events and hints on the right."""
         state = self.session.state
         with Horizontal(id="main"):
-            with VerticalScroll(id="card-scroll"):
+            with ScrollableContainer(id="card-scroll"):
                 yield ScoreCardView(state, id="card")
             with Vertical(id="side"):
                 yield Static("", id="turn")
@@ -209,7 +210,7 @@ class GameScreen(Screen[None]):
             return "Space: roll · ? help"
         if faces:
             return f"Keeping {faces} · Space rolls the other {state.rules.dice - len(self.kept)}"
-        return f"1-{state.rules.dice} keep · Space roll · ↑↓ Enter or click: score"
+        return f"1-{state.rules.dice} keep · Space roll · ↑↓ Enter score"
 
     def _best_text(self) -> str:
         if self.best is None:
@@ -223,10 +224,12 @@ class GameScreen(Screen[None]):
         state = session.state
         options = sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
         keys = [k for k, _ in options]
+        moves = len(session.game.log)
         if session.computer_to_move or not keys:
             self.cursor = None
-        elif self.cursor not in keys:
-            self.cursor = max(options, key=lambda kv: kv[1])[0]
+        elif self.cursor not in keys or self._cursor_moves != moves:
+            self.cursor = max(options, key=lambda kv: kv[1])[0]  # new dice: start on the most points
+        self._cursor_moves = moves
         turn, roll = self._turn_text()
         self.query_one("#turn", Static).update(turn)
         best = self._best_text()
@@ -237,6 +240,23 @@ class GameScreen(Screen[None]):
         self.query_one("#events", Static).update("\n".join(escape(e) for e in self.events[-3:]))
         self.query_one("#panel", Static).update(self.panel)
         self.query_one(ScoreCardView).show(state, self.cursor)
+        self._follow_current()
+
+    def _follow_current(self) -> None:
+        """Keep the columns of the player to move in view when the cards are wider than their space."""
+        scroll = self.query_one("#card-scroll", ScrollableContainer)
+        state = self.session.state
+        cards = len(state.rules.cards)
+        left = CELL_WIDTH * cards * state.current
+        width = scroll.size.width - LABEL_WIDTH
+        if width <= 0:
+            return
+        if left < scroll.scroll_x or left + CELL_WIDTH * cards > scroll.scroll_x + width:
+            scroll.scroll_to(x=left, animate=False)
+
+    def on_resize(self) -> None:
+        """Leave the dice their room; the cards scroll sideways if they need more."""
+        self.query_one("#card-scroll", ScrollableContainer).styles.max_width = max(24, self.size.width - 42)
 
     def say(self, status: str) -> None:
         """Show a one-line message (an error or a note)."""
