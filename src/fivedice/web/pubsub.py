@@ -11,14 +11,14 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 __all__ = ["Handler", "Hub", "MemoryHub", "NullHub", "PostgresHub", "RedisHub", "make_hub"]
 
 log = logging.getLogger("fivedice.web")
 
-Handler = Callable[[dict[str, Any]], Awaitable[None]]
+Handler = Callable[[dict[str, Any]], Coroutine[Any, Any, None]]
 """Receives every event published by the other processes."""
 
 
@@ -63,6 +63,7 @@ class MemoryHub:
     def __init__(self, bus: list[MemoryHub] | None = None) -> None:
         self.bus: list[MemoryHub] = bus if bus is not None else []
         self.handler: Handler | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     def peer(self) -> MemoryHub:
         """Another hub on the same bus."""
@@ -71,13 +72,14 @@ class MemoryHub:
     async def start(self, handler: Handler) -> None:
         """Join the bus."""
         self.handler = handler
+        self.loop = asyncio.get_running_loop()
         self.bus.append(self)
 
     async def publish(self, event: dict[str, Any]) -> None:
-        """Deliver to every other hub on the bus."""
+        """Deliver to every other hub on the bus (each on its own event loop, as a separate process would)."""
         for hub in list(self.bus):
-            if hub is not self and hub.handler is not None:
-                await hub.handler(json.loads(json.dumps(event)))
+            if hub is not self and hub.handler is not None and hub.loop is not None:
+                asyncio.run_coroutine_threadsafe(hub.handler(json.loads(json.dumps(event))), hub.loop)
 
     async def close(self) -> None:
         """Leave the bus."""

@@ -96,6 +96,8 @@ class RoomService:
         self.scores_url = scores_url
         self.rate = rate
         self.proc = secrets.token_hex(6)
+        self.clock: Callable[[], float] = time.time
+        """The wall clock of moves and turn timers (tests move it forward)."""
         self.rooms: dict[str, Room] = {}
         self._loading = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -165,7 +167,7 @@ class RoomService:
 
     def _write(self, room: Room, seat: int, by: str, decide: Decide) -> Change:
         """One transaction: lock, refresh, decide, append, bump; then update the room in memory."""
-        now = time.time()
+        now = self.clock()
         try:
             with self.store.transaction(room.code) as (conn, row):
                 self._refresh(room, conn, row)
@@ -276,7 +278,7 @@ class RoomService:
                     seat = room.current_seat()
                     if seat is None or room.game is None:
                         break
-                    timed_out = room.deadline is not None and time.time() >= room.deadline
+                    timed_out = room.deadline is not None and self.clock() >= room.deadline
                     if seat.kind == "computer":
                         level, by = seat.level or computer.default_level(), "computer"
                     elif timer and timed_out and room.settings.get("away") == "computer":
@@ -307,7 +309,7 @@ class RoomService:
     async def _timer_loop(self) -> None:
         while True:
             await asyncio.sleep(0.5)
-            now = time.time()
+            now = self.clock()
             for room in list(self.rooms.values()):
                 deadline, seat = room.deadline, room.current_seat()
                 if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
@@ -361,7 +363,7 @@ class RoomService:
         for _ in range(5):
             code = new_code()
             try:
-                await self.db(partial(self.store.create, code, rules.spec, settings, seats, now=time.time()))
+                await self.db(partial(self.store.create, code, rules.spec, settings, seats, now=self.clock()))
                 break
             except IntegrityError:
                 continue
