@@ -179,6 +179,8 @@ def test_illegal_actions_are_ignored_or_raise() -> None:
         strict.step(0)
     with pytest.raises(IllegalActionError, match="not an action"):
         strict.step(45)
+    with pytest.raises(IllegalActionError, match="not an action"):
+        strict.step(3.0)  # type: ignore[arg-type]
 
 
 def test_jetsi_box_actions_cover_every_card_in_order() -> None:

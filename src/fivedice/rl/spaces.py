@@ -92,7 +92,7 @@ class ActionCodec:
 
     def decode(self, index: ActionIndex, state: GameState) -> Action:
         """The engine intent for action ``index`` in ``state`` (not checked for legality)."""
-        if isinstance(index, bool) or not 0 <= int(index) < self.size:
+        if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < self.size:
             raise IllegalActionError(f"Action {index!r} is not an action; expected 0 to {self.size - 1}.")
         n = int(index)
         if n < self.rerolls:
@@ -125,7 +125,12 @@ class ActionCodec:
         return out
 
     def describe(self, index: int) -> str:
-        """Action ``index`` in words, e.g. ``reroll 1st 2nd lowest`` or ``score chance``."""
+        """Action ``index`` in words (dice are counted from the lowest face).
+
+        >>> from fivedice import rules
+        >>> ActionCodec(rules.get("yacht")).describe(0b00101)
+        'reroll sorted dice 1,3'
+        """
         if index < self.rerolls:
             dice = [str(i + 1) for i in range(self.rules.dice) if index >> i & 1]
             return f"reroll sorted dice {','.join(dice)}" if dice else "keep all (never legal)"
