@@ -11,7 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import fivedice.rl
-from fivedice import rules
+from fivedice import Game, rules
 from fivedice.actions import Roll, Score
 from fivedice.errors import FiveDiceError, IllegalActionError, RuleSetError
 from fivedice.rl import EnvSetupError, SolitaireEnv
@@ -227,3 +227,15 @@ def test_gymnasium_vector_envs_run_it() -> None:
         finished += int(terminated.sum())
     assert finished == 8
     envs.close()
+
+
+def test_the_log_replays_in_the_engine() -> None:
+    env = make("kismet")
+    _, info = env.reset(seed=9)
+    rng = np.random.default_rng(9)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    game = Game.replay(env.rules, ["player"], env.log, starter=0)
+    assert game.state == env.game_state
+    assert game.state.total(0) > 0

@@ -79,7 +79,9 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
     ``rules`` is a :class:`RuleSet`, a name or a spec; ``options`` are rule-set options
     (``{"joker": "free"}``). ``reset(options={"state": state})`` starts from a given
     one-player :class:`GameState` instead of a fresh card. ``info`` carries
-    ``action_mask`` (int8) and ``state`` (the engine state, immutable).
+    ``action_mask`` (int8) and ``state`` (the engine state, immutable). ``log`` holds the
+    game's completed records since the reset, so ``Game.replay(rules, ["player"], env.log,
+    starter=0)`` rebuilds a fresh game (to save it, or view it in any front end).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 (an instance attribute of Env)
