@@ -43,7 +43,7 @@ def bar_chart(values: Sequence[int], height: int = 6) -> str:
             eighths = round((v - floor) / span * height * 8) - row * 8
             cells.append(_EIGHTHS[max(0, min(8, eighths))])
         label = str(hi) if row == height - 1 else str(floor) if row == 0 else ""
-        lines.append(f"{label:>{label_width}} │{''.join(cells)}")
+        lines.append(f"{label:>{label_width}} │{''.join(cells)}".rstrip())
     return "\n".join(lines)
 
 
