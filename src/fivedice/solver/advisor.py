@@ -1,0 +1,182 @@
+"""The :class:`Solver`: state values and the advisor (every option with its value and loss)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fivedice.dice import FACES, Dice
+from fivedice.errors import DiceError, IllegalActionError, RuleSetError
+from fivedice.rules import RuleSet
+from fivedice.scorecard import Scorecard
+from fivedice.solver import kernel
+from fivedice.solver.cache import Table, load_or_build
+
+__all__ = ["Option", "Solver", "solve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of a situation: keep ``dice`` and roll the rest, or score ``box``.
+
+    ``points`` is what the box scores; ``bonus`` is the extra-Yahtzee bonus the score earns
+    (kept separate; the upper bonus a fill completes is part of ``value`` only). ``value`` is
+    the expected points still to come from here under optimal play, points already on the
+    card excluded; ``loss`` is how much less than the best option's value it is.
+    """
+
+    action: str
+    value: float
+    loss: float = 0.0
+    dice: tuple[int, ...] = ()
+    box: str | None = None
+    points: int | None = None
+    bonus: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The option as JSON-friendly data."""
+        if self.action == "keep":
+            return {"action": "keep", "dice": list(self.dice), "value": self.value, "loss": self.loss}
+        out: dict[str, Any] = {"action": "score", "box": self.box, "points": self.points}
+        if self.bonus:
+            out["bonus"] = self.bonus
+        out.update(value=self.value, loss=self.loss)
+        return out
+
+
+class Solver:
+    """Exact optimal values for one single-card rule set (objective: expected final score)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        t = table.tables
+        self.rules: RuleSet = t.rules
+        self._t = t
+        self._prm = t.params()
+        self._arrays = t.arrays()
+        self._values = table.values
+        self._add = t.add.tolist()
+        self._upper = [bool(u) for u in t.is_upper]
+        self._possible = [{int(p) for p in row if p >= 0} for row in t.pvals]
+        self._keeps = [tuple(f + 1 for f in range(FACES) for _ in range(row[f])) for row in t.counts.tolist()]
+        self._names = self.rules.box_names
+        nb = t.nboxes
+        self._box_pts = np.empty(nb, dtype=np.int32)
+        self._box_val = np.empty(nb)
+        self._keep_idx = np.empty(t.subsets.shape[1], dtype=np.int32)
+        self._keep_val = np.empty(t.subsets.shape[1])
+        self.expected_score: float = self.state_value(Scorecard.empty(self.rules))
+        """The optimal expected final score from an empty card."""
+
+    # -- states -------------------------------------------------------------------------
+    def state_index(self, card: Scorecard) -> int:
+        """The dense index of the turn-start state of ``card``; raises if it cannot arise."""
+        t = self._t
+        if card.rules != self.rules or card.order is not self.rules.cards[0]:
+            raise RuleSetError(f"The score card is for {card.rules.spec!r}; this solver is for {self.rules.spec!r}.")
+        mask = up = 0
+        for b, e in enumerate(card.entries):
+            if e is not None:
+                if e not in self._possible[b]:
+                    raise IllegalActionError(
+                        f"Box {self._names[b]!r} holds {e} points, which it can never score in {self.rules.spec}."
+                    )
+                mask |= 1 << b
+                if self._upper[b]:
+                    up += e
+        y = 1 if t.ybits == 2 and card.entries[t.ybox] else 0
+        index = (mask * t.units + t.frozen_up(mask, up)) * t.ybits + y
+        if not self.table.reach[index]:
+            filled = ", ".join(f"{self._names[b]}={e}" for b, e in enumerate(card.entries) if e is not None)
+            raise IllegalActionError(f"The score card {{{filled}}} cannot arise under {self.rules.spec}.")
+        return index
+
+    def state_value(self, card: Scorecard) -> float:
+        """Expected points still to come from the start of a turn on ``card``."""
+        return float(self._values[self.state_index(card)])
+
+    # -- advice -------------------------------------------------------------------------
+    def _situation(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int, int, int]:
+        t = self._t
+        index = self.state_index(card)
+        if card.is_full:
+            raise IllegalActionError("The score card is full; there is nothing left to decide.")
+        values = dice.values if isinstance(dice, Dice) else tuple(dice)
+        if len(values) != t.n:
+            raise DiceError(f"Dice {' '.join(map(str, values))!r} are {len(values)} values; expected exactly {t.n}.")
+        d = 0
+        add = self._add
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= FACES:
+                raise DiceError(f"Die value {v!r} is not a whole number from 1 to {FACES}.")
+            d = add[d][v - 1]
+        if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or not 0 <= rolls_left < self.rules.rolls:
+            raise IllegalActionError(f"Rolls left {rolls_left!r} is not valid; expected 0 to {self.rules.rolls - 1}.")
+        return index, d - t.off, rolls_left, d
+
+    def _run(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int]:
+        index, d, k, _ = self._situation(card, dice, rolls_left)
+        t = self._t
+        y = index % t.ybits
+        up = (index // t.ybits) % t.units
+        mask = index // (t.ybits * t.units)
+        n, code = kernel.advise(
+            mask, up, y, d, k, self._prm, self._arrays, self._values,
+            self._keep_idx, self._keep_val, self._box_pts, self._box_val,
+        )  # fmt: skip
+        return int(n), int(code)
+
+    def option_values(
+        self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int
+    ) -> tuple[list[tuple[int, ...]], list[float], list[int], list[int], list[float]]:
+        """The raw options: keeps and their values, then legal box indices, points and values."""
+        n, _ = self._run(card, dice, rolls_left)
+        keeps = [self._keeps[i] for i in self._keep_idx[:n].tolist()]
+        pts = self._box_pts.tolist()
+        boxes = [b for b, p in enumerate(pts) if p >= 0]
+        return keeps, self._keep_val[:n].tolist(), boxes, [pts[b] for b in boxes], self._box_val[boxes].tolist()
+
+    def advise(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> list[Option]:
+        """Every legal option (each distinct keep, each legal box), best first, with its loss."""
+        keeps, keep_vals, boxes, pts, box_vals = self.option_values(card, dice, rolls_left)
+        bonus = self._bonus(card, dice)
+        ranked: list[tuple[float, int, int, Option]] = []
+        for b, p, v in zip(boxes, pts, box_vals, strict=True):
+            ranked.append((-v, 0, b, Option("score", v, box=self._names[b], points=p, bonus=bonus)))
+        for i, (keep, v) in enumerate(zip(keeps, keep_vals, strict=True)):
+            ranked.append((-v, 1, i, Option("keep", v, dice=keep)))
+        ranked.sort(key=lambda r: r[:3])
+        top = ranked[0][3].value
+        return [
+            Option(o.action, o.value, top - o.value, o.dice, o.box, o.points, o.bonus) for *_, o in ranked
+        ]  # fmt: skip
+
+    def best(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Option:
+        """The best option (ties: scoring before keeping, then card order, then smaller keeps)."""
+        _, code = self._run(card, dice, rolls_left)
+        if code >= 0:
+            return Option("keep", float(self._keep_val[code]), dice=self._keeps[int(self._keep_idx[code])])
+        b = -code - 1
+        value, points = float(self._box_val[b]), int(self._box_pts[b])
+        return Option("score", value, box=self._names[b], points=points, bonus=self._bonus(card, dice))
+
+    def _bonus(self, card: Scorecard, dice: Dice | Sequence[int]) -> int:
+        return self.rules.yahtzee_bonus if card.is_extra_yahtzee(dice) else 0
+
+    @property
+    def size_bytes(self) -> int:
+        """Bytes of the reachable part of the state-value table (8 per state)."""
+        return self.table.states * 8
+
+
+def solve(rules: RuleSet, cache: bool = True) -> Solver:
+    """A :class:`Solver` for ``rules``: the table loaded from the cache, or built (and cached).
+
+    >>> from fivedice import rules
+    >>> round(solve(rules.get("yacht"), cache=False).expected_score, 4)
+    169.7739
+    """
+    return Solver(load_or_build(rules, cache=cache))

@@ -1,0 +1,153 @@
+"""The solver against a brute-force evaluation through the foundation's Scorecard on tiny rule sets."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import cache
+from typing import Any
+
+import pytest
+
+from fivedice import rules
+from fivedice.dice import FACES, counts_of
+from fivedice.rules import RuleSet
+from fivedice.scorecard import Scorecard
+from fivedice.solver import solve
+
+
+def brute_force(rs: RuleSet) -> Any:
+    """``value(card)``: the optimal expected final total from the start of a turn on ``card``."""
+
+    def outcomes(k: int) -> list[tuple[tuple[int, ...], float]]:
+        out = []
+        for ms in itertools.combinations_with_replacement(range(1, FACES + 1), k):
+            ways = math.factorial(k) / math.prod(math.factorial(c) for c in counts_of(ms))
+            out.append((ms, ways / FACES**k))
+        return out
+
+    def keeps(dice: tuple[int, ...]) -> set[tuple[int, ...]]:
+        return {tuple(sorted(c)) for r in range(len(dice)) for c in itertools.combinations(dice, r)}
+
+    @cache
+    def value(card: Scorecard) -> float:
+        if card.is_full:
+            return float(card.total)
+        return sum(p * best(card, ms, rs.rolls - 1) for ms, p in outcomes(rs.dice))
+
+    @cache
+    def best(card: Scorecard, dice: tuple[int, ...], left: int) -> float:
+        roll = rs.rolls - left
+        options = [value(card.fill(b, dice, roll)) for b in card.option_indices(counts_of(dice), roll)]
+        if left:
+            for keep in keeps(dice):
+                rolled = outcomes(rs.dice - len(keep))
+                options.append(sum(p * best(card, tuple(sorted(keep + ms)), left - 1) for ms, p in rolled))
+        return max(options)
+
+    return value
+
+
+def tiny(**extra: Any) -> RuleSet:
+    data: dict[str, Any] = {
+        "name": "tiny",
+        "dice": 3,
+        "boxes": [
+            {"name": "ones", "kind": "face", "face": 1},
+            {"name": "sixes", "kind": "face", "face": 6},
+            {"name": "triple", "kind": "all_alike", "points": 30},
+        ],
+        "upper_bonus": [[6, 20]],
+        "yahtzee_box": "triple",
+    }
+    data.update(extra)
+    return rules.from_data(data)
+
+
+CASES = {
+    "plain": tiny(rolls=2),
+    "forced-joker-bonus": tiny(joker="forced", yahtzee_bonus=100),
+    "free-joker": tiny(joker="free", yahtzee_bonus=40),
+    "none-joker-bonus": tiny(joker="none", yahtzee_bonus=100, rolls=2),
+    "top-down": tiny(cards=["top_down"], joker="forced", yahtzee_bonus=100),
+    "bottom-up": tiny(cards=["bottom_up"], rolls=2),
+    "upper-first": tiny(cards=["upper_first"], joker="forced"),
+    "tiers-two-rolls": tiny(upper_bonus=[[4, 5], [9, 25], [14, 40]], rolls=2),
+    "chance-two-dice": tiny(
+        dice=2,
+        boxes=[
+            {"name": "threes", "kind": "face", "face": 3},
+            {"name": "pair", "kind": "all_alike", "points": 15},
+            {"name": "chance", "kind": "chance"},
+        ],
+        yahtzee_box="pair",
+        yahtzee_bonus=10,
+        joker="forced",
+        upper_bonus=[[3, 4]],
+    ),
+    "first-roll-points": tiny(
+        dice=2,
+        boxes=[
+            {"name": "twos", "kind": "face", "face": 2},
+            {"name": "straight", "kind": "straight", "runs": [[1, 2], [5, 6]], "points": 10, "first_roll_points": 25},
+            {"name": "pair", "kind": "all_alike", "points": 20, "first_roll_points": 50},
+        ],
+        yahtzee_box="pair",
+        upper_bonus=[],
+    ),
+    "four-dice": tiny(
+        dice=4,
+        boxes=[
+            {"name": "fives", "kind": "face", "face": 5},
+            {"name": "run", "kind": "straight", "runs": [[1, 2, 3, 4], [3, 4, 5, 6]], "points": 20},
+            {"name": "kind", "kind": "all_alike", "points": 50},
+        ],
+        yahtzee_box="kind",
+        yahtzee_bonus=100,
+        joker="forced",
+        upper_bonus=[[10, 7]],
+        rolls=2,
+    ),
+}
+
+
+@cache
+def brute(name: str) -> Any:
+    """The brute-force value function of a case (shared by the tests)."""
+    return brute_force(CASES[name])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_expected_score_matches_brute_force(name: str) -> None:
+    rs = CASES[name]
+    value = brute(name)
+    solver = solve(rs, cache=False)
+    assert solver.expected_score == pytest.approx(value(Scorecard.empty(rs)), abs=1e-9)
+
+
+def reachable_cards(rs: RuleSet) -> set[Scorecard]:
+    """Every card that can arise, by filling boxes with every roll on every roll number."""
+    rolls = list(itertools.combinations_with_replacement(range(1, FACES + 1), rs.dice))
+    seen = {Scorecard.empty(rs)}
+    todo = list(seen)
+    while todo:
+        card = todo.pop()
+        for dice in rolls:
+            for roll in {1, rs.rolls}:
+                for b in card.option_indices(counts_of(dice), roll):
+                    nxt = card.fill(b, dice, roll)
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+    return seen
+
+
+@pytest.mark.parametrize("name", ["forced-joker-bonus", "free-joker", "tiers-two-rolls", "upper-first"])
+def test_state_values_match_brute_force_on_every_reachable_card(name: str) -> None:
+    rs = CASES[name]
+    value = brute(name)
+    solver = solve(rs, cache=False)
+    cards = reachable_cards(rs)
+    assert len(cards) > 20
+    for card in cards:
+        assert solver.state_value(card) == pytest.approx(value(card) - card.total, abs=1e-9)

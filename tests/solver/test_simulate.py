@@ -1,0 +1,44 @@
+"""The optimal-play simulation kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fivedice import rules
+from fivedice.solver import Solver, solve
+from fivedice.solver.simulate import simulate_optimal
+
+
+def test_same_seed_same_games_whatever_the_threads(yahtzee: Solver) -> None:
+    one = simulate_optimal(yahtzee, games=600, seed=7, threads=1)
+    two = simulate_optimal(yahtzee, games=600, seed=7, threads=2)
+    assert np.array_equal(one.totals, two.totals)
+    assert np.array_equal(one.box_points, two.box_points)
+    other = simulate_optimal(yahtzee, games=600, seed=8, threads=2)
+    assert not np.array_equal(one.totals, other.totals)
+
+
+def test_totals_add_up_and_mean_is_near_optimal(yahtzee: Solver) -> None:
+    r = simulate_optimal(yahtzee, games=4000, seed=3)
+    rebuilt = r.box_points.sum(axis=1) + r.upper_bonus + 100 * r.yahtzee_bonuses
+    assert np.array_equal(r.totals, rebuilt)
+    upper = r.box_points[:, :6].sum(axis=1)
+    assert np.array_equal(r.upper_bonus > 0, upper >= 63)
+    # 4000 games: standard error about 0.95
+    assert abs(r.mean - yahtzee.expected_score) < 4.5
+    assert 50 < r.std < 70
+    rates = r.zero_rates()
+    assert 0.5 < rates["yahtzee"] < 0.8
+    assert rates["chance"] == 0.0
+    assert 0.6 < r.upper_bonus_rate < 0.8
+
+
+def test_generala_simulation() -> None:
+    solver = solve(rules.get("generala"), cache=False)
+    r = simulate_optimal(solver, games=2000, seed=11)
+    assert abs(r.mean - solver.expected_score) < 4
+    assert r.upper_bonus.max() == 0
+    assert r.yahtzee_bonuses.max() == 0
+    assert np.array_equal(r.totals, r.box_points.sum(axis=1))
+    # first-roll points appear: a served straight scores 25
+    assert 25 in set(r.box_points[:, rules.get("generala").box_index("straight")].tolist())
