@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
@@ -27,6 +27,9 @@ from fivedice.rl.solitaire import SolitaireEnv
 from fivedice.rl.spaces import EnvSetupError
 from fivedice.rules import RuleSet
 from fivedice.state import GameState
+
+if TYPE_CHECKING:
+    from fivedice.solver import Solver
 
 __all__ = ["Evaluation", "advisor_loss", "evaluate"]
 
@@ -77,17 +80,19 @@ class Evaluation:
         return "\n".join(lines)
 
 
-def _advisor(rules: RuleSet) -> Any | None:
-    """The solver of ``rules``, or None when it does not handle them."""
+def _advisor(rules: RuleSet) -> Solver | None:
+    """The solver of ``rules`` (shared with the solver-based players), or None when it does
+    not handle them."""
     from fivedice.players.solved import solver_for
 
     try:
-        return solver_for(rules)
+        solver: Solver = solver_for(rules)
     except FiveDiceError:
         return None
+    return solver
 
 
-def advisor_loss(solver: Any, state: GameState, action: Action) -> float:
+def advisor_loss(solver: Solver, state: GameState, action: Action) -> float:
     """The expected points ``action`` loses against the best move in ``state`` (one card)."""
     assert state.dice is not None
     options = solver.advise(state.cards[state.current][0], state.dice, state.rolls_left)
