@@ -348,3 +348,32 @@ async def test_end_screen_shows_the_analysis_and_stores_its_losses(tmp_path: Pat
         assert history.games[0].decisions is not None
         assert history.games[0].decisions > 0
         assert history.mean_loss is not None
+
+
+async def test_a_failed_write_offers_json_and_a_loaded_finished_game_is_not_stored_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fivedice.storage import StoreError
+
+    db = str(tmp_path / "s.db")
+    session = near_end(Session.new(rules.get("generala"), [Seat("Ann")], seed=4), rounds_left=1)
+    app = FiveDiceApp(Config(db=db, saves=tmp_path, session=session, analyser=no_analysis))
+
+    def locked(*args: object, **kwargs: object) -> int:
+        raise StoreError("The score database 's.db' is locked by another program; try again when it is closed.")
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        monkeypatch.setattr(app.store, "record_game", locked)
+        await play_to_end(pilot, app)
+        assert "could not be stored" in text_of(app, "#stored")
+        assert "locked by another program" in text_of(app, "#stored")
+        await pilot.press("j")
+    [path] = list(tmp_path.glob("finished-*.json"))
+    app = FiveDiceApp(Config(db=db, saves=tmp_path, load=path, analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+        assert "not stored again" in text_of(app, "#stored")
+    with Store(db) as store:
+        assert store.game_count() == 0

@@ -108,7 +108,7 @@ class FiveDiceApp(App[int]):
             except FiveDiceError as exc:
                 self.push_screen(StartScreen(message=str(exc)))
                 return
-            self.push_screen(GameScreen(session))
+            self.push_screen(EndScreen(session, record=False) if session.state.is_over else GameScreen(session))
             return
         self.push_screen(StartScreen())
 

@@ -94,9 +94,10 @@ class EndScreen(Screen[None]):
         Binding("question_mark,f1", "help", "Help", show=False),
     ]
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, record: bool = True) -> None:
         super().__init__()
         self.session = session
+        self.record = record
         self.game_id: int | None = None
         self.problem = ""
         self.analysis: GameAnalysis | str | None = None
@@ -128,6 +129,9 @@ class EndScreen(Screen[None]):
     def _store(self) -> None:
         app = self.fd_app
         stored = self.query_one("#stored", Static)
+        if not self.record:
+            stored.update("This game was over when it was loaded; it is not stored again.")
+            return
         if app.store is None:
             why = app.store_error or "no score database is in use"
             self.problem = f"The game is not in the high scores: {why}. Press j to save its log as JSON."
