@@ -115,3 +115,24 @@ def test_simulate_command_rejects_mismatched_seats() -> None:
     out = CliRunner().invoke(main, ["simulate", "yacht", "--players", "3", "--strategies", "greedy,random"])
     assert out.exit_code == 2
     assert "does not match" in out.output
+
+
+@pytest.fixture
+def _solver_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@pytest.mark.usefixtures("_solver_cache")
+def test_optimal_yahtzee_reaches_the_known_mean_at_reduced_size() -> None:
+    rs = rules.get("yahtzee")
+    games = 10_000
+    one = simulate(rs, ["optimal"], games, seed=2026, workers=1)
+    two = simulate(rs, ["optimal"], games, seed=2026, workers=2)
+    assert one.engine == "numba"
+    assert np.array_equal(one.totals, two.totals)
+    stats = one.stats()[0]
+    # 254.59 is the exact optimum; four standard errors of a 10,000-game mean is 2.4.
+    assert abs(stats.mean - 254.59) < 4 * 59.6 / games**0.5
+    assert abs(stats.std - 59.6) < 1.5
+    assert 0.6 < stats.upper_bonus_rate < 0.75
+    assert stats.zero_rate["yahtzee"] == pytest.approx(1 - 0.34, abs=0.03)

@@ -16,11 +16,9 @@ from fivedice.players.solved import (
     NoisyPlayer,
     OptimalPlayer,
     SolverUnavailableError,
-    WinPlayer,
-    _phi,
     solver_for,
-    spread_model,
 )
+from fivedice.players.win import WinPlayer, beat_chance, last_turn_distribution, spread_model
 from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
 
@@ -79,10 +77,23 @@ def test_solver_levels_need_one_card() -> None:
         get("optimal", rules.get("yahtzee", cards="jetsi"))
 
 
-def test_phi_is_a_win_chance_with_ties_shared() -> None:
-    d = np.array([0.0, 5.0, -5.0, 3.0, 0.0])
-    s = np.array([0.0, 0.0, 0.0, 1e6, 10.0])
-    assert _phi(d, s).tolist() == pytest.approx([0.5, 1.0, 0.0, 0.5, 0.5], abs=1e-5)
+def test_beat_chance_shares_ties() -> None:
+    rival = (np.array([10, 20]), np.array([0.25, 0.75]))
+    assert beat_chance(np.array([5, 10, 15, 20, 25]), rival).tolist() == [0.0, 0.125, 0.25, 0.625, 1.0]
+
+
+def test_last_turn_distribution_is_exact() -> None:
+    rs = rules.get("yahtzee")
+    card = _filled(rs, [b for b in rs.box_names if b != "yahtzee"], (1, 2, 3, 4, 6))
+    values, probs = last_turn_distribution(card)
+    assert values.tolist() == [0, 50]
+    assert probs.sum() == pytest.approx(1.0)
+    # Chasing five alike with three rolls succeeds 4.6% of the time.
+    assert probs[1] == pytest.approx(0.04603, abs=1e-5)
+    card = _filled(rs, [b for b in rs.box_names if b != "chance"], (1, 2, 3, 4, 6))
+    values, probs = last_turn_distribution(card)
+    mean = float(values @ probs)
+    assert mean == pytest.approx(23.33, abs=0.01)  # the known optimal mean of Chance alone
 
 
 def _filled(rs: rules.RuleSet, boxes: list[str], dice: tuple[int, ...]) -> Scorecard:

@@ -1,0 +1,234 @@
+"""The multiplayer-aware ``win`` player: near the end it plays for the chance of finishing first.
+
+Until it has ``horizon`` boxes left (default :data:`HORIZON`, 2) it plays exactly as
+``optimal`` (its turn plan on the solver's card values reproduces the solver). From then
+on it plans each turn for the chance of winning instead of points. At the end of the turn
+every player's final score is a distribution over whole points:
+
+- a full card: its total;
+- one box left: *exact*, the distribution of what that last turn adds under optimal play
+  (:func:`last_turn_distribution`, a forward pass of the within-turn policy);
+- more boxes left: a normal of mean ``total + solver value`` and the variance of
+  :class:`SpreadModel`, rounded to whole points.
+
+The chance of beating opponent ``o`` from final score ``x`` is ``P(Y_o < x) + P(Y_o = x)/2``;
+over several opponents these multiply (they are independent given ``x``). Measured on
+official Yahtzee, planning for the win with more boxes left, where only the normal
+approximation is available, lost more expected points than it gained in win chance; see
+``bench/strategies.py`` and the README for the figures.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import cache
+from typing import ClassVar
+
+import numpy as np
+
+from fivedice.actions import Roll
+from fivedice.dice import RandomRoller
+from fivedice.players.solved import OptimalPlayer, ValuePlayer, filled
+from fivedice.players.turn import FloatArray, IntArray, dice_space, gains, option_table, turn_plan
+from fivedice.rules.ruleset import RuleSet
+from fivedice.scorecard import Scorecard
+from fivedice.state import GameState
+
+__all__ = ["HORIZON", "Distribution", "SpreadModel", "WinPlayer", "last_turn_distribution", "spread_model"]
+
+HORIZON = 2
+"""Boxes left (before the turn) from which ``win`` plays for the win chance."""
+
+Distribution = tuple[IntArray, FloatArray]
+"""Whole-point values (ascending) and their probabilities."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpreadModel:
+    """The variance of the points still to come on a card, under optimal play.
+
+    ``box_var[i]`` is the variance of box ``i``'s points over a game, ``bonus_var`` of the
+    upper bonus, ``extra_var`` of the extra-Yahtzee bonuses; a card's variance is the sum
+    over its open boxes (the bonus while still pending, the extra bonuses while the
+    Yahtzee box is open or holds points, in proportion to the boxes left), times
+    ``scale[n]`` for ``n`` open boxes, measured so that the model matches the observed
+    variance of the points still to come at that stage of a game.
+    """
+
+    box_var: tuple[float, ...]
+    bonus_var: float
+    extra_var: float
+    scale: tuple[float, ...]
+
+    def base(self, card: Scorecard) -> float:
+        """The unscaled sum of the parts still open on ``card``."""
+        rules = card.rules
+        open_ = card.open_indices
+        var = sum(self.box_var[i] for i in open_)
+        pending = rules.upper_bonus and card.upper_bonus < rules.upper_bonus[-1].points
+        if pending and any(i in open_ for i in rules.upper_indices):
+            var += self.bonus_var
+        if rules.yahtzee_box and rules.yahtzee_bonus:
+            held = card.entries[rules.box_index(rules.yahtzee_box)]
+            if held is None or held > 0:
+                var += self.extra_var * len(open_) / len(rules.boxes)
+        return var
+
+    def variance(self, card: Scorecard) -> float:
+        """The variance of ``card``'s points still to come."""
+        return self.scale[len(card.open_indices)] * self.base(card)
+
+
+@cache
+def spread_model(rules: RuleSet, games: int = 1000, seed: int = 12345) -> SpreadModel:
+    """Measure a :class:`SpreadModel` from ``games`` solitaire games of ``optimal``."""
+    player = OptimalPlayer(rules)
+    solver = player.solver
+    roller = RandomRoller(random.Random(seed))
+    nbox = len(rules.boxes)
+    boxes = np.zeros((games, nbox))
+    bonus = np.zeros(games)
+    extra = np.zeros(games)
+    snapshots: list[tuple[int, int, Scorecard, float]] = []  # game, open boxes, card, total + value
+    finals = np.zeros(games)
+    for g in range(games):
+        state = GameState.new(rules, ("A",))
+        while not state.is_over:
+            card = state.cards[0][0]
+            if state.dice is None:
+                snapshots.append((g, len(card.open_indices), card, card.total + solver.state_value(card)))
+            action = player.choose(state)
+            rolled = roller.roll(rules.dice - len(action.held)) if isinstance(action, Roll) else None
+            state = state.apply(state.complete(action, rolled))
+        card = state.cards[0][0]
+        boxes[g] = [e or 0 for e in card.entries]
+        bonus[g] = card.upper_bonus
+        extra[g] = card.yahtzee_bonus
+        finals[g] = card.total
+    partial = SpreadModel(tuple(boxes.var(axis=0).tolist()), float(bonus.var()), float(extra.var()), ())
+    scale = [1.0] * (nbox + 1)
+    for n in range(1, nbox + 1):
+        rows = [s for s in snapshots if s[1] == n]
+        base = float(np.mean([partial.base(card) for _, _, card, _ in rows])) if rows else 0.0
+        if len(rows) > 1 and base > 0:
+            scale[n] = float(np.var([finals[g] - expected for g, _, _, expected in rows])) / base
+    return SpreadModel(partial.box_var, partial.bonus_var, partial.extra_var, tuple(scale))
+
+
+_LAST: dict[tuple[object, ...], Distribution] = {}
+
+
+def last_turn_distribution(card: Scorecard) -> Distribution:
+    """The exact distribution of the points (bonuses included) that the last turn adds to a
+    card with one open box, when that turn is played for the most points."""
+    key = (id(card.rules), card.order, card.entries, card.upper_total)
+    found = _LAST.get(key)
+    if found is not None:
+        return found
+    rules = card.rules
+    if len(card.open_indices) != 1:
+        raise ValueError(f"A card with {len(card.open_indices)} open boxes has more than one turn left.")
+    space = dice_space(rules.dice)
+    rolls = rules.rolls
+    points = np.zeros((rolls, len(space.rolls)), dtype=np.int64)
+    for m in range(1, rolls + 1):
+        table = option_table(card, m)
+        points[m - 1] = np.where(table.legal, gains(card, table), np.iinfo(np.int64).min).max(axis=1)
+    plan = turn_plan(space, points.astype(np.float64))
+    mass = np.zeros(int(points.max()) + 1)
+    p = space.trans[space.keep_index[()]].copy()
+    for m in range(1, rolls + 1):
+        if m == rolls:
+            stop = np.ones(len(space.rolls), dtype=bool)
+        else:
+            candidates = np.where(space.sub, plan.keep[m - 1][:, None], -np.inf)
+            best_keep = candidates.argmax(axis=0)
+            stop = plan.stop[m - 1] >= candidates.max(axis=0) - 1e-12
+        np.add.at(mass, points[m - 1][stop], p[stop])
+        if m < rolls:
+            kept = np.zeros(len(space.keeps))
+            np.add.at(kept, best_keep[~stop], p[~stop])
+            p = kept @ space.trans
+    values = np.flatnonzero(mass > 0)
+    result = (values.astype(np.int64), mass[values])
+    _LAST[key] = result
+    return result
+
+
+def _normal(mean: float, var: float) -> Distribution:
+    sd = math.sqrt(max(var, 0.0))
+    if sd < 0.5:
+        return np.array([round(mean)], dtype=np.int64), np.array([1.0])
+    values = np.arange(math.floor(mean - 6 * sd), math.ceil(mean + 6 * sd) + 1, dtype=np.int64)
+    weights = np.exp(-((values - mean) ** 2) / (2 * sd * sd))
+    return values, weights / weights.sum()
+
+
+def beat_chance(x: IntArray, other: Distribution) -> FloatArray:
+    """``P(Y < x) + P(Y = x) / 2`` for each value in ``x``, ``Y`` distributed as ``other``.
+
+    >>> beat_chance(np.array([9, 10, 11]), (np.array([10]), np.array([1.0]))).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    values, probs = other
+    below = np.concatenate(([0.0], np.cumsum(probs)))
+    lo = np.searchsorted(values, x, side="left")
+    hi = np.searchsorted(values, x, side="right")
+    result: FloatArray = below[lo] + 0.5 * (below[hi] - below[lo])
+    return result
+
+
+class WinPlayer(ValuePlayer):
+    """Plays to finish first near the end of the game (see the module docstring)."""
+
+    name: ClassVar[str] = "win"
+
+    def __init__(
+        self, rules: RuleSet, seed: int | None = None, model: SpreadModel | None = None, horizon: int | None = None
+    ) -> None:
+        super().__init__(rules, seed)
+        self._model = model
+        self.horizon = HORIZON if horizon is None else horizon
+
+    @property
+    def model(self) -> SpreadModel:
+        """The spread model (measured on first use)."""
+        if self._model is None:
+            self._model = spread_model(self.rules)
+        return self._model
+
+    def final(self, card: Scorecard, total: int) -> Distribution:
+        """The distribution of the final score of a card now worth ``total``."""
+        left = len(card.open_indices)
+        if left == 0:
+            return np.array([total], dtype=np.int64), np.array([1.0])
+        if left == 1:
+            values, probs = last_turn_distribution(card)
+            return values + total, probs
+        return _normal(total + self.future(card), self.model.variance(card))
+
+    def utility(self, state: GameState, k: int, card: Scorecard, legal_gains: IntArray, roll: int) -> FloatArray:
+        """Points (as ``optimal``) before the horizon; from it, the chance of finishing first."""
+        table = option_table(card, roll)
+        others = [s for s in range(len(state.players)) if s != state.current]
+        if not others or len(card.open_indices) > self.horizon:
+            future = self.after(card, legal_gains, table.points, table.legal, self.future)
+            result: FloatArray = legal_gains + future
+            return result
+        rivals = [self.final(state.cards[o][0], state.total(o)) for o in others]
+        out = np.zeros(table.points.shape)
+        cache: dict[tuple[int, int, int], float] = {}
+        for j, i in zip(*np.nonzero(table.legal), strict=True):
+            points, gain = int(table.points[j, i]), int(legal_gains[j, i])
+            key = (int(i), points, gain)
+            if key not in cache:
+                values, probs = self.final(filled(card, int(i), points), card.total + gain)
+                chance = probs.copy()
+                for rival in rivals:
+                    chance *= beat_chance(values, rival)
+                # Points break ties between equal chances (e.g. a sure win) but never outweigh them.
+                cache[key] = float(chance.sum()) + 1e-9 * float(values @ probs)
+            out[j, i] = cache[key]
+        return out
