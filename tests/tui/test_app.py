@@ -377,3 +377,23 @@ async def test_a_failed_write_offers_json_and_a_loaded_finished_game_is_not_stor
         assert "not stored again" in text_of(app, "#stored")
     with Store(db) as store:
         assert store.game_count() == 0
+
+
+async def test_a_failing_computer_player_is_reported_and_the_game_goes_on(tmp_path: Path) -> None:
+    def broken(level: str, rule_set: object, seed: int | None) -> Any:
+        raise RuntimeError("no table")
+
+    session = Session.new(
+        rules.get("yacht"),
+        [Seat("Ann"), Seat("Robo", "computer", "greedy")],
+        seed=1,
+        strategy_factory=broken,
+        starter=1,
+    )
+    app = FiveDiceApp(demo_config(session, saves=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "The computer player failed: RuntimeError: no table" in text_of(app, "#status")
+        await pilot.press("s")
+        assert "Saved to" in text_of(app, "#status")

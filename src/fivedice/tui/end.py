@@ -156,7 +156,10 @@ class EndScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="analysis")
     def _analysis_worker(self) -> None:
-        result = self.fd_app.config.analyser(self.session.game)
+        try:
+            result = self.fd_app.config.analyser(self.session.game)
+        except Exception as exc:  # the analysis is optional: report, never crash the end screen
+            result = f"The analysis failed: {type(exc).__name__}: {exc}"
         self.app.call_from_thread(self._show_analysis, result)
 
     def _show_analysis(self, result: GameAnalysis | str) -> None:

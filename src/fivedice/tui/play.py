@@ -483,6 +483,8 @@ class GameScreen(Screen[None]):
             lines: list[HintLine] | str = self.session.hint_lines(state)
         except FiveDiceError as exc:
             lines = str(exc)
+        except Exception as exc:  # a failing advisor must not end the game
+            lines = f"The advisor failed: {type(exc).__name__}: {exc}"
         self.app.call_from_thread(self._show_hint, move, state.current, lines)
 
     def _show_hint(self, move: int, seat: int, lines: list[HintLine] | str) -> None:
@@ -529,10 +531,12 @@ class GameScreen(Screen[None]):
             if reasoning and state.dice is not None:
                 try:
                     lines = self.session.hint_lines(state)
-                except FiveDiceError:
+                except Exception:  # reasoning is optional: fall back to the points on offer
                     lines, label = greedy_reasoning(state), "points"
         except FiveDiceError as exc:
             error = str(exc)
+        except Exception as exc:  # a failing computer player must not end the game
+            error = f"{type(exc).__name__}: {exc}"
         self.app.call_from_thread(self._computer_chose, move, action, (lines, label), error)
 
     def _computer_chose(
@@ -543,7 +547,7 @@ class GameScreen(Screen[None]):
             self.schedule()
             return
         if action is None:
-            self.say(f"The computer player failed: {error}")
+            self.say(f"The computer player failed: {error} Save with s; undo with u.")
             return
         state = self.session.state
         lines, label = reasoning

@@ -101,6 +101,19 @@ class GreedyFallback:
         return Score(box, card)
 
 
+def check_level(level: str, rules: RuleSet) -> None:
+    """Raise unless ``level`` is a computer level that can play ``rules`` (cheap: builds nothing)."""
+    levels = computer_levels()
+    if level not in levels:
+        raise FiveDiceError(f"Computer level {level!r} is unknown; expected one of: {', '.join(levels)}.")
+    solver_levels = optional("fivedice.players", "SOLVER_LEVELS") or ()
+    if level in solver_levels and len(rules.cards) > 1:
+        raise FiveDiceError(
+            f"Computer level {level!r} needs the solver, which handles one-card rule sets; "
+            "choose greedy, tali or random."
+        )
+
+
 def make_strategy(level: str, rules: RuleSet, seed: int | None = None) -> Strategy:
     """The computer player of ``level``: from ``fivedice.players`` when installed, else the fallback."""
     get = optional("fivedice.players", "get")
@@ -250,11 +263,10 @@ class Session:
     ) -> Session:
         """A fresh game for these seats (checked now: names, levels); no ``starter`` means a roll-off."""
         game = Game(rules, [s.name for s in seats], rng, seed=seed, starter=starter)
-        session = cls(game, tuple(seats), seed=seed, **kwargs)
-        for seat, who in enumerate(seats):
+        for who in seats:
             if who.is_computer:
-                session.strategy(seat)
-        return session
+                check_level(who.level or "greedy", rules)
+        return cls(game, tuple(seats), seed=seed, **kwargs)
 
     # -- seats and computers -----------------------------------------------------------------
     @property
@@ -273,7 +285,7 @@ class Session:
         return not state.is_over and (state.phase is Phase.ROLLOFF or self.is_computer(state.current))
 
     def strategy(self, seat: int) -> Strategy:
-        """The computer player of ``seat`` (made once)."""
+        """The computer player of ``seat``, made on first use (it may load the solver: call it in a worker)."""
         if seat not in self._strategies:
             level = self.seats[seat].level or "greedy"
             seed = None if self.seed is None else self.seed * 31 + seat
