@@ -99,3 +99,20 @@ def test_every_strategy_level_is_a_policy(level: str) -> None:
     while not done:
         obs, _, done, _, info = env.step(policy(obs, info))
     assert info["state"].cards[0][0].is_full
+
+
+def test_the_win_level_plays_the_aec_env() -> None:
+    pytest.importorskip("fivedice.solver")
+    env = MultiplayerEnv("yacht", players=2, reward="win", illegal="raise")
+    seats = [strategy_policy("win", env.rules, seed=0), strategy_policy("greedy", env.rules, seed=0)]
+    env.reset(seed=1)
+    returns = {"player_0": 0.0, "player_1": 0.0}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        returns[agent] += reward
+        if terminated or truncated:
+            env.step(None)
+            continue
+        assert obs is not None
+        env.step(seats[int(agent[-1])](obs["observation"], info))
+    assert sorted(returns.values()) in ([-1.0, 1.0], [0.0, 0.0])
