@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -15,6 +15,9 @@ from fivedice.game import Game
 from fivedice.rules import RuleSet
 from fivedice.tui.end import GameAnalysis, analyse
 from fivedice.tui.session import Advisor, Seat, Session, Strategy, make_strategy, saves_dir, solver_advisor
+
+if TYPE_CHECKING:
+    from fivedice.storage import Store
 
 __all__ = ["Config", "FiveDiceApp"]
 
@@ -56,7 +59,7 @@ class FiveDiceApp(App[int]):
     def __init__(self, config: Config | None = None) -> None:
         super().__init__()
         self.config = config or Config()
-        self.store: Any = None
+        self.store: Store | None = None
         self.store_error: str | None = None
         self.settings: dict[str, Any] = {"pace": 0.8, "reasoning": False, "theme": "dark"}
 
