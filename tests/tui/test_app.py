@@ -224,7 +224,7 @@ async def test_save_quit_and_resume_from_the_start_screen(tmp_path: Path) -> Non
         log = session.game.log
         await pilot.press("q")
     assert app.return_code == 0
-    [path] = list(folder.glob("*.json"))
+    [path] = [p for p in folder.glob("*.json") if not p.name.endswith(".seats.json")]
     app = FiveDiceApp(Config(use_store=False, saves=folder, pace=0.0, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -236,7 +236,7 @@ async def test_save_quit_and_resume_from_the_start_screen(tmp_path: Path) -> Non
         assert screen.session.game.log == log
         await play_to_end(pilot, app)
         assert isinstance(app.screen, EndScreen)
-    assert not path.exists()  # a finished game's save is removed
+    assert list(folder.iterdir()) == []  # a finished game's save and seats file are removed
 
     saves.save(session.game, tmp_path / "plain.json")  # --load takes a plain engine save
     app = FiveDiceApp(Config(use_store=False, saves=folder, load=tmp_path / "plain.json", analyser=no_analysis))

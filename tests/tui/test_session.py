@@ -90,20 +90,26 @@ def test_save_and_load_keep_seats_hints_and_the_redo_stack(tmp_path: Path) -> No
     assert again.hint_counts == {session.state.current: 1}
     assert again.save_path == path
     assert [p for p, _ in saved_games(tmp_path)] == [path]
-    # a plain engine save loads too, with every seat human
+    assert (tmp_path / "s.seats.json").exists()
+    assert saves.load(path).log == session.game.log  # the save itself is a standard engine save
+    # without its seats file, every seat is human
     plain = tmp_path / "plain.json"
     saves.save(session.game, plain)
     loaded = Session.load(plain)
     assert all(not s.is_computer for s in loaded.seats)
     # damage is refused with a clear message
-    data = json.loads(path.read_text())
+    side = tmp_path / "s.seats.json"
+    data = json.loads(side.read_text())
     data["seats"][0]["name"] = "Zed"
-    path.write_text(json.dumps(data))
-    with pytest.raises(SaveFormatError, match="differ from its players"):
+    side.write_text(json.dumps(data))
+    with pytest.raises(SaveFormatError, match="differ from the saved game"):
         Session.load(path)
-    (tmp_path / "junk.json").write_text("{not json")
-    with pytest.raises(SaveFormatError, match="not JSON"):
-        Session.load(tmp_path / "junk.json")
+    side.write_text("{not json")
+    with pytest.raises(SaveFormatError, match="damaged"):
+        Session.load(path)
+    again.remove_save()
+    assert not path.exists()
+    assert not side.exists()
 
 
 def test_hints_expire_with_undone_moves() -> None:
@@ -134,3 +140,17 @@ def test_unknown_levels_and_mismatched_seats_are_refused() -> None:
         Session.new(rules.get("yacht"), [Seat("A", "computer", "grandmaster")])
     with pytest.raises(FiveDiceError, match="seats were given"):
         Session(Game("yacht", ["A", "B"]), (Seat("A"),))
+
+
+def test_a_terminal_save_resumes_in_the_plain_line_mode(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from fivedice.cli import main
+
+    session = duel()
+    run_computer(session)
+    session.game.roll()
+    path = session.save(tmp_path / "g.json")
+    out = CliRunner().invoke(main, ["play", "--plain", "--load", str(path)], input="card\nquit\n")
+    assert out.exit_code == 0, out.output
+    assert "Robo" in out.output

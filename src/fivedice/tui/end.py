@@ -122,8 +122,8 @@ class EndScreen(Screen[None]):
         """Store the game, drop its save file, and start the analysis."""
         self._store()
         path = self.session.save_path
-        if path is not None and path.parent == self.fd_app.config.saves and path.exists():
-            path.unlink()
+        if self.record and path is not None and path.parent == self.fd_app.config.saves:
+            self.session.remove_save()
         self._analysis_worker()
 
     def _store(self) -> None:

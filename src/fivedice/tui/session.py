@@ -40,7 +40,7 @@ __all__ = [
     "saves_dir",
 ]
 
-SAVE_FORMAT = "fivedice-tui"
+SAVE_FORMAT = "fivedice-seats"
 SAVE_VERSION = 1
 
 FALLBACK_LEVELS = {"greedy": "takes the most points now, keeps the commonest face", "random": "any legal move"}
@@ -357,56 +357,59 @@ class Session:
         return counts
 
     # -- saving --------------------------------------------------------------------------------
-    def to_data(self) -> dict[str, Any]:
-        """The session as JSON-ready data: a standard game save plus seats and hints."""
+    def seats_data(self) -> dict[str, Any]:
+        """What the terminal adds to a game save: who plays each seat, and the hints asked for."""
         return {
             "format": SAVE_FORMAT,
             "version": SAVE_VERSION,
-            "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "players": list(self.game.players),
             "seats": [s.to_data() for s in self.seats],
             "hints": [h.to_data() for h in self.hints],
-            "game": saves.to_data(self.game),
         }
 
     def save(self, path: str | Path | None = None) -> Path:
-        """Write the session (atomically) to ``path``, else its save path, else a new file."""
+        """Write the game to ``path`` (else its save path, else a new file) as a standard engine
+        save, which every tool loads (``fivedice play --plain --load``), and the seats and hints
+        beside it in ``<name>.seats.json``; both atomically."""
         target = Path(path) if path is not None else self.save_path
         if target is None:
             stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
             target = saves_dir() / f"game-{stamp}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_data(), indent=1), encoding="utf-8")
-        tmp.replace(target)
+        saves.save(self.game, target)
+        side = sidecar(target)
+        tmp = side.with_name(side.name + ".tmp")
+        tmp.write_text(json.dumps(self.seats_data(), indent=1), encoding="utf-8")
+        tmp.replace(side)
         self.save_path = target
         return target
 
     @classmethod
     def load(cls, path: str | Path, **kwargs: Any) -> Session:
-        """A session from a terminal save, or from a plain game save (every seat human)."""
+        """A saved game; its seats and hints come from the file beside it (without one, every seat is human)."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise SaveFormatError(f"Save file {str(path)!r} cannot be read: {exc.strerror}.") from None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            raise SaveFormatError(f"Save file {str(path)!r} is not JSON text.") from None
-        if isinstance(data, dict) and data.get("format") == SAVE_FORMAT:
-            if data.get("version") != SAVE_VERSION:
-                raise SaveFormatError(f"Save version {data.get('version')!r} is not supported; expected 1.")
-            game = saves.from_data(data.get("game"))
+        game = saves.load(path)
+        seats = tuple(Seat(n) for n in game.players)
+        hints: list[Hint] = []
+        side = sidecar(path)
+        if side.exists():
             try:
+                data = json.loads(side.read_text(encoding="utf-8"))
+                if data.get("format") != SAVE_FORMAT or data.get("version") != SAVE_VERSION:
+                    raise ValueError("format")
                 seats = tuple(Seat(str(s["name"]), str(s["kind"]), s.get("level")) for s in data["seats"])
                 hints = [Hint.from_data(h) for h in data.get("hints", [])]
-            except (KeyError, TypeError, ValueError):
-                raise SaveFormatError(f"Save file {str(path)!r} has damaged seats or hints.") from None
-        else:
-            game = saves.from_data(data)
-            seats = tuple(Seat(n) for n in game.players)
-            hints = []
-        if tuple(s.name for s in seats) != game.players:
-            raise SaveFormatError(f"Save file {str(path)!r} names seats that differ from its players.")
+            except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                raise SaveFormatError(f"Seats file {str(side)!r} is damaged; move it aside to load the game.") from None
+            if tuple(s.name for s in seats) != game.players:
+                raise SaveFormatError(f"Seats file {str(side)!r} names players that differ from the saved game's.")
         return cls(game, seats, hints=hints, save_path=path, **kwargs)
+
+    def remove_save(self) -> None:
+        """Delete the save file and its seats file (when a saved game is finished)."""
+        if self.save_path is not None:
+            for p in (self.save_path, sidecar(self.save_path)):
+                p.unlink(missing_ok=True)
 
     def describe(self) -> str:
         """One line: rule set, players and progress."""
@@ -416,11 +419,18 @@ class Session:
         return f"{self.game.rules.title}: {who}; {where}"
 
 
+def sidecar(path: Path) -> Path:
+    """The seats file beside a save: ``game.json`` -> ``game.seats.json``."""
+    return path.with_name(path.stem + ".seats.json")
+
+
 def saved_games(folder: Path | None = None) -> list[tuple[Path, str]]:
-    """Saved games in ``folder`` (newest first) with a one-line description; unreadable files are skipped."""
+    """Unfinished saved games in ``folder`` (newest first) with a one-line description; unreadable
+    files are skipped."""
     folder = folder or saves_dir()
     found = []
-    for path in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+    paths = [p for p in folder.glob("*.json") if not p.name.endswith(".seats.json")]
+    for path in sorted(paths, key=lambda p: p.stat().st_mtime, reverse=True):
         try:
             session = Session.load(path)
         except FiveDiceError:
