@@ -54,6 +54,8 @@ class Conn:
 
     def version(self, above: int) -> Msg:
         """Wait for a state newer than version ``above``."""
+        if self.state.get("version", 0) > above:
+            return self.state
         state: Msg = self.until(lambda m: m["type"] == "state" and m["state"]["version"] > above)["state"]
         return state
 
@@ -132,7 +134,8 @@ class Server:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> Server:
-        cmd = [sys.executable, "-m", "fivedice.web", "--port", str(self.port), "--db", self.db, *self.args]
+        cmd = [sys.executable, "-m", "fivedice.web", "--port", str(self.port), "--db", self.db, "--rate", "1000"]
+        cmd += self.args
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ})
         deadline = time.monotonic() + 30
@@ -195,6 +198,8 @@ class RemoteConn:
         return str(self.until(lambda m: m["type"] == "error")["message"])
 
     def version(self, above: int) -> Msg:
+        if self.state.get("version", 0) > above:
+            return self.state
         state: Msg = self.until(lambda m: m["type"] == "state" and m["state"]["version"] > above)["state"]
         return state
 
@@ -213,7 +218,7 @@ def play_remote(conns: dict[int, RemoteConn], until: Callable[[Msg], bool] | Non
             conns[seat].send(**intent(state["game"]))
         for conn in conns.values():
             conn.version(version)
-        state = any_conn.state
+        state = max((c.state for c in conns.values()), key=lambda s: int(s["version"]))
     return state
 
 

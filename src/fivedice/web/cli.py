@@ -24,6 +24,7 @@ __all__ = ["serve_cmd"]
 @click.option("--seed", type=int, default=None, hidden=True, help="Repeatable dice (tests only).")
 @click.option("--table-prefix", default="web_", hidden=True, help="Prefix of the room tables.")
 @click.option("--no-scores", is_flag=True, hidden=True, help="Do not record finished games in the high scores.")
+@click.option("--rate", default=10.0, show_default=True, type=float, help="Messages a second allowed per connection.")
 @click.option("--log-level", default="warning", show_default=True, help="uvicorn log level.")
 @friendly
 def serve_cmd(
@@ -35,6 +36,7 @@ def serve_cmd(
     seed: int | None,
     table_prefix: str,
     no_scores: bool,
+    rate: float,
     log_level: str,
 ) -> None:
     """Serve the browser game and its API at http://HOST:PORT."""
@@ -43,7 +45,13 @@ def serve_cmd(
     from fivedice.web.app import create_app
 
     app = create_app(
-        db, pubsub=pubsub, prefix=table_prefix, seed=seed, computer_delay=computer_delay, scores=not no_scores
+        db,
+        pubsub=pubsub,
+        prefix=table_prefix,
+        seed=seed,
+        computer_delay=computer_delay,
+        scores=not no_scores,
+        rate=(rate, 2 * rate),
     )
     click.echo(f"fivedice: serving on http://{host}:{port}  (database: {app.state.service.store.url})")
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=65536, ws_ping_interval=20)

@@ -196,8 +196,12 @@ class RoomService:
 
     async def _change(self, room: Room, seat: int, by: str, decide: Decide) -> Any:
         async with room.lock:
-            change = await self.db(self._write, room, seat, by, decide)
-            self._broadcast(room)
+            before = room.version
+            try:
+                change = await self.db(self._write, room, seat, by, decide)
+            finally:  # even a refused request may have brought news from another process
+                if room.version != before:
+                    self._broadcast(room)
         await self._publish(room, "changed", version=room.version)
         self._after_change(room)
         return change.result
@@ -274,7 +278,8 @@ class RoomService:
             while True:
                 await asyncio.sleep(self.computer_delay if not timer else min(self.computer_delay, 0.2))
                 async with room.lock:
-                    await self.db(self._refresh, room)
+                    if await self.db(self._refresh, room):
+                        self._broadcast(room)
                     seat = room.current_seat()
                     if seat is None or room.game is None:
                         break
@@ -300,7 +305,8 @@ class RoomService:
                     except FiveDiceError as exc:
                         log.warning("computer move failed in room %s: %s", room.code, exc)
                         break
-                    self._broadcast(room)
+                    finally:
+                        self._broadcast(room)
                 await self._publish(room, "changed", version=room.version)
         finally:
             room.driving = False

@@ -1,0 +1,190 @@
+"""Real server processes: a restart in the middle of a game, and two processes sharing PostgreSQL.
+
+The scale-out tests need PostgreSQL (``FIVEDICE_TEST_POSTGRES_URL``) and, for the Redis fan-out,
+Redis (``FIVEDICE_TEST_REDIS_URL``); they skip with a message when the server is unreachable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from fivedice.web.db import RoomStore
+from tests.web.conftest import Msg, RemoteConn, Server, play_remote, replays
+
+POSTGRES = os.environ.get("FIVEDICE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS = os.environ.get("FIVEDICE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def human_to_act(seats: tuple[int, ...], moves: int) -> object:
+    return lambda s: s["game"] is not None and s["game"]["moves"] >= moves and s["game"]["current"] in seats
+
+
+def new_room(server: Server, **body: object) -> Msg:
+    r = httpx.post(server.url + "/api/rooms", json={"name": "Ann", "rules": "yacht", **body})
+    assert r.status_code == 201, r.text
+    made: Msg = r.json()
+    return made
+
+
+def join(server: Server, code: str, name: str) -> str:
+    r = httpx.post(f"{server.url}/api/rooms/{code}/join", json={"name": name})
+    assert r.status_code == 200, r.text
+    return str(r.json()["token"])
+
+
+def start(conns: dict[int, RemoteConn]) -> None:
+    version = conns[0].state["version"]
+    conns[0].send(type="start")
+    for conn in conns.values():
+        conn.version(version)
+
+
+def test_a_killed_server_restarts_and_the_game_finishes_with_no_move_lost(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'rooms.db'}"
+    server = Server(db, "--seed", "5", "--computer-delay", "0", "--no-scores", log=tmp_path / "server.log")
+    server.start()
+    try:
+        made = new_room(server, humans=2, computers=["greedy"])
+        code = made["code"]
+        tokens = {0: made["token"], 1: join(server, code, "Bob")}
+        conns = {seat: RemoteConn(server.ws, code, token) for seat, token in tokens.items()}
+        start(conns)
+        half = play_remote(conns, until=human_to_act((0, 1), 40))  # type: ignore[arg-type]
+        assert half["status"] == "playing"
+        server.kill()  # SIGKILL: no shutdown hook runs
+        for conn in conns.values():
+            conn.close()
+        server.start()
+        conns = {seat: RemoteConn(server.ws, code, token) for seat, token in tokens.items()}
+        assert conns[0].state["game"] == half["game"]  # exactly where it stopped, dice and all
+        assert conns[1].you == 1
+        final = play_remote(conns)
+        assert final["game"]["log"].startswith(half["game"]["log"])
+        log = httpx.get(f"{server.url}/api/rooms/{code}/log").json()
+        game = replays(log)
+        assert game.is_over
+        assert list(game.state.totals) == final["game"]["totals"]
+        assert len(log["moves"]) == final["game"]["moves"]
+        for conn in conns.values():
+            conn.close()
+    finally:
+        server.stop()
+
+
+# -- scale-out on PostgreSQL ---------------------------------------------------------------
+def _postgres_or_skip() -> str:
+    try:
+        import psycopg
+
+        psycopg.connect(POSTGRES, connect_timeout=3).close()
+    except Exception as exc:
+        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES} ({type(exc).__name__}); scale-out tests skipped.")
+    return POSTGRES
+
+
+def _redis_or_skip() -> str:
+    try:
+        import redis
+
+        redis.Redis.from_url(REDIS, socket_connect_timeout=3).ping()
+    except Exception as exc:
+        pytest.skip(f"Redis is not reachable at {REDIS} ({type(exc).__name__}); the Redis fan-out test is skipped.")
+    return REDIS
+
+
+@pytest.fixture
+def pg_prefix() -> Iterator[tuple[str, str]]:
+    """A PostgreSQL URL and a table prefix of our own, dropped afterwards."""
+    url = _postgres_or_skip()
+    prefix = f"t{secrets.token_hex(4)}_"
+    yield url, prefix
+    store = RoomStore(url, prefix)
+    store.drop()
+    store.dispose()
+
+
+def two_servers(url: str, prefix: str, pubsub: str, tmp_path: Path) -> tuple[Server, Server]:
+    args = ("--table-prefix", prefix, "--pubsub", pubsub, "--computer-delay", "0", "--no-scores")
+    a = Server(url, *args, log=tmp_path / "a.log").start()
+    try:
+        b = Server(url, *args, log=tmp_path / "b.log").start()
+    except Exception:
+        a.stop()
+        raise
+    return a, b
+
+
+@pytest.mark.parametrize("fanout", ["postgres", "redis"])
+def test_two_processes_on_postgresql_play_one_game(pg_prefix: tuple[str, str], fanout: str, tmp_path: Path) -> None:
+    url, prefix = pg_prefix
+    pubsub = _redis_or_skip() if fanout == "redis" else "postgres"
+    a, b = two_servers(url, prefix, pubsub, tmp_path)
+    try:
+        made = new_room(a, humans=2, computers=["greedy"])
+        code = made["code"]
+        bob_token = join(b, code, "Bob")  # joined through the other process
+        ann = RemoteConn(a.ws, code, made["token"])
+        bob = RemoteConn(b.ws, code, bob_token)
+        assert bob.state["seats"][1]["name"] == "Bob"
+        start({0: ann, 1: bob})
+        final = play_remote({0: ann, 1: bob})
+        assert bob.state["game"] == ann.state["game"] == final["game"]
+        for server in (a, b):
+            log = httpx.get(f"{server.url}/api/rooms/{code}/log").json()
+            assert list(replays(log).state.totals) == final["game"]["totals"]
+        ann.close()
+        bob.close()
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_concurrent_scores_on_two_processes_are_serialised(pg_prefix: tuple[str, str], tmp_path: Path) -> None:
+    """One seat sends a score to both processes at the same instant: never two scores for one turn."""
+    url, prefix = pg_prefix
+    a, b = two_servers(url, prefix, "postgres", tmp_path)
+    try:
+        made = new_room(a, humans=1)
+        code, token = made["code"], made["token"]
+        on_a, on_b = RemoteConn(a.ws, code, token), RemoteConn(b.ws, code, token)
+        start({0: on_a, 1: on_b})
+        turns = 6
+        for turn in range(1, turns + 1):
+            version = on_a.state["version"]
+            on_a.send(type="roll")
+            on_a.version(version)
+            while on_b.state["game"]["moves"] < on_a.state["game"]["moves"]:
+                on_b.recv()
+            boxes = [o["box"] for o in on_a.state["game"]["options"]]
+            barrier = threading.Barrier(2)
+
+            def fire(conn: RemoteConn, box: str, barrier: threading.Barrier = barrier) -> None:
+                barrier.wait()
+                conn.ws.send(json.dumps({"type": "score", "box": box}))
+
+            threads = [threading.Thread(target=fire, args=(c, boxes[i])) for i, c in enumerate((on_a, on_b))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            for conn in (on_a, on_b):
+                while conn.state["game"]["moves"] < 2 * turn:
+                    conn.recv()
+        log = httpx.get(f"{b.url}/api/rooms/{code}/log").json()
+        scores = [m["record"] for m in log["moves"] if m["record"]["type"] == "score"]
+        assert len(scores) == turns
+        assert len(log["moves"]) == 2 * turns
+        assert replays(log).state.turns == turns
+        on_a.close()
+        on_b.close()
+    finally:
+        a.stop()
+        b.stop()
