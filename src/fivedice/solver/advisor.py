@@ -141,18 +141,25 @@ class Solver:
 
     def advise(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> list[Option]:
         """Every legal option (each distinct keep, each legal box), best first, with its loss."""
-        keeps, keep_vals, boxes, pts, box_vals = self.option_values(card, dice, rolls_left)
+        n, code = self._run(card, dice, rolls_left)
+        top = float(self._keep_val[code]) if code >= 0 else float(self._box_val[-code - 1])
         bonus = self._bonus(card, dice)
-        ranked: list[tuple[float, int, int, Option]] = []
-        for b, p, v in zip(boxes, pts, box_vals, strict=True):
-            ranked.append((-v, 0, b, Option("score", v, box=self._names[b], points=p, bonus=bonus)))
-        for i, (keep, v) in enumerate(zip(keeps, keep_vals, strict=True)):
-            ranked.append((-v, 1, i, Option("keep", v, dice=keep)))
-        ranked.sort(key=lambda r: r[:3])
-        top = ranked[0][3].value
-        return [
-            Option(o.action, o.value, top - o.value, o.dice, o.box, o.points, o.bonus) for *_, o in ranked
-        ]  # fmt: skip
+        names, keeps = self._names, self._keeps
+        pts = self._box_pts.tolist()
+        values = self._box_val.tolist()
+        # (-value, scores before keeps, then card order / keep order) as in Solver.best
+        ranked = [(-values[b], 0, b) for b in range(len(pts)) if pts[b] >= 0]
+        keep_vals = self._keep_val[:n].tolist()
+        ranked += [(-v, 1, j) for j, v in enumerate(keep_vals)]
+        ranked.sort()
+        keep_idx = self._keep_idx[:n].tolist()
+        out = []
+        for neg, kind, i in ranked:
+            if kind:
+                out.append(Option("keep", -neg, top + neg, keeps[keep_idx[i]]))
+            else:
+                out.append(Option("score", -neg, top + neg, (), names[i], pts[i], bonus))
+        return out
 
     def best(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Option:
         """The best option (ties: scoring before keeping, then card order, then smaller keeps)."""

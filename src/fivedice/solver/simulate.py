@@ -2,7 +2,8 @@
 
 Each game draws its dice from its own splitmix64 stream seeded from ``(seed, game index)``,
 and each game is played by one thread, so results are identical whatever the thread count.
-Ties between options go to scoring before keeping, then card order, then smaller keeps
+The turn tables of the first turns' states (every game passes through them) are computed once
+up front. Ties between options go to scoring before keeping, then card order, then smaller keeps
 (as :meth:`fivedice.solver.Solver.best`).
 
 >>> from fivedice import rules
@@ -100,8 +101,24 @@ def _roll(t: int, off: int, add: Any, state: Any) -> int:
 
 
 @nb.njit(cache=True, parallel=True)
+def _precompute(states: Any, prm: Any, tb: Any, V: Any, Sc: Any, Ec: Any) -> None:
+    """The turn tables of ``states`` (the early turns every game passes through)."""
+    nbx = prm[K.NB]
+    units = prm[K.UNITS]
+    ybits = prm[K.YBITS]
+    rolls = prm[K.ROLLS]
+    for i in nb.prange(len(states)):
+        pre = np.empty((nbx, tb[K.T_PVALS].max() + 1))
+        B = np.empty(prm[K.NKEEP])
+        W = np.empty((rolls, prm[K.NROLL]))
+        s = states[i]
+        mask = s // (ybits * units)
+        K.turn_tables(mask, (s // ybits) % units, s % ybits, rolls - 1, prm, tb, V, pre, Sc[i], Ec[i], B, W, False)
+
+
+@nb.njit(cache=True, parallel=True)
 def _play(
-    games: int, seed: int, prm: Any, tb: Any, V: Any, chunk: int,
+    games: int, seed: int, prm: Any, tb: Any, V: Any, chunk: int, slot_of: Any, Sc: Any, Ec: Any,
     totals: Any, box_points: Any, upper_bonus: Any, ybonuses: Any,
 ) -> None:  # fmt: skip
     add = tb[K.T_ADD]
@@ -115,6 +132,7 @@ def _play(
     off = prm[K.OFF]
     rolls = prm[K.ROLLS]
     cap = prm[K.CAP]
+    units = prm[K.UNITS]
     ybits = prm[K.YBITS]
     nroll = prm[K.NROLL]
     up0 = K.next_up(0, 0, prm, bonus_of, maxrem)
@@ -127,12 +145,6 @@ def _play(
         B = np.empty(prm[K.NKEEP])
         W = np.empty((rolls, nroll))
         pts = np.empty(nbx, dtype=np.int32)
-        # Every game starts in the same state: its first turn's tables are computed once.
-        pre0 = np.empty((nbx, pvals.max() + 1))
-        S0 = np.empty((2, nroll))
-        E0 = np.empty((rolls, prm[K.NKEEP]))
-        W0 = np.empty((rolls, nroll))
-        K.turn_tables(0, up0, 0, rolls - 1, prm, tb, V, pre0, S0, E0, B, W0, False)
         for g in range(c * chunk, min(games, (c + 1) * chunk)):
             state[0] = np.uint64(seed) * GOLDEN
             state[0] = _next(state) ^ np.uint64(g)
@@ -143,12 +155,13 @@ def _play(
             raw_upper = 0
             total = 0
             extra = 0
-            for turn in range(nbx):
-                if turn == 0:
-                    P, SS, EE = pre0, S0, E0
+            for _turn in range(nbx):
+                slot = slot_of[(mask * units + up) * ybits + y]
+                if slot >= 0:
+                    SS, EE = Sc[slot], Ec[slot]
                 else:
                     K.turn_tables(mask, up, y, rolls - 1, prm, tb, V, pre, S, E, B, W, False)
-                    P, SS, EE = pre, S, E
+                    SS, EE = S, E
                 d = _roll(0, off, add, state)
                 k = rolls - 1
                 while k > 0:
@@ -165,14 +178,15 @@ def _play(
                         break
                     d = _roll(keep, off, add, state)
                     k -= 1
-                rt = K.roll_type(rolls - k, prm)
-                K.score_options(mask, d - off, rt, prm, tb, pts)
+                K.score_options(mask, d - off, K.roll_type(rolls - k, prm), prm, tb, pts)
                 bb = -1
                 bv = K.NEG
                 for b in range(nbx):
-                    if pts[b] >= 0 and P[b, pts[b]] > bv:
-                        bv = P[b, pts[b]]
-                        bb = b
+                    if pts[b] >= 0:
+                        v = K._after(mask, b, up, y, pts[b], prm, is_upper, bonus_of, maxrem, V)
+                        if v > bv:
+                            bv = v
+                            bb = b
                 p = pts[bb]
                 box_points[g, bb] = p
                 total += p
@@ -190,6 +204,20 @@ def _play(
             totals[g] = total + ub + extra * prm[K.YBONUS]
 
 
+def _early_states(solver: Solver, limit: int = 4000) -> npt.NDArray[np.int64]:
+    """The reachable states of the first turns (as many whole layers as fit in ``limit``)."""
+    t = solver.table.tables
+    idx = np.flatnonzero(solver.table.reach).astype(np.int64)
+    filled = np.bitwise_count(idx // (t.units * t.ybits))
+    chosen: npt.NDArray[np.int64] = idx[filled == 0]
+    for layer in range(1, t.nboxes):
+        more = idx[filled <= layer]
+        if len(more) > limit:
+            break
+        chosen = more
+    return chosen
+
+
 def simulate_optimal(
     rules: RuleSet | Solver, games: int, seed: int, threads: int | None = None, cache: bool = True
 ) -> SimulationResult:
@@ -205,8 +233,15 @@ def simulate_optimal(
     used = previous if threads is None else max(1, min(int(threads), nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     nb.set_num_threads(used)
     start = time.perf_counter()
+    prm, arrays, values = t.params(), t.arrays(), solver.table.values
     try:
-        _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, t.params(), t.arrays(), solver.table.values, CHUNK,
+        early = _early_states(solver)
+        slot_of = np.full(t.nstates, -1, dtype=np.int32)
+        slot_of[early] = np.arange(len(early), dtype=np.int32)
+        Sc = np.empty((len(early), 2, t.nroll))
+        Ec = np.empty((len(early), t.rules.rolls, t.nkeep))
+        _precompute(early, prm, arrays, values, Sc, Ec)
+        _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, prm, arrays, values, CHUNK, slot_of, Sc, Ec,
               totals, box_points, upper_bonus, ybonuses)  # fmt: skip
     finally:
         nb.set_num_threads(previous)
