@@ -170,3 +170,20 @@ def test_generala_first_roll_points() -> None:
     assert solver.best(card, (2, 3, 4, 5, 6), 2) == Option("score", solver.best(card, (2, 3, 4, 5, 6), 2).value,
                                                            box="straight", points=25)  # fmt: skip
     assert np.isfinite(solver.expected_score)
+
+
+def test_batch_matches_single_queries(yahtzee: Solver) -> None:
+    rs = yahtzee.rules
+    card = Scorecard.empty(rs).fill("sixes", (6, 6, 6, 1, 2)).fill("yahtzee", (3, 3, 3, 3, 3))
+    sits = [(card, (1, 3, 3, 5, 6), 2), (card, (6, 6, 6, 6, 6), 0), (Scorecard.empty(rs), (2, 2, 4, 5, 6), 1)]
+    batch = yahtzee.option_values_batch(*yahtzee.situation_arrays(sits))
+    for i, (c, dice, left) in enumerate(sits):
+        best = yahtzee.best(c, dice, left)
+        code = int(batch.best[i])
+        if code >= 0:
+            assert best.dice == yahtzee.keep_dice(int(batch.keep_index[i, code]))
+            assert best.value == batch.keep_value[i, code]
+        else:
+            assert best.box == rs.boxes[-code - 1].name
+            assert best.value == batch.box_value[i, -code - 1]
+        assert int(batch.nkeep[i]) == sum(o.action == "keep" for o in yahtzee.advise(c, dice, left))

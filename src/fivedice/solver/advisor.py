@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from fivedice.dice import FACES, Dice
 from fivedice.errors import DiceError, IllegalActionError, RuleSetError
@@ -15,7 +16,7 @@ from fivedice.scorecard import Scorecard
 from fivedice.solver import kernel
 from fivedice.solver.cache import Table, load_or_build
 
-__all__ = ["Option", "Solver", "solve"]
+__all__ = ["BatchValues", "Option", "Solver", "solve"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,22 @@ class Option:
             out["bonus"] = self.bonus
         out.update(value=self.value, loss=self.loss)
         return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BatchValues:
+    """Option values of many situations (row per situation), from :meth:`Solver.option_values_batch`.
+
+    ``best`` is ``-(box + 1)`` or the position of the best keep in its row; keeps are multiset
+    indices (``Solver.keep_dice`` names them); ``box_points`` is -1 where a box is not allowed.
+    """
+
+    nkeep: npt.NDArray[np.int64]
+    best: npt.NDArray[np.int64]
+    keep_index: npt.NDArray[np.int32]
+    keep_value: npt.NDArray[np.float64]
+    box_points: npt.NDArray[np.int32]
+    box_value: npt.NDArray[np.float64]
 
 
 class Solver:
@@ -170,8 +187,41 @@ class Solver:
         value, points = float(self._box_val[b]), int(self._box_pts[b])
         return Option("score", value, box=self._names[b], points=points, bonus=self._bonus(card, dice))
 
+    def situation_arrays(
+        self, situations: Sequence[tuple[Scorecard, Dice | Sequence[int], int]]
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``(card, dice, rolls_left)`` situations as the arrays :meth:`option_values_batch` takes
+        (state indices, roll indices, rolls left); each is checked as :meth:`advise` would."""
+        rows = [self._situation(card, dice, left)[:3] for card, dice, left in situations]
+        states, rolls, left = (np.array(col, dtype=np.int64).reshape(-1) for col in zip(*rows, strict=True))
+        return states, rolls, left
+
+    def option_values_batch(
+        self, states: npt.NDArray[np.int64], rolls: npt.NDArray[np.int64], rolls_left: npt.NDArray[np.int64]
+    ) -> BatchValues:
+        """Every option's value for many situations at once, in parallel (numba threads)."""
+        t = self._t
+        n, width = len(states), t.subsets.shape[1]
+        out = BatchValues(
+            nkeep=np.zeros(n, dtype=np.int64),
+            best=np.zeros(n, dtype=np.int64),
+            keep_index=np.full((n, width), -1, dtype=np.int32),
+            keep_value=np.full((n, width), np.nan),
+            box_points=np.empty((n, t.nboxes), dtype=np.int32),
+            box_value=np.empty((n, t.nboxes)),
+        )
+        kernel.advise_batch(
+            states, rolls, rolls_left, self._prm, self._arrays, self._values,
+            out.nkeep, out.best, out.keep_index, out.keep_value, out.box_points, out.box_value,
+        )  # fmt: skip
+        return out
+
     def _bonus(self, card: Scorecard, dice: Dice | Sequence[int]) -> int:
         return self.rules.yahtzee_bonus if card.is_extra_yahtzee(dice) else 0
+
+    def keep_dice(self, index: int) -> tuple[int, ...]:
+        """The dice values of keep (multiset) ``index``."""
+        return self._keeps[index]
 
     @property
     def size_bytes(self) -> int:

@@ -343,3 +343,21 @@ def advise(
                 code = n
             n += 1
     return n, code
+
+
+@nb.njit(cache=True, parallel=True)
+def advise_batch(
+    states: Any, rolls: Any, left: Any, prm: Any, tb: Any, V: Any,
+    nkeep: Any, best: Any, keep_idx: Any, keep_val: Any, box_pts: Any, box_val: Any,
+) -> None:  # fmt: skip
+    """:func:`advise` for many situations at once (row ``i`` of each output), in parallel."""
+    units = prm[UNITS]
+    ybits = prm[YBITS]
+    for i in nb.prange(len(states)):
+        s = states[i]
+        n, code = advise(
+            s // (ybits * units), (s // ybits) % units, s % ybits, rolls[i], left[i], prm, tb, V,
+            keep_idx[i], keep_val[i], box_pts[i], box_val[i],
+        )  # fmt: skip
+        nkeep[i] = n
+        best[i] = code
