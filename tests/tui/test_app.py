@@ -19,7 +19,7 @@ from fivedice.tui import Config, FiveDiceApp, Seat, Session
 from fivedice.tui.demo import demo_config, fake_advisor, fallback_strategy
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import DiceEntry, GameScreen, HelpScreen
-from fivedice.tui.start import StartScreen
+from fivedice.tui.start import ScoresScreen, StartScreen
 
 pytestmark = pytest.mark.asyncio
 
@@ -92,6 +92,11 @@ async def test_two_player_game_with_a_computer_ends_in_the_high_scores(tmp_path:
         assert f"1. {winner.name}" in text_of(app, "#ranking")
         assert "Stored as game 1" in text_of(app, "#stored")
         assert any(isinstance(a, Roll) and a.held for a in game.log)  # keys kept dice
+        await pilot.press("n", "f2")  # a new game's start screen shows the high scores
+        assert isinstance(app.screen, ScoresScreen)
+        assert "Robo (computer greedy)" in text_of(app, "#scores-text")
+        await pilot.press("escape")
+        assert isinstance(app.screen, StartScreen)
     out = CliRunner().invoke(main, ["scores", "--db", db])
     assert out.exit_code == 0, out.output
     assert "Robo (computer greedy)" in out.output

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 from fivedice import rules as rules_mod
@@ -21,7 +21,7 @@ from fivedice.tui.session import Seat, computer_levels, saved_games
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
 
-__all__ = ["MAX_SEATS", "StartScreen", "rules_from_form"]
+__all__ = ["MAX_SEATS", "ScoresScreen", "StartScreen", "rules_from_form"]
 
 MAX_SEATS = 4
 PACE_CHOICES = [("instant", 0.0), ("fast", 0.3), ("normal", 0.8), ("slow", 1.5)]
@@ -30,6 +30,49 @@ PACE_CHOICES = [("instant", 0.0), ("fast", 0.3), ("normal", 0.8), ("slow", 1.5)]
 def rules_from_form(name: str, options: str) -> RuleSet:
     """The rule set chosen: a built-in name and ``key=value`` options separated by spaces."""
     return rules_mod.get(name, **parse_options(tuple(options.replace(",", " ").split())))
+
+
+class ScoresScreen(ModalScreen[None]):
+    """The high-score tables (solo and multiplayer) of a rule set, over the start screen."""
+
+    DEFAULT_CSS = """
+    ScoresScreen { align: center middle; }
+    ScoresScreen > VerticalScroll { width: 78; max-width: 100%; height: auto; max-height: 100%;
+                                    border: round $accent; padding: 0 1; background: $surface; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f2", "close", "Close")]
+
+    def __init__(self, rules_name: str | None) -> None:
+        super().__init__()
+        self.rules_name = rules_name
+
+    def compose(self) -> ComposeResult:
+        """Both tables, or why there are none."""
+        from fivedice.storage.cli import scores_text
+
+        app: FiveDiceApp = self.app  # type: ignore[assignment]
+        if app.store is None:
+            text = f"No high scores: {app.store_error or 'no score database is in use'}"
+        else:
+            try:
+                solo = app.store.high_scores(self.rules_name, 8, solo=True)
+                multi = app.store.high_scores(self.rules_name, 8, solo=False)
+                suffix = f" ({self.rules_name})" if self.rules_name else ""
+                text = scores_text(solo, f"Solo high scores{suffix}") + "\n\n"
+                text += scores_text(multi, f"Multiplayer high scores{suffix}")
+            except FiveDiceError as exc:
+                text = str(exc)
+        with VerticalScroll():
+            yield Static(escape(text), id="scores-text")
+            yield Static("[dim]Esc closes[/]")
+
+    def action_close(self) -> None:
+        """Back to the start screen."""
+        self.dismiss()
+
+    def on_click(self) -> None:
+        """A click closes the tables."""
+        self.dismiss()
 
 
 class StartScreen(Screen[None]):
@@ -58,6 +101,7 @@ class StartScreen(Screen[None]):
         Binding("ctrl+s", "start", "Start"),
         Binding("escape", "app.quit", "Quit"),
         Binding("f1", "help", "Help"),
+        Binding("f2", "scores", "Scores"),
     ]
 
     def __init__(self, message: str = "") -> None:
@@ -137,6 +181,7 @@ class StartScreen(Screen[None]):
             with Horizontal(id="buttons"):
                 yield Button("Start", id="start", variant="primary", compact=True)
                 yield Button("Resume", id="resume", compact=True, disabled=not saved)
+                yield Button("Scores", id="scores", compact=True)
                 yield Button("Quit", id="quit", compact=True)
             yield Static(escape(self.message), id="message")
         yield Footer()
@@ -172,8 +217,15 @@ class StartScreen(Screen[None]):
             self.action_start()
         elif event.button.id == "resume":
             self.action_resume()
+        elif event.button.id == "scores":
+            self.action_scores()
         elif event.button.id == "quit":
             self.app.exit(0)
+
+    def action_scores(self) -> None:
+        """The high scores of the rule set chosen."""
+        name = self.query_one("#rules", Select).value
+        self.app.push_screen(ScoresScreen(name if isinstance(name, str) else None))
 
     def say(self, text: str) -> None:
         """Show a message under the form."""
