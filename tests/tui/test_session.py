@@ -154,3 +154,14 @@ def test_a_terminal_save_resumes_in_the_plain_line_mode(tmp_path: Path) -> None:
     out = CliRunner().invoke(main, ["play", "--plain", "--load", str(path)], input="card\nquit\n")
     assert out.exit_code == 0, out.output
     assert "Robo" in out.output
+
+
+def test_play_falls_back_to_the_plain_mode_outside_a_terminal() -> None:
+    from click.testing import CliRunner
+
+    from fivedice.cli import main
+
+    out = CliRunner().invoke(main, ["play", "--players", "Ann", "--seed", "3", "--rules", "yacht"], input="quit\n")
+    assert out.exit_code == 0, out.output
+    assert "Not a terminal: playing in the plain line mode." in out.output
+    assert "Yacht (yacht) for Ann" in out.output
