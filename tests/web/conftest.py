@@ -172,7 +172,7 @@ class RemoteConn:
     def __init__(self, url: str, code: str, token: str | None) -> None:
         from websockets.sync.client import connect
 
-        self.ws = connect(f"{url}/ws/{code}", open_timeout=10)
+        self.ws = connect(f"{url}/ws/{code}", open_timeout=10).__enter__()
         self.state: Msg = {}
         self.you: int | None = None
         self.send(type="hello", token=token)

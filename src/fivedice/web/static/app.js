@@ -174,6 +174,7 @@ function receive(msg) {
 function render() {
   const room = ui.room;
   const g = room.game;
+  $("#room").dataset.version = room.version; // lets tests and tools wait for the next state
   $("#rules-title").textContent = room.rules.title + (room.rules.spec.includes(" ") ? ` (${room.rules.spec})` : "");
   renderSeats(room, ui.you);
   const openSeat = room.seats.some((s) => s.kind === "human" && !s.taken);

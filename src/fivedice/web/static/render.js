@@ -166,7 +166,9 @@ export function renderHint(hint) {
 }
 
 export function renderList(selector, lines) {
-  $(selector).replaceChildren(...lines.map((line) => el("li", { text: line })));
+  const list = $(selector);
+  list.replaceChildren(...lines.map((line) => el("li", { text: line })));
+  list.scrollTop = list.scrollHeight; // the latest at the bottom, in view
 }
 
 export function appendLine(selector, text, keep = 50) {
