@@ -149,7 +149,10 @@ class EndScreen(Screen[None]):
             note = ""
             solo = self.session.seats[0]
             if len(self.session.seats) == 1 and not solo.is_computer and app.store is not None:
-                best = app.store.best(solo.name, self.session.game.rules)
+                try:
+                    best = app.store.best(solo.name, self.session.game.rules)
+                except FiveDiceError:
+                    best = None
                 if best == self.session.state.total(0):
                     note = " A new personal best!"
             stored.update(f"Stored as game {self.game_id}; see 'fivedice scores'.{note}")
