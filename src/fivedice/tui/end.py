@@ -111,7 +111,7 @@ class EndScreen(Screen[None]):
         """Ranking and analysis beside the cards."""
         with Horizontal(id="end-main"):
             with VerticalScroll(id="end-card"):
-                yield ScoreCardView(self.session.state, preview=False)
+                yield ScoreCardView(self.session.state, preview=False, room=max(24, self.app.size.width * 6 // 10))
             with VerticalScroll(id="end-side"):
                 yield Static(ranking_text(self.session), id="ranking")
                 yield Static("", id="stored")

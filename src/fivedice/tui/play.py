@@ -19,7 +19,7 @@ from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
 from fivedice.state import Phase
 from fivedice.tui.session import HintLine, Session, describe_action, greedy_reasoning
-from fivedice.tui.widgets import CELL_WIDTH, LABEL_WIDTH, CardLine, DiceBar, Die, ScoreCardView
+from fivedice.tui.widgets import CardLine, DiceBar, Die, ScoreCardView
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
@@ -157,7 +157,7 @@ class GameScreen(Screen[None]):
         state = self.session.state
         with Horizontal(id="main"):
             with ScrollableContainer(id="card-scroll"):
-                yield ScoreCardView(state, id="card")
+                yield ScoreCardView(state, room=max(24, self.app.size.width - 42), id="card")
             with Vertical(id="side"):
                 yield Static("", id="turn")
                 yield Static("", id="roll")
@@ -247,11 +247,12 @@ class GameScreen(Screen[None]):
         scroll = self.query_one("#card-scroll", ScrollableContainer)
         state = self.session.state
         cards = len(state.rules.cards)
-        left = CELL_WIDTH * cards * state.current
-        width = scroll.size.width - LABEL_WIDTH
+        label_width, cell_width = self.query_one(ScoreCardView).widths
+        left = cell_width * cards * state.current
+        width = scroll.size.width - label_width
         if width <= 0:
             return
-        if left < scroll.scroll_x or left + CELL_WIDTH * cards > scroll.scroll_x + width:
+        if left < scroll.scroll_x or left + cell_width * cards > scroll.scroll_x + width:
             scroll.scroll_to(x=left, animate=False)
 
     def on_resize(self) -> None:

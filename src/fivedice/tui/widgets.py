@@ -136,6 +136,8 @@ class CardLine(Static):
 
 LABEL_WIDTH = 16
 CELL_WIDTH = 7
+COMPACT = (12, 6)
+"""Label and cell widths when the normal ones do not leave the dice their room (many players)."""
 
 
 def _columns(state: GameState) -> list[tuple[int, int]]:
@@ -147,12 +149,16 @@ def _fit(text: str, width: int) -> str:
 
 
 def card_lines(
-    state: GameState, cursor: tuple[int, str] | None = None, preview: bool = True
+    state: GameState,
+    cursor: tuple[int, str] | None = None,
+    preview: bool = True,
+    widths: tuple[int, int] = (LABEL_WIDTH, CELL_WIDTH),
 ) -> list[tuple[int | None, str]]:
     """The score card as ``(box index or None, markup line)`` pairs: a header, every box, and
     the upper subtotal with bonus progress, the bonus, the lower total, extra-Yahtzee
     bonuses and the grand total. Open boxes of the player to move show, for the dice
     showing, the points the engine allows there (only legal boxes)."""
+    label_width, cell_width = widths
     rules = state.rules
     columns = _columns(state)
     multi = len(rules.cards) > 1
@@ -162,7 +168,7 @@ def card_lines(
     def cells(values: Sequence[str], styles: Sequence[str] = ()) -> str:
         out = []
         for i, v in enumerate(values):
-            text = escape(v.rjust(CELL_WIDTH))
+            text = escape(v.rjust(cell_width))
             style = styles[i] if i < len(styles) else ""
             out.append(f"[{style}]{text}[/]" if style else text)
         return "".join(out)
@@ -170,9 +176,9 @@ def card_lines(
     def current(seat: int) -> bool:
         return seat == state.current and not state.is_over and state.phase.value == "play"
 
-    header_names = [_fit(state.players[s] + (f" {k + 1}" if multi else ""), CELL_WIDTH - 1) for s, k in columns]
+    header_names = [_fit(state.players[s] + (f" {k + 1}" if multi else ""), cell_width - 1) for s, k in columns]
     header_styles = ["b reverse $accent" if current(s) else "b" for s, _ in columns]
-    lines: list[tuple[int | None, str]] = [(None, " " * LABEL_WIDTH + cells(header_names, header_styles))]
+    lines: list[tuple[int | None, str]] = [(None, " " * label_width + cells(header_names, header_styles))]
     upper_last = max(rules.upper_indices, default=-1)
     cards = [state.cards[s][k] for s, k in columns]
     for i, box in enumerate(rules.boxes):
@@ -189,7 +195,7 @@ def card_lines(
             else:
                 values.append("·")
                 styles.append("dim")
-        label = escape(_fit(box.label, LABEL_WIDTH - 1).ljust(LABEL_WIDTH))
+        label = escape(_fit(box.label, label_width - 1).ljust(label_width))
         chosen_row = cursor is not None and cursor[1] == box.name
         lines.append((i, (f"[b]{label}[/]" if chosen_row else label) + cells(values, styles)))
         if i == upper_last:
@@ -197,38 +203,44 @@ def card_lines(
             for card in cards:
                 tiers = [t.threshold for t in rules.upper_bonus if card.upper_total < t.threshold]
                 progress.append(f"{card.upper_total}/{tiers[0]}" if tiers else str(card.upper_total))
-            lines.append((None, "Upper".ljust(LABEL_WIDTH) + cells(progress)))
+            lines.append((None, "Upper".ljust(label_width) + cells(progress)))
             if rules.upper_bonus:
-                lines.append((None, "Bonus".ljust(LABEL_WIDTH) + cells([str(c.upper_bonus) for c in cards])))
-    lines.append((None, "Lower".ljust(LABEL_WIDTH) + cells([str(c.lower_total) for c in cards])))
+                lines.append((None, "Bonus".ljust(label_width) + cells([str(c.upper_bonus) for c in cards])))
+    lines.append((None, "Lower".ljust(label_width) + cells([str(c.lower_total) for c in cards])))
     if rules.yahtzee_bonus and rules.yahtzee_box:
-        label = _fit(f"{rules.box(rules.yahtzee_box).label} bonus", LABEL_WIDTH - 1).ljust(LABEL_WIDTH)
+        label = _fit(f"{rules.box(rules.yahtzee_box).label} bonus", label_width - 1).ljust(label_width)
         lines.append((None, escape(label) + cells([str(c.yahtzee_bonus) for c in cards])))
     totals = [str(c.total) for c in cards]
     if multi:
         totals = [str(state.total(s)) if k == len(rules.cards) - 1 else "" for s, k in columns]
-    lines.append((None, "[b]" + "Total".ljust(LABEL_WIDTH) + cells(totals, ["b"] * len(totals)) + "[/]"))
+    lines.append((None, "[b]" + "Total".ljust(label_width) + cells(totals, ["b"] * len(totals)) + "[/]"))
     return lines
 
 
 class ScoreCardView(Vertical):
-    """Every player's score card side by side, the player to move highlighted."""
+    """Every player's score card side by side, the player to move highlighted; narrower
+    columns when the normal ones would not fit in ``room`` cells."""
 
     DEFAULT_CSS = """
     ScoreCardView { width: auto; height: auto; padding: 0 1 0 0; }
     """
 
-    def __init__(self, state: GameState, preview: bool = True, *, id: str | None = None) -> None:
+    def __init__(
+        self, state: GameState, preview: bool = True, room: int | None = None, *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.state = state
         self.preview = preview
+        columns = len(_columns(state))
+        wide = room is not None and LABEL_WIDTH + CELL_WIDTH * columns > room
+        self.widths = COMPACT if wide else (LABEL_WIDTH, CELL_WIDTH)
 
     def compose(self) -> ComposeResult:
         """One line widget per line of the card."""
         boxes = self.state.rules.boxes
-        for n, (box, _) in enumerate(card_lines(self.state, preview=False)):
+        for n, (box, _) in enumerate(card_lines(self.state, preview=False, widths=self.widths)):
             name = f"box-{boxes[box].name}" if box is not None else f"line-{n}"
-            yield CardLine(box, LABEL_WIDTH, CELL_WIDTH, id=name)
+            yield CardLine(box, *self.widths, id=name)
 
     def on_mount(self) -> None:
         """Draw the card."""
@@ -237,7 +249,8 @@ class ScoreCardView(Vertical):
     def show(self, state: GameState, cursor: tuple[int, str] | None = None) -> None:
         """Redraw for ``state`` with the keyboard cursor on ``(card, box)``."""
         self.state = state
-        for line, (_, text) in zip(self.query(CardLine), card_lines(state, cursor, self.preview), strict=True):
+        lines = card_lines(state, cursor, self.preview, self.widths)
+        for line, (_, text) in zip(self.query(CardLine), lines, strict=True):
             line.update(text)
 
     def column_seat_card(self, column: int) -> tuple[int, int] | None:
