@@ -402,3 +402,18 @@ async def test_a_failing_computer_player_is_reported_and_the_game_goes_on(tmp_pa
         assert "The computer player failed: RuntimeError: no table" in text_of(app, "#status")
         await pilot.press("s")
         assert "Saved to" in text_of(app, "#status")
+
+
+async def test_four_players_fit_beside_the_dice_in_80_columns(tmp_path: Path) -> None:
+    from fivedice.tui.widgets import COMPACT, ScoreCardView
+
+    seats = [Seat("Ann"), Seat("Bob"), Seat("Cy"), Seat("Robo", "computer", "greedy")]
+    session = Session.new(rules.get("yahtzee"), seats, seed=1, strategy_factory=fallback_strategy, starter=0)
+    app = FiveDiceApp(demo_config(session, saves=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("space")
+        card = app.screen.query_one(ScoreCardView)
+        assert card.widths == COMPACT
+        dice = app.screen.query_one("#die-5")
+        assert dice.region.right <= SIZE[0]
+        assert card.region.right <= app.screen.query_one("#side").region.x
