@@ -6,17 +6,20 @@ import functools
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
 
+from fivedice import i18n
 from fivedice import rules as rules_mod
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError, RuleSetError
+from fivedice.i18n import N_, _
 from fivedice.render import rules_card
 
-__all__ = ["main"]
+__all__ = ["I18nCommand", "main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,7 +30,7 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise RuleSetError(f"Option {pair!r} is not of the form key=value.")
+            raise RuleSetError(_("Option {pair!r} is not of the form key=value.", pair=pair))
         out[key.strip()] = value.strip()
     return out
 
@@ -45,15 +48,73 @@ def friendly(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except FiveDiceError as exc:
-            click.echo(f"Error: {exc}", err=True)
+            click.echo(_("Error: {message}", message=exc), err=True)
             sys.exit(2)
 
     return wrapper  # type: ignore[return-value]
 
 
 option_flag = click.option(
-    "--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help="A rule-set option (repeatable)."
+    "--option", "-o", "options", multiple=True, metavar="KEY=VALUE", help=N_("A rule-set option (repeatable).")
 )
+
+# Click's own texts, translated through fivedice's catalogs.
+N_("Show this message and exit.")
+N_("Show the version and exit.")
+
+
+@contextmanager
+def _translated(obj: Any, *attrs: str) -> Iterator[None]:
+    """Show ``obj``'s help texts in the current language while the help is written."""
+    saved = {a: getattr(obj, a, None) for a in attrs}
+    for attr, text in saved.items():
+        if isinstance(text, str) and text:
+            setattr(obj, attr, _(text))
+    try:
+        yield
+    finally:
+        for attr, text in saved.items():
+            setattr(obj, attr, text)
+
+
+def _format_options(command: click.Command, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    rows = []
+    for param in command.get_params(ctx):
+        with _translated(param, "help"):
+            record = param.get_help_record(ctx)
+        if record is not None and not isinstance(param, click.Argument):
+            rows.append(record)
+    if rows:
+        with formatter.section(_("Options")):
+            formatter.write_dl(rows)
+
+
+class I18nCommand(click.Command):
+    """A command whose help (``help=N_("...")``, option helps, headings) shows in the current language.
+
+    Use ``@click.command(cls=I18nCommand, help=N_("..."))`` for commands defined outside this module."""
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)), prefix=_("Usage: "))
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with _translated(self, "help"):
+            super().format_help_text(ctx, formatter)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _format_options(self, ctx, formatter)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        with _translated(self, "help", "short_help"):
+            return super().get_short_help_str(limit)
+
+
+def _set_language(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        try:
+            i18n.set_language(value)
+        except i18n.LanguageError as exc:
+            raise click.BadParameter(str(exc), ctx, param) from None
 
 
 # Commands that live beside their subsystem, imported only when used (the solver pulls in
@@ -70,7 +131,38 @@ LAZY_COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
-    """A group whose subsystem commands are imported on first use."""
+    """A group whose subsystem commands are imported on first use; it sets the language
+    from the environment (``--lang`` overrides it) and writes its help in that language."""
+
+    command_class = I18nCommand
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        outer = i18n.current_language()
+        i18n.set_language(None)
+        ctx.call_on_close(functools.partial(i18n.set_language, outer))
+        return super().parse_args(ctx, args)
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)), prefix=_("Usage: "))
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with _translated(self, "help"):
+            super().format_help_text(ctx, formatter)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _format_options(self, ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _cmd in rows)
+            with formatter.section(_("Commands")):
+                formatter.write_dl([(name, _(command.get_short_help_str(limit))) for name, command in rows])
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         available = [n for n, target in LAZY_COMMANDS.items() if _module_exists(target.partition(":")[0])]
@@ -80,7 +172,7 @@ class LazyGroup(click.Group):
         target = LAZY_COMMANDS.get(cmd_name)
         if target is None:
             return super().get_command(ctx, cmd_name)
-        module_name, _, attr = target.partition(":")
+        module_name, _sep, attr = target.partition(":")
         if not _module_exists(module_name):
             return None
         command = getattr(importlib.import_module(module_name), attr)
@@ -95,59 +187,77 @@ def _module_exists(name: str) -> bool:
         return False
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    help=N_("fivedice: Yahtzee, Yacht, Yatzy, Kismet and Generala, with exact rules."),
+)
 @click.version_option(package_name="fivedice")
+@click.option(
+    "--lang",
+    metavar="CODE",
+    default=None,
+    is_eager=True,
+    expose_value=False,
+    callback=_set_language,
+    help=N_("Language of every text, e.g. 'it' (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)."),
+)
 def main() -> None:
-    """fivedice: Yahtzee, Yacht, Yatzy, Kismet and Generala, with exact rules."""
+    """The ``fivedice`` command group."""
 
 
-@main.command("rules")
+@main.command("rules", help=N_("List the rule sets, or print NAME's score card (what each box needs and scores)."))
 @click.argument("name", required=False)
 @option_flag
 @friendly
 def rules_cmd(name: str | None, options: tuple[str, ...]) -> None:
-    """List the rule sets, or print NAME's score card (what each box needs and scores)."""
+    """List the rule sets, or print a rule set's score card."""
     if name is None:
         if options:
-            raise RuleSetError("Options need a rule set name, e.g. 'fivedice rules yahtzee -o joker=free'.")
+            raise RuleSetError(_("Options need a rule set name, e.g. 'fivedice rules yahtzee -o joker=free'."))
         for key, description in rules_mod.available():
             click.echo(f"{key:10} {description}")
             for opt in rules_mod.BUILTINS[key].options:
-                click.echo(f"{'':10}   --option {opt.name}={'|'.join(opt.choices)}: {opt.help}")
+                click.echo(f"{'':10}   --option {opt.name}={'|'.join(opt.choices)}: {_(opt.help)}")
         return
     click.echo(rules_card(get_rules(name, options)))
 
 
-@main.command("score")
+@main.command("score", help=N_("Print the points DICE score in BOX on an empty card of rule set NAME."))
 @click.argument("name")
 @click.argument("box")
 @click.argument("dice", nargs=-1)
-@click.option("--roll", "roll", type=int, default=3, show_default=True, help="Roll number the dice were made on.")
+@click.option("--roll", "roll", type=int, default=3, show_default=True, help=N_("Roll number the dice were made on."))
 @option_flag
 @friendly
 def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tuple[str, ...]) -> None:
-    """Print the points DICE score in BOX on an empty card of rule set NAME."""
+    """Print the points some dice score in a box on an empty card."""
     rs = get_rules(name, options)
     values = parse_dice(list(dice), rs.dice)
     if not 1 <= roll <= rs.rolls:
-        raise RuleSetError(f"Roll number {roll} is not valid; expected 1 to {rs.rolls}.")
+        raise RuleSetError(_("Roll number {roll} is not valid; expected 1 to {rolls}.", roll=roll, rolls=rs.rolls))
     click.echo(rs.score(box, values, roll))
 
 
-@main.command("play")
-@click.option("--plain", is_flag=True, help="Plain line mode for pipes and screen readers.")
-@click.option("--rules", "rules_name", default=None, help="Rule set name or .toml file (default: yahtzee).")
+@main.command(
+    "play",
+    help=N_("Play a game: the full-screen game, or the plain line mode (--plain, or when not in a terminal)."),
+)
+@click.option("--plain", is_flag=True, help=N_("Plain line mode for pipes and screen readers."))
+@click.option("--rules", "rules_name", default=None, help=N_("Rule set name or .toml file (default: yahtzee)."))
 @option_flag
 @click.option(
     "--players",
     default=None,
-    help='Comma-separated names, e.g. "Ann,Bob"; in the full-screen game "Robo:hard" is a computer of that level.',
+    help=N_('Comma-separated names, e.g. "Ann,Bob"; in the full-screen game "Robo:hard" is a computer of that level.'),
 )
-@click.option("--seed", type=int, default=None, help="Seed the dice for a repeatable game.")
-@click.option("--physical", is_flag=True, help="Type in the dice rolled at a real table.")
-@click.option("--load", "load", type=click.Path(dir_okay=False), default=None, help="Resume a saved game.")
-@click.option("--db", "db", default=None, metavar="URL", help="Score database URL or SQLite file (full-screen game).")
-@click.option("--pace", type=click.FloatRange(0, 10), default=None, help="Seconds between computer moves.")
+@click.option("--seed", type=int, default=None, help=N_("Seed the dice for a repeatable game."))
+@click.option("--physical", is_flag=True, help=N_("Type in the dice rolled at a real table."))
+@click.option("--load", "load", type=click.Path(dir_okay=False), default=None, help=N_("Resume a saved game."))
+@click.option(
+    "--db", "db", default=None, metavar="URL", help=N_("Score database URL or SQLite file (full-screen game).")
+)
+@click.option("--pace", type=click.FloatRange(0, 10), default=None, help=N_("Seconds between computer moves."))
 @friendly
 def play_cmd(
     plain: bool,
@@ -160,11 +270,11 @@ def play_cmd(
     db: str | None,
     pace: float | None,
 ) -> None:
-    """Play a game: the full-screen game, or the plain line mode (--plain, or when not in a terminal)."""
+    """Play a game in the full-screen game or the plain line mode."""
     rs = get_rules(rules_name or "yahtzee", options)
     names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
     if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        click.echo("Not a terminal: playing in the plain line mode.", err=True)
+        click.echo(_("Not a terminal: playing in the plain line mode."), err=True)
         plain = True
     if not plain:
         from pathlib import Path

@@ -21,6 +21,7 @@ from functools import cache
 from typing import Protocol, runtime_checkable
 
 from fivedice.errors import DiceError
+from fivedice.i18n import _
 
 __all__ = [
     "FACES",
@@ -67,7 +68,7 @@ class Dice:
             object.__setattr__(self, "values", values := tuple(values))
         for v in values:
             if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= FACES:
-                raise DiceError(f"Die value {v!r} is not a whole number from 1 to {FACES}.")
+                raise DiceError(_("Die value {value!r} is not a whole number from 1 to {faces}.", value=v, faces=FACES))
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -114,10 +115,14 @@ def parse_dice(text: str | Sequence[int | str], n: int | None = 5) -> Dice:
         try:
             values.append(int(item))
         except (TypeError, ValueError):
-            raise DiceError(f"Die value {item!r} is not a whole number from 1 to {FACES}.") from None
+            raise DiceError(
+                _("Die value {value!r} is not a whole number from 1 to {faces}.", value=item, faces=FACES)
+            ) from None
     if n is not None and len(values) != n:
-        shown = " ".join(map(str, values)) or "nothing"
-        raise DiceError(f"Dice {shown!r} are {len(values)} values; expected exactly {n}.")
+        shown = " ".join(map(str, values)) or _("nothing")
+        raise DiceError(
+            _("Dice {dice!r} are {count} values; expected exactly {n}.", dice=shown, count=len(values), n=n)
+        )
     return Dice(tuple(values))
 
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import DiceRoller, make_roller
 from fivedice.errors import IllegalActionError
+from fivedice.i18n import _
 from fivedice.rules import RuleSet, get
 from fivedice.state import GameState, Phase
 
@@ -85,7 +86,7 @@ class Game:
         if state.phase is Phase.ROLLOFF:
             held = tuple(keep)
             if held:
-                raise IllegalActionError("Nothing can be kept in the roll-off; every die is rolled.")
+                raise IllegalActionError(_("Nothing can be kept in the roll-off; every die is rolled."))
             return RollOff(state.current, full)
         return Roll(tuple(sorted(keep)), full)
 
@@ -161,8 +162,8 @@ class Game:
     def undo(self, n: int = 1) -> Action:
         """Take back the last ``n`` actions; returns the last one taken back."""
         if not 1 <= n <= len(self._log):
-            raise IllegalActionError(f"Cannot undo {n} actions; {len(self._log)} can be undone.")
-        for _ in range(n):
+            raise IllegalActionError(_("Cannot undo {n} actions; {count} can be undone.", n=n, count=len(self._log)))
+        for _i in range(n):
             self._states.pop()
             self._redo.append(self._log.pop())
         return self._redo[-1]
@@ -170,8 +171,8 @@ class Game:
     def redo(self, n: int = 1) -> Action:
         """Replay the last ``n`` undone actions with their original outcomes."""
         if not 1 <= n <= len(self._redo):
-            raise IllegalActionError(f"Cannot redo {n} actions; {len(self._redo)} can be redone.")
-        for _ in range(n):
+            raise IllegalActionError(_("Cannot redo {n} actions; {count} can be redone.", n=n, count=len(self._redo)))
+        for _i in range(n):
             self.push(self._redo.pop())
         return self._log[-1]
 
@@ -188,7 +189,7 @@ class Game:
                 self.push(record)
                 pushed += 1
         finally:
-            for _ in range(pushed):
+            for _i in range(pushed):
                 self._states.pop()
                 self._log.pop()
         self._redo = list(records)

@@ -26,6 +26,7 @@ from typing import Any
 
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.errors import NotationError
+from fivedice.i18n import _
 
 __all__ = ["from_json", "from_text", "log_from_text", "log_to_text", "to_json", "to_text"]
 
@@ -44,14 +45,14 @@ def to_text(action: Action) -> str:
     """The text token of a completed record."""
     if isinstance(action, RollOff):
         if action.dice is None:
-            raise NotationError(f"Roll-off {action!r} has no dice; only records have a notation.")
+            raise NotationError(_("Roll-off {action!r} has no dice; only records have a notation.", action=action))
         return f"O{action.seat + 1}={_digits(action.dice)}"
     if isinstance(action, Roll):
         if action.dice is None:
-            raise NotationError(f"Roll {action!r} has no dice; only records have a notation.")
+            raise NotationError(_("Roll {action!r} has no dice; only records have a notation.", action=action))
         return f"R{_digits(p + 1 for p in action.held)}={_digits(action.dice)}"
     if action.points is None:
-        raise NotationError(f"Score {action!r} has no points; only records have a notation.")
+        raise NotationError(_("Score {action!r} has no points; only records have a notation.", action=action))
     card = f"{action.card + 1}." if action.card else ""
     return f"@{card}{action.box}={action.points}"
 
@@ -60,7 +61,9 @@ def from_text(token: str) -> Action:
     """The record a text token stands for."""
     m = _TOKEN.match(token.strip())
     if m is None:
-        raise NotationError(f"Move {token!r} is not in fivedice notation; expected e.g. 'R25=31462' or '@chance=21'.")
+        raise NotationError(
+            _("Move {token!r} is not in fivedice notation; expected e.g. 'R25=31462' or '@chance=21'.", token=token)
+        )
     if m["odice"]:
         return RollOff(int(m["seat"]) - 1, tuple(map(int, m["odice"])))
     if m["rdice"]:
@@ -89,31 +92,31 @@ def to_json(action: Action) -> dict[str, Any]:
 
 def _ints(value: object, what: str) -> tuple[int, ...]:
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise NotationError(f"{what} {value!r} is not a list of whole numbers.")
+        raise NotationError(_("{what} {value!r} is not a list of whole numbers.", what=what, value=value))
     return tuple(value)
 
 
 def from_json(data: object) -> Action:
     """A record from its JSON form (see :func:`to_json`)."""
     if not isinstance(data, dict):
-        raise NotationError(f"Move {data!r} is not a JSON object.")
+        raise NotationError(_("Move {move!r} is not a JSON object.", move=data))
     kind = data.get("type")
     try:
         if kind == "rolloff":
-            return RollOff(_int(data["seat"], "Seat"), _ints(data["dice"], "Dice"))
+            return RollOff(_int(data["seat"], _("Seat")), _ints(data["dice"], _("Dice")))
         if kind == "roll":
-            return Roll(_ints(data["held"], "Held positions"), _ints(data["dice"], "Dice"))
+            return Roll(_ints(data["held"], _("Held positions")), _ints(data["dice"], _("Dice")))
         if kind == "score":
             box = data["box"]
             if not isinstance(box, str):
-                raise NotationError(f"Box {box!r} is not a box name.")
-            return Score(box, _int(data["card"], "Card"), _int(data["points"], "Points"))
+                raise NotationError(_("Box {box!r} is not a box name.", box=box))
+            return Score(box, _int(data["card"], _("Card")), _int(data["points"], _("Points")))
     except KeyError as exc:
-        raise NotationError(f"Move {data!r} lacks {exc.args[0]!r}.") from None
-    raise NotationError(f"Move type {kind!r} is unknown; expected 'rolloff', 'roll' or 'score'.")
+        raise NotationError(_("Move {move!r} lacks {key!r}.", move=data, key=exc.args[0])) from None
+    raise NotationError(_("Move type {kind!r} is unknown; expected 'rolloff', 'roll' or 'score'.", kind=kind))
 
 
 def _int(value: object, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise NotationError(f"{what} {value!r} is not a whole number.")
+        raise NotationError(_("{what} {value!r} is not a whole number.", what=what, value=value))
     return value

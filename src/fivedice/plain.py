@@ -15,13 +15,14 @@ from fivedice.actions import Roll, RollOff, Score
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
+from fivedice.i18n import N_, SOURCE_LANGUAGE, _, box_label, current_language, ngettext
 from fivedice.render import score_table, standings_text
 from fivedice.rules import RuleSet
 from fivedice.state import Phase
 
 __all__ = ["HELP", "PlainSession", "ask_players"]
 
-HELP = """Commands:
+HELP = N_("""Commands:
   roll            roll every die again
   keep 3 3 5      keep dice showing these faces, roll the others
   hold 1 4        keep dice by position (1 = first die), roll the others
@@ -31,7 +32,8 @@ HELP = """Commands:
   undo / redo     take back / replay the last action
   save FILE       save the game as JSON (resume with --load FILE)
   help            this list
-  quit            stop (the game is not saved unless you saved it)"""
+  quit            stop (the game is not saved unless you saved it)""")
+"""The command list (English; show it as ``_(HELP)``)."""
 
 
 _QUIT = ("quit", "exit", "q")
@@ -66,34 +68,48 @@ class PlainSession:
         try:
             return self._run()
         except _Quit:
-            self.say("Goodbye.")
+            self.say(_("Goodbye."))
             return 0
 
     def _run(self) -> int:
         g = self.game
-        self.say(f"{g.rules.title} ({g.rules.spec}) for {', '.join(g.players)}. Type 'help' for commands.")
+        self.say(
+            _(
+                "{title} ({spec}) for {players}. Type 'help' for commands.",
+                title=_(g.rules.title),
+                spec=g.rules.spec,
+                players=", ".join(g.players),
+            )
+        )
         while not g.is_over:
             state = g.state
             if state.phase is Phase.ROLLOFF or state.dice is None:
                 if not self._auto_roll():
                     return 1
                 continue
-            line = self.ask(f"{state.current_player}, roll {state.rolls} of {g.rules.rolls}")
+            line = self.ask(
+                _(
+                    "{player}, roll {roll} of {rolls}",
+                    player=state.current_player,
+                    roll=state.rolls,
+                    rolls=g.rules.rolls,
+                )
+            )
             if line is None:
-                self.say("Input ended before the game finished.")
+                self.say(_("Input ended before the game finished."))
                 return 1
             try:
                 self.command(line.strip())
             except FiveDiceError as exc:
-                self.say(f"Error: {exc}")
-        self.say("Game over.")
+                self.say(_("Error: {message}", message=exc))
+        self.say(_("Game over."))
         self.say(score_table(g.state))
         self.say(standings_text(g.state))
         return 0
 
     def _outcome(self, count: int) -> tuple[int, ...] | None:
         while True:
-            line = self.ask(f"type the {count} {'die' if count == 1 else 'dice'} rolled")
+            line = self.ask(ngettext("type the {n} die rolled", "type the {n} dice rolled", count, n=count))
             if line is None:
                 return None
             if line.strip().lower() in _QUIT:
@@ -101,7 +117,7 @@ class PlainSession:
             try:
                 return parse_dice(line, count).values
             except FiveDiceError as exc:
-                self.say(f"Error: {exc}")
+                self.say(_("Error: {message}", message=exc))
 
     def _roll(self, held: tuple[int, ...]) -> bool:
         g = self.game
@@ -123,9 +139,9 @@ class PlainSession:
         g = self.game
         state = g.state
         if state.phase is Phase.PLAY and state.rolls == 0 and state.dice is None:
-            self.say(f"Round {state.round}: {state.current_player} to play.")
+            self.say(_("Round {round}: {player} to play.", round=state.round, player=state.current_player))
         if not self._roll(()):
-            self.say("Input ended before the game finished.")
+            self.say(_("Input ended before the game finished."))
             return False
         return True
 
@@ -135,37 +151,57 @@ class PlainSession:
         if isinstance(record, RollOff):
             assert record.dice is not None
             self.say(
-                f"Roll-off: {g.players[record.seat]} rolls {' '.join(map(str, record.dice))} ({sum(record.dice)})."
+                _(
+                    "Roll-off: {player} rolls {dice} ({total}).",
+                    player=g.players[record.seat],
+                    dice=" ".join(map(str, record.dice)),
+                    total=sum(record.dice),
+                )
             )
             if state.phase is Phase.PLAY and state.starter is not None:
-                self.say(f"{g.players[state.starter]} starts.")
+                self.say(_("{player} starts.", player=g.players[state.starter]))
             elif not state.rolloff and len(state.contenders) < len(g.players):
                 names = ", ".join(g.players[s] for s in state.contenders)
-                self.say(f"Tie: {names} roll off again.")
+                self.say(_("Tie: {players} roll off again.", players=names))
         elif isinstance(record, Roll):
             assert record.dice is not None
-            self.say(f"Roll {state.rolls} of {g.rules.rolls}: {' '.join(map(str, record.dice))}")
+            dice = " ".join(map(str, record.dice))
+            self.say(_("Roll {roll} of {rolls}: {dice}", roll=state.rolls, rolls=g.rules.rolls, dice=dice))
             self.say(self._options_line())
         elif isinstance(record, Score):
-            card = f" on card {record.card + 1}" if len(g.rules.cards) > 1 else ""
-            self.say(f"{who} scores {record.points} in {g.rules.box(record.box).label}{card}.")
+            label = box_label(g.rules.box(record.box))
+            if len(g.rules.cards) > 1:
+                text = _(
+                    "{player} scores {points} in {box} on card {card}.",
+                    player=who,
+                    points=record.points,
+                    box=label,
+                    card=record.card + 1,
+                )
+            else:
+                text = _("{player} scores {points} in {box}.", player=who, points=record.points, box=label)
+            self.say(text)
             if not state.is_over:
                 self.say(score_table(state))
 
     def _options_line(self) -> str:
         state = self.game.state
         multi = len(self.game.rules.cards) > 1
-        parts = [f"{f'{k + 1} ' if multi else ''}{box} {pts}" for (k, box), pts in state.options().items()]
-        return "Options: " + ", ".join(parts)
+        parts = [f"{f'{k + 1} ' if multi else ''}{self._typed(box)} {pts}" for (k, box), pts in state.options().items()]
+        return _("Options: {options}", options=", ".join(parts))
+
+    def _typed(self, name: str) -> str:
+        """What a player types for a box: its name in English, its label in other languages."""
+        return name if current_language() == SOURCE_LANGUAGE else box_label(self.game.rules.box(name)).lower()
 
     def command(self, line: str) -> None:
         """Carry out one command line; raises on bad input, changing nothing."""
         g = self.game
-        word, _, rest = line.partition(" ")
+        word, _sep, rest = line.partition(" ")
         word = word.lower()
         if word in ("", "roll", "r"):
             if not line:
-                self.say("Type 'roll', 'keep' dice, or a box to score; 'help' lists every command.")
+                self.say(_("Type 'roll', 'keep' dice, or a box to score; 'help' lists every command."))
                 return
             self._roll(())
         elif word in ("keep", "k"):
@@ -173,23 +209,23 @@ class PlainSession:
         elif word in ("hold", "h"):
             self._roll(tuple(sorted(int(p) - 1 for p in parse_dice(rest, None).values)))
         elif word in ("help", "?"):
-            self.say(HELP)
+            self.say(_(HELP))
         elif word in ("options", "o"):
             self.say(self._options_line())
         elif word == "card":
             self.say(score_table(g.state))
         elif word == "undo":
-            self.say(f"Undone: {g.undo()}.")
+            self.say(_("Undone: {action}.", action=g.undo()))
             self._show_position()
         elif word == "redo":
-            self.say(f"Redone: {g.redo()}.")
+            self.say(_("Redone: {action}.", action=g.redo()))
             self._show_position()
         elif word == "save":
             if not rest.strip():
-                self.say("Error: say where to save, e.g. 'save game.json'.")
+                self.say(_("Error: say where to save, e.g. 'save game.json'."))
                 return
             saves.save(g, rest.strip())
-            self.say(f"Saved to {rest.strip()}.")
+            self.say(_("Saved to {path}.", path=rest.strip()))
         elif word in _QUIT:
             raise _Quit
         else:
@@ -198,14 +234,21 @@ class PlainSession:
     def _show_position(self) -> None:
         state = self.game.state
         if state.dice is not None:
-            self.say(f"{state.current_player}, roll {state.rolls} of {self.game.rules.rolls}: "
-                     f"{' '.join(map(str, state.dice))}")  # fmt: skip
+            self.say(
+                _(
+                    "{player}, roll {roll} of {rolls}: {dice}",
+                    player=state.current_player,
+                    roll=state.rolls,
+                    rolls=self.game.rules.rolls,
+                    dice=" ".join(map(str, state.dice)),
+                )
+            )
 
     def _score(self, line: str) -> None:
         g = self.game
         text = line[6:] if line.lower().startswith("score ") else line
         card = 0
-        first, _, rest = text.partition(" ")
+        first, _sep, rest = text.partition(" ")
         if len(g.rules.cards) > 1 and first.isdigit() and rest:
             card, text = int(first) - 1, rest
         g.verify_score(text, card)
@@ -216,13 +259,14 @@ class PlainSession:
 def ask_players(read: Callable[[str], str | None], say: Callable[[str], None]) -> list[str] | None:
     """Ask for the players' names (comma-separated); None at end of input."""
     while True:
-        line = read("Players (names separated by commas) [Player]> ")
+        default = _("Player")
+        line = read(_("Players (names separated by commas) [{default}]> ", default=default))
         if line is None:
             return None
-        names = [n.strip() for n in line.split(",") if n.strip()] or ["Player"]
+        names = [n.strip() for n in line.split(",") if n.strip()] or [default]
         if len({n.lower() for n in names}) == len(names):
             return names
-        say("Error: each player needs a different name.")
+        say(_("Error: each player needs a different name."))
 
 
 def play_plain(
@@ -242,7 +286,7 @@ def play_plain(
         if players is None:
             players = ask_players(read, lambda s: print(s, file=out))
             if players is None:
-                print("Input ended before the game started.", file=out)
+                print(_("Input ended before the game started."), file=out)
                 return 1
         game = Game(rules, players, seed=seed)
     return PlainSession(game, out, read, physical).run()

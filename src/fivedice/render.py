@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fivedice.rules import RuleSet
+from fivedice.i18n import N_, SOURCE_LANGUAGE, _, box_label, current_language, ngettext
+from fivedice.rules import RuleSet, describe
 from fivedice.rules.ruleset import FillOrder, Joker
 from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
@@ -24,38 +25,66 @@ def table(rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None) ->
 
 
 _ORDER = {
-    FillOrder.FREE: "any open box",
-    FillOrder.UPPER_FIRST: "the upper boxes first",
-    FillOrder.TOP_DOWN: "top to bottom",
-    FillOrder.BOTTOM_UP: "bottom to top",
+    FillOrder.FREE: N_("any open box"),
+    FillOrder.UPPER_FIRST: N_("the upper boxes first"),
+    FillOrder.TOP_DOWN: N_("top to bottom"),
+    FillOrder.BOTTOM_UP: N_("bottom to top"),
 }
 _JOKER = {
-    Joker.FORCED: "forced (matching upper box if open, else any lower box at full value)",
-    Joker.FREE: "free (any open box; straights and full house at full value once the upper box is filled)",
-    Joker.NONE: "none",
+    Joker.FORCED: N_("forced (matching upper box if open, else any lower box at full value)"),
+    Joker.FREE: N_("free (any open box; straights and full house at full value once the upper box is filled)"),
+    Joker.NONE: N_("none"),
 }
+
+
+def _named(rules: RuleSet, name: str) -> str:
+    """A box as a player names it: its identifier in English, its label in other languages."""
+    return name if current_language() == SOURCE_LANGUAGE else box_label(rules.box(name))
 
 
 def rules_card(rules: RuleSet) -> str:
-    """The rule set's score card: each box, what it needs and what it scores, then the rest."""
-    rows = [["Box", "Name", "Needs", "Scores"]]
+    """The rule set's score card: each box, what it needs and what it scores, then the rest,
+    in the current language."""
+    rows = [[_("Box"), _("Name"), _("Needs"), _("Scores")]]
     for box in rules.boxes:
-        rows.append([box.label, box.name, box.kind.needs(), str(box.points)])
-    lines = [f"{rules.title} ({rules.spec}): {rules.description}", "", table(rows), ""]
+        rows.append([box_label(box), box.name, box.kind.needs(), str(box.points)])
+    title = _("{title} ({spec}): {description}", title=_(rules.title), spec=rules.spec, description=describe(rules))
+    lines = [title, "", table(rows), ""]
     if rules.upper_bonus:
-        tiers = ", ".join(f"+{t.points} at {t.threshold}" for t in rules.upper_bonus)
-        lines.append(f"Upper bonus: {tiers}.")
+        tiers = ", ".join(
+            _("+{points} at {threshold}", points=t.points, threshold=t.threshold) for t in rules.upper_bonus
+        )
+        lines.append(_("Upper bonus: {tiers}.", tiers=tiers))
     else:
-        lines.append("Upper bonus: none.")
+        lines.append(_("Upper bonus: none."))
     if rules.yahtzee_bonus:
-        lines.append(f"Extra {rules.yahtzee_box} bonus: +{rules.yahtzee_bonus} each while the box holds points.")
+        lines.append(
+            _(
+                "Extra {box} bonus: +{points} each while the box holds points.",
+                box=_named(rules, rules.yahtzee_box or ""),
+                points=rules.yahtzee_bonus,
+            )
+        )
     if rules.yahtzee_box and rules.joker is not Joker.NONE:
-        lines.append(f"Joker rule: {_JOKER[rules.joker]}.")
+        lines.append(_("Joker rule: {joker}.", joker=_(_JOKER[rules.joker])))
     if rules.instant_win:
-        lines.append(f"Instant win: {rules.instant_win} made on a turn's first roll wins the game at once.")
-    cards = "; ".join(f"card {i + 1}: {_ORDER[o]}" for i, o in enumerate(rules.cards))
-    lines.append(f"Fill order: {cards}.")
-    lines.append(f"{rules.dice} dice, up to {rules.rolls} rolls a turn, {rules.rounds} rounds.")
+        lines.append(
+            _(
+                "Instant win: {box} made on a turn's first roll wins the game at once.",
+                box=_named(rules, rules.instant_win),
+            )
+        )
+    cards = "; ".join(_("card {card}: {order}", card=i + 1, order=_(_ORDER[o])) for i, o in enumerate(rules.cards))
+    lines.append(_("Fill order: {cards}.", cards=cards))
+    dice = ngettext("{n} die", "{n} dice", rules.dice, n=rules.dice)
+    lines.append(
+        _(
+            "{dice}, up to {rolls} rolls a turn, {rounds} rounds.",
+            dice=dice,
+            rolls=rules.rolls,
+            rounds=rules.rounds,
+        )
+    )
     return "\n".join(lines)
 
 
@@ -72,30 +101,29 @@ def score_table(state: GameState, preview: bool = True) -> str:
     """Every player's cards side by side; open legal boxes show ``(points)`` for the
     current player's dice when ``preview`` is on."""
     rules = state.rules
-    header = ["Box"]
+    header = [_("Box")]
     columns: list[tuple[int, int, Scorecard]] = []
     for seat, name in enumerate(state.players):
         for k, card in enumerate(state.cards[seat]):
-            header.append(name if len(rules.cards) == 1 else f"{name} {k + 1}")
+            header.append(name if len(rules.cards) == 1 else _("{player} {card}", player=name, card=k + 1))
             columns.append((seat, k, card))
     rows = [header]
     previews: list[dict[int, int] | None] = []
-    for seat, _k, card in columns:
+    for seat, _card, card in columns:
         live = preview and state.dice is not None and seat == state.current and not state.is_over
         previews.append(card.option_indices(state.counts, state.rolls) if live else None)
     upper = set(rules.upper_indices)
     for i, box in enumerate(rules.boxes):
-        rows.append([box.label] + [_cell(c, i, p) for (_, _, c), p in zip(columns, previews, strict=True)])
+        rows.append([box_label(box)] + [_cell(c, i, p) for (_s, _k, c), p in zip(columns, previews, strict=True)])
         if i == max(upper, default=-1):
-            rows.append(["Upper total"] + [f"{c.upper_total}" for _, _, c in columns])
+            rows.append([_("Upper total")] + [f"{c.upper_total}" for _s, _k, c in columns])
             if rules.upper_bonus:
                 goal = rules.upper_bonus[0].threshold
-                rows.append(["Upper bonus"] + [f"{c.upper_bonus} ({c.upper_total}/{goal})" for _, _, c in columns])
+                rows.append([_("Upper bonus")] + [f"{c.upper_bonus} ({c.upper_total}/{goal})" for _s, _k, c in columns])
     if rules.yahtzee_bonus:
-        rows.append(
-            [f"{rules.box(rules.yahtzee_box or '').label} bonus"] + [str(c.yahtzee_bonus) for _, _, c in columns]
-        )
-    rows.append(["Total"] + [str(c.total) for _, _, c in columns])
+        label = box_label(rules.box(rules.yahtzee_box or ""))
+        rows.append([_("{box} bonus", box=label)] + [str(c.yahtzee_bonus) for _s, _k, c in columns])
+    rows.append([_("Total")] + [str(c.total) for _s, _k, c in columns])
     return table(rows, [False] + [True] * (len(rows[0]) - 1))
 
 
@@ -103,6 +131,8 @@ def standings_text(state: GameState) -> str:
     """The final ranking, one line a player."""
     lines = []
     for s in state.standings():
-        note = " (instant win)" if s.seat == state.instant_winner else ""
-        lines.append(f"{s.place}. {s.name}: {s.total}{note}")
+        if s.seat == state.instant_winner:
+            lines.append(_("{place}. {name}: {total} (instant win)", place=s.place, name=s.name, total=s.total))
+        else:
+            lines.append(_("{place}. {name}: {total}", place=s.place, name=s.name, total=s.total))
     return "\n".join(lines)

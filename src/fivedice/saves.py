@@ -15,6 +15,7 @@ from typing import Any
 from fivedice import notation
 from fivedice.errors import FiveDiceError, SaveFormatError
 from fivedice.game import Game
+from fivedice.i18n import _
 from fivedice.rules import BUILTINS, RuleSet, parse_spec
 from fivedice.rules import from_data as rules_from_data
 
@@ -70,14 +71,26 @@ def save(game: Game, path: str | Path) -> None:
 def from_data(data: object, rng: object = None) -> Game:
     """Rebuild a game from a save's dict, verifying everything."""
     if not isinstance(data, dict):
-        raise SaveFormatError("The saved game is not a JSON object.")
+        raise SaveFormatError(_("The saved game is not a JSON object."))
     if data.get("format") != FORMAT:
-        raise SaveFormatError(f"Format {data.get('format')!r} is not a fivedice save; expected {FORMAT!r}.")
+        raise SaveFormatError(
+            _(
+                "Format {format!r} is not a fivedice save; expected {expected!r}.",
+                format=data.get("format"),
+                expected=FORMAT,
+            )
+        )
     if data.get("version") != VERSION:
-        raise SaveFormatError(f"Save version {data.get('version')!r} is not supported; expected {VERSION}.")
+        raise SaveFormatError(
+            _(
+                "Save version {version!r} is not supported; expected {expected}.",
+                version=data.get("version"),
+                expected=VERSION,
+            )
+        )
     body = {k: v for k, v in data.items() if k != "sha256"}
     if data.get("sha256") != _digest(body):
-        raise SaveFormatError("The saved game's checksum does not match its contents; it was damaged or edited.")
+        raise SaveFormatError(_("The saved game's checksum does not match its contents; it was damaged or edited."))
     try:
         rules_data = data["rules"]
         rules = parse_spec(rules_data["spec"]) if "spec" in rules_data else _definition(rules_data["definition"])
@@ -90,23 +103,23 @@ def from_data(data: object, rng: object = None) -> Game:
         )
         redo = [notation.from_json(a) for a in data["redo"]]
         if list(game.state.totals) != data["totals"] or game.state.is_over != data["over"]:
-            raise SaveFormatError("The saved totals do not match the replayed moves.")
+            raise SaveFormatError(_("The saved totals do not match the replayed moves."))
     except SaveFormatError:
         raise
     except FiveDiceError as exc:
-        raise SaveFormatError(f"The saved game does not replay: {exc}") from None
+        raise SaveFormatError(_("The saved game does not replay: {reason}", reason=exc)) from None
     except (KeyError, TypeError) as exc:
-        raise SaveFormatError(f"The saved game lacks or garbles {exc}.") from None
+        raise SaveFormatError(_("The saved game lacks or garbles {what}.", what=exc)) from None
     try:
         game.restore_redo(redo)
     except FiveDiceError as exc:
-        raise SaveFormatError(f"The saved redo moves do not replay: {exc}") from None
+        raise SaveFormatError(_("The saved redo moves do not replay: {reason}", reason=exc)) from None
     return game
 
 
 def _definition(data: object) -> RuleSet:
     if not isinstance(data, dict):
-        raise SaveFormatError("The saved rule set is not a JSON object.")
+        raise SaveFormatError(_("The saved rule set is not a JSON object."))
     return rules_from_data(data)
 
 
@@ -115,7 +128,9 @@ def loads(text: str, rng: object = None) -> Game:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SaveFormatError(f"The saved game is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+        raise SaveFormatError(
+            _("The saved game is not valid JSON ({reason} at line {line}).", reason=exc.msg, line=exc.lineno)
+        ) from None
     return from_data(data, rng)
 
 
@@ -124,7 +139,9 @@ def load(path: str | Path, rng: object = None) -> Game:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise SaveFormatError(f"Save file {str(path)!r} cannot be read: {exc.strerror}.") from None
+        raise SaveFormatError(
+            _("Save file {path!r} cannot be read: {reason}.", path=str(path), reason=exc.strerror)
+        ) from None
     except UnicodeDecodeError:
-        raise SaveFormatError(f"Save file {str(path)!r} is not UTF-8 text.") from None
+        raise SaveFormatError(_("Save file {path!r} is not UTF-8 text.", path=str(path))) from None
     return loads(text, rng)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from fivedice.dice import Dice, counts_of
 from fivedice.errors import IllegalActionError
+from fivedice.i18n import _
 from fivedice.rules.ruleset import FillOrder, Joker, RuleSet
 
 __all__ = ["Scorecard"]
@@ -45,8 +46,12 @@ class Scorecard:
             object.__setattr__(self, "entries", (None,) * len(self.rules.boxes))
         elif len(self.entries) != len(self.rules.boxes):
             raise IllegalActionError(
-                f"A score card of {len(self.entries)} entries does not fit {self.rules.name}, "
-                f"which has {len(self.rules.boxes)} boxes."
+                _(
+                    "A score card of {entries} entries does not fit {rules}, which has {boxes} boxes.",
+                    entries=len(self.entries),
+                    rules=self.rules.name,
+                    boxes=len(self.rules.boxes),
+                )
             )
 
     @classmethod
@@ -154,20 +159,27 @@ class Scorecard:
         rules = self.rules
         name = rules.boxes[box].name
         if self.entries[box] is not None:
-            return f"box {name!r} is already filled"
+            return _("box {box!r} is already filled", box=name)
         allowed = self.allowed_by_order()
         if box not in allowed:
             if self.order is FillOrder.UPPER_FIRST:
-                return f"box {name!r} must wait until every upper box is filled (upper-first card)"
-            direction = "top-down" if self.order is FillOrder.TOP_DOWN else "bottom-up"
-            return (
-                f"box {name!r} is not next on this {direction} card, which must fill {rules.boxes[allowed[0]].name!r}"
-            )
+                return _("box {box!r} must wait until every upper box is filled (upper-first card)", box=name)
+            after = rules.boxes[allowed[0]].name
+            if self.order is FillOrder.TOP_DOWN:
+                return _(
+                    "box {box!r} is not next on this top-down card, which must fill {next!r}", box=name, next=after
+                )
+            return _("box {box!r} is not next on this bottom-up card, which must fill {next!r}", box=name, next=after)
         options = self.option_indices(counts, roll)
         if box not in options:
             face = self._joker_face(counts)
             must = ", ".join(repr(rules.boxes[i].name) for i in options)
-            return f"box {name!r} is not allowed: the Joker rule sends five {face}s to {must}"
+            return _(
+                "box {box!r} is not allowed: the Joker rule sends five {face}s to {boxes}",
+                box=name,
+                face=face,
+                boxes=must,
+            )
         return None
 
     # -- filling ----------------------------------------------------------------------
@@ -180,7 +192,7 @@ class Scorecard:
         counts = _counts(dice)
         reason = self.why_not(index, counts, roll)
         if reason is not None:
-            raise IllegalActionError(reason[0].upper() + reason[1:] + ".")
+            raise IllegalActionError(_("{reason}.", reason=reason[0].upper() + reason[1:]))
         points = self.option_indices(counts, roll)[index]
         entries = list(self.entries)
         entries[index] = points

@@ -15,6 +15,7 @@ from functools import cached_property
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import FACES, counts_of, multisets
 from fivedice.errors import FiveDiceError, IllegalActionError
+from fivedice.i18n import _
 from fivedice.rules.ruleset import RuleSet
 from fivedice.scorecard import Scorecard
 
@@ -64,17 +65,19 @@ class GameState:
     def new(cls, rules: RuleSet, players: tuple[str, ...], starter: int | None = None) -> GameState:
         """A fresh game; with several players and no ``starter`` it opens with a roll-off."""
         if not players:
-            raise IllegalActionError("A game needs at least one player; none were given.")
+            raise IllegalActionError(_("A game needs at least one player; none were given."))
         seen: set[str] = set()
         for name in players:
             if not isinstance(name, str) or not name.strip():
-                raise IllegalActionError(f"Player name {name!r} is empty; expected some text.")
+                raise IllegalActionError(_("Player name {name!r} is empty; expected some text.", name=name))
             if name.strip().lower() in seen:
-                raise IllegalActionError(f"Player name {name!r} is given twice; expected distinct names.")
+                raise IllegalActionError(_("Player name {name!r} is given twice; expected distinct names.", name=name))
             seen.add(name.strip().lower())
-        cards = tuple(tuple(Scorecard.empty(rules, o) for o in rules.cards) for _ in players)
+        cards = tuple(tuple(Scorecard.empty(rules, o) for o in rules.cards) for _seat in players)
         if starter is not None and not 0 <= starter < len(players):
-            raise IllegalActionError(f"Starter seat {starter!r} is not a seat; expected 0 to {len(players) - 1}.")
+            raise IllegalActionError(
+                _("Starter seat {seat!r} is not a seat; expected 0 to {last}.", seat=starter, last=len(players) - 1)
+            )
         if starter is None and len(players) == 1:
             starter = 0
         if starter is not None:
@@ -150,7 +153,7 @@ class GameState:
     def positions_of(self, values: tuple[int, ...] | list[int]) -> tuple[int, ...]:
         """Positions (0-based) of dice showing ``values``, e.g. to keep them by face."""
         if self.dice is None:
-            raise IllegalActionError("No dice are showing yet; roll first.")
+            raise IllegalActionError(_("No dice are showing yet; roll first."))
         free = list(range(len(self.dice)))
         out = []
         for v in values:
@@ -158,7 +161,9 @@ class GameState:
             if match is None:
                 shown = " ".join(map(str, self.dice))
                 want = " ".join(map(str, values))
-                raise IllegalActionError(f"Dice {want!r} are not all showing; the dice are {shown}.")
+                raise IllegalActionError(
+                    _("Dice {want!r} are not all showing; the dice are {shown}.", want=want, shown=shown)
+                )
             free.remove(match)
             out.append(match)
         return tuple(sorted(out))
@@ -186,15 +191,20 @@ class GameState:
         """Why ``action`` is illegal now (a full sentence), or None if it is legal."""
         who = self.players[self.current]
         if self.phase is Phase.OVER:
-            return "The game is over; no more actions can be taken."
+            return _("The game is over; no more actions can be taken.")
         if isinstance(action, RollOff):
             if self.phase is not Phase.ROLLOFF:
-                return "The roll-off is over; the turns have begun."
+                return _("The roll-off is over; the turns have begun.")
             if action.seat != self.current:
-                return f"Seat {action.seat} cannot roll off now; it is {who}'s (seat {self.current}) roll."
+                return _(
+                    "Seat {seat} cannot roll off now; it is {who}'s (seat {current}) roll.",
+                    seat=action.seat,
+                    who=who,
+                    current=self.current,
+                )
             return self._bad_dice(action.dice, None)
         if self.phase is Phase.ROLLOFF:
-            return f"The roll-off is under way; {who} must roll off first."
+            return _("The roll-off is under way; {who} must roll off first.", who=who)
         if isinstance(action, Roll):
             return self._why_not_roll(action, who)
         return self._why_not_score(action, who)
@@ -204,47 +214,83 @@ class GameState:
             return None
         n = self.rules.dice
         if len(dice) != n or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= FACES for v in dice):
-            return f"Dice {' '.join(map(str, dice))!r} are not {n} whole numbers from 1 to {FACES}."
+            return _(
+                "Dice {dice!r} are not {n} whole numbers from 1 to {faces}.",
+                dice=" ".join(map(str, dice)),
+                n=n,
+                faces=FACES,
+            )
         if held and self.dice is not None:
             for p in held:
                 if dice[p] != self.dice[p]:
-                    return f"Die {p + 1} is kept at {self.dice[p]} but the outcome shows {dice[p]}."
+                    return _(
+                        "Die {die} is kept at {kept} but the outcome shows {shown}.",
+                        die=p + 1,
+                        kept=self.dice[p],
+                        shown=dice[p],
+                    )
         return None
 
     def _why_not_roll(self, action: Roll, who: str) -> str | None:
         n = self.rules.dice
         if self.rolls_left <= 0:
-            return f"{who} has used all {self.rules.rolls} rolls this turn (round {self.round}); score a box."
+            return _(
+                "{who} has used all {rolls} rolls this turn (round {round}); score a box.",
+                who=who,
+                rolls=self.rules.rolls,
+                round=self.round,
+            )
         for p in action.held:
             if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < n:
-                return f"Die position {p!r} is not a die; expected 0 to {n - 1}."
+                return _("Die position {position!r} is not a die; expected 0 to {last}.", position=p, last=n - 1)
         if len(set(action.held)) != len(action.held):
-            return f"Die positions {list(action.held)} name a die twice; expected distinct positions."
+            return _(
+                "Die positions {positions} name a die twice; expected distinct positions.", positions=list(action.held)
+            )
         if action.held and self.dice is None:
-            return f"{who} cannot keep dice before the turn's first roll."
+            return _("{who} cannot keep dice before the turn's first roll.", who=who)
         if len(action.held) == n:
-            return f"Keeping all {n} dice is the same as stopping; {who} should score a box instead."
+            return _("Keeping all {n} dice is the same as stopping; {who} should score a box instead.", n=n, who=who)
         return self._bad_dice(action.dice, action.held)
 
     def _why_not_score(self, action: Score, who: str) -> str | None:
         if self.dice is None:
-            return f"{who} must roll before scoring (round {self.round})."
+            return _("{who} must roll before scoring (round {round}).", who=who, round=self.round)
         cards = self.cards[self.current]
         if not isinstance(action.card, int) or not 0 <= action.card < len(cards):
-            return f"Card {action.card!r} is not one of {who}'s cards; expected 0 to {len(cards) - 1}."
+            return _(
+                "Card {card!r} is not one of {who}'s cards; expected 0 to {last}.",
+                card=action.card,
+                who=who,
+                last=len(cards) - 1,
+            )
         card = cards[action.card]
         try:
             index = self.rules.box_index(action.box)
         except FiveDiceError as exc:
             return str(exc)
         reason = card.why_not(index, self.counts, self.rolls)
-        where = f" on card {action.card + 1}" if len(cards) > 1 else ""
         if reason is not None:
-            return f"{reason[0].upper()}{reason[1:]} for {who}{where} (round {self.round})."
+            reason = reason[0].upper() + reason[1:]
+            if len(cards) > 1:
+                return _(
+                    "{reason} for {who} on card {card} (round {round}).",
+                    reason=reason,
+                    who=who,
+                    card=action.card + 1,
+                    round=self.round,
+                )
+            return _("{reason} for {who} (round {round}).", reason=reason, who=who, round=self.round)
         points = card.option_indices(self.counts, self.rolls)[index]
         if action.points is not None and action.points != points:
             box = self.rules.boxes[index].name
-            return f"Score {action.points!r} in {box!r} does not match the {points} that {self.dice} make there."
+            return _(
+                "Score {score!r} in {box!r} does not match the {points} that {dice} make there.",
+                score=action.points,
+                box=box,
+                points=points,
+                dice=self.dice,
+            )
         return None
 
     def verify(self, action: Action) -> None:
@@ -270,7 +316,7 @@ class GameState:
         if action.dice is not None:
             return action
         if rolled is None:
-            raise IllegalActionError("A roll needs its outcome; none was given.")
+            raise IllegalActionError(_("A roll needs its outcome; none was given."))
         if isinstance(action, RollOff):
             return RollOff(action.seat, tuple(rolled))
         new = iter(rolled)
@@ -283,11 +329,11 @@ class GameState:
         self.verify(action)
         if isinstance(action, RollOff):
             if action.dice is None:
-                raise IllegalActionError("A roll-off record needs its dice.")
+                raise IllegalActionError(_("A roll-off record needs its dice."))
             return self._after_rolloff(action.seat, sum(action.dice))
         if isinstance(action, Roll):
             if action.dice is None:
-                raise IllegalActionError("A roll record needs its dice.")
+                raise IllegalActionError(_("A roll record needs its dice."))
             return replace(self, dice=action.dice, rolls=self.rolls + 1)
         return self._after_score(action)
 
@@ -295,7 +341,7 @@ class GameState:
         rolled = (*self.rolloff, (seat, total))
         if len(rolled) < len(self.contenders):
             return replace(self, rolloff=rolled, current=self.contenders[len(rolled)])
-        best = max(t for _, t in rolled)
+        best = max(t for _seat, t in rolled)
         tied = tuple(s for s, t in rolled if t == best)
         if len(tied) > 1:
             return replace(self, rolloff=(), contenders=tied, current=tied[0])

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from fivedice.errors import RuleSetError
-from fivedice.rules.builtin import BUILTINS, Builtin, Option, resolve_options
+from fivedice.i18n import _
+from fivedice.rules.builtin import BUILTINS, Builtin, Option, describe, resolve_options
 from fivedice.rules.kinds import KINDS, Kind, Points
 from fivedice.rules.ruleset import BonusTier, Box, FillOrder, Joker, RuleSet, normalize_name
 
@@ -38,6 +39,7 @@ __all__ = [
     "Points",
     "RuleSet",
     "available",
+    "describe",
     "from_data",
     "get",
     "load",
@@ -46,8 +48,8 @@ __all__ = [
 
 
 def available() -> list[tuple[str, str]]:
-    """Every built-in rule set as ``(name, description)``."""
-    return [(b.name, b.description) for b in BUILTINS.values()]
+    """Every built-in rule set as ``(name, description)``, the description in the current language."""
+    return [(b.name, _(b.description)) for b in BUILTINS.values()]
 
 
 def get(name: str, **options: object) -> RuleSet:
@@ -57,12 +59,24 @@ def get(name: str, **options: object) -> RuleSet:
     """
     if name.endswith(".toml") or ("/" in name and Path(name).exists()):
         if options:
-            raise RuleSetError(f"Options {sorted(options)} cannot be given for a TOML rule set; edit {name!r}.")
+            raise RuleSetError(
+                _(
+                    "Options {options} cannot be given for a TOML rule set; edit {name!r}.",
+                    options=sorted(options),
+                    name=name,
+                )
+            )
         return load(name)
     key = normalize_name(name)
     builtin = BUILTINS.get(key)
     if builtin is None:
-        raise RuleSetError(f"Rule set {name!r} is unknown; expected one of: {', '.join(BUILTINS)}, or a .toml file.")
+        raise RuleSetError(
+            _(
+                "Rule set {name!r} is unknown; expected one of: {names}, or a .toml file.",
+                name=name,
+                names=", ".join(BUILTINS),
+            )
+        )
     chosen = resolve_options(builtin, options)
     return _build(key, tuple(sorted(chosen.items())))
 
@@ -87,7 +101,7 @@ def parse_spec(spec: str) -> RuleSet:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise RuleSetError(f"Option {pair!r} is not of the form key=value.")
+            raise RuleSetError(_("Option {pair!r} is not of the form key=value.", pair=pair))
         options[key] = value
     return get(name, **options)
 
@@ -117,12 +131,14 @@ def from_data(data: dict[str, Any]) -> RuleSet:
     try:
         boxes = [Box.from_data(b) for b in merged["boxes"]]
     except KeyError:
-        raise RuleSetError("Rule set data has no 'boxes' and no 'base'; expected one of them.") from None
+        raise RuleSetError(_("Rule set data has no 'boxes' and no 'base'; expected one of them.")) from None
     except (TypeError, AttributeError):
-        raise RuleSetError(f"Rule set boxes {merged['boxes']!r} are not a list of tables.") from None
+        raise RuleSetError(_("Rule set boxes {boxes!r} are not a list of tables.", boxes=merged["boxes"])) from None
     missing = drop - {b.name for b in boxes}
     if missing:
-        raise RuleSetError(f"drop_boxes names {sorted(missing)}, which are not boxes of the base rule set.")
+        raise RuleSetError(
+            _("drop_boxes names {names}, which are not boxes of the base rule set.", names=sorted(missing))
+        )
     boxes = [b for b in boxes if b.name not in drop] + [Box.from_data(b) for b in extra]
     try:
         name = normalize_name(str(merged["name"]))
@@ -139,11 +155,11 @@ def from_data(data: dict[str, Any]) -> RuleSet:
             **fields,
         )
     except KeyError as exc:
-        raise RuleSetError(f"Rule set data lacks {exc.args[0]!r}.") from None
+        raise RuleSetError(_("Rule set data lacks {key!r}.", key=exc.args[0])) from None
     except ValueError as exc:
         if isinstance(exc, RuleSetError):
             raise
-        raise RuleSetError(f"Rule set data is not valid: {exc}.") from None
+        raise RuleSetError(_("Rule set data is not valid: {reason}.", reason=exc)) from None
 
 
 def load(path: str | Path) -> RuleSet:
@@ -152,7 +168,11 @@ def load(path: str | Path) -> RuleSet:
         with open(path, "rb") as f:
             data = tomllib.load(f)
     except OSError as exc:
-        raise RuleSetError(f"Rule set file {str(path)!r} cannot be read: {exc.strerror}.") from None
+        raise RuleSetError(
+            _("Rule set file {path!r} cannot be read: {reason}.", path=str(path), reason=exc.strerror)
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise RuleSetError(f"Rule set file {str(path)!r} is not valid TOML: {exc}.") from None
+        raise RuleSetError(
+            _("Rule set file {path!r} is not valid TOML: {reason}.", path=str(path), reason=exc)
+        ) from None
     return from_data(data)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal
 
 from fivedice.dice import FACES
 from fivedice.errors import RuleSetError
+from fivedice.i18n import _
 
 __all__ = [
     "KINDS",
@@ -75,22 +76,26 @@ class Points:
         if isinstance(spec, int) and not isinstance(spec, bool):
             return cls("fixed", spec, first_roll)
         text = str(spec).replace(" ", "").lower()
-        base, _, extra = text.partition("+")
+        base, _sep, extra = text.partition("+")
         if text.isdigit():
             return cls("fixed", int(text), first_roll)
         if base not in ("sum", "matched") or (extra and not extra.isdigit()):
             raise RuleSetError(
-                f"Points {spec!r} are not understood; expected a number, 'sum', 'sum+N', 'matched' or 'matched+N'."
+                _(
+                    "Points {spec!r} are not understood; expected a number, 'sum', 'sum+N', 'matched' or 'matched+N'.",
+                    spec=spec,
+                )
             )
         if first_roll is not None:
-            raise RuleSetError(f"Points {spec!r} cannot have first-roll points; only fixed points can.")
+            raise RuleSetError(_("Points {spec!r} cannot have first-roll points; only fixed points can.", spec=spec))
         return cls("sum" if base == "sum" else "matched", int(extra or 0))
 
     def __str__(self) -> str:
         if self.base == "fixed":
-            extra = f" ({self.first_roll} on the first roll)" if self.first_roll is not None else ""
-            return f"{self.value}{extra}"
-        name = "sum of all dice" if self.base == "sum" else "sum of the matching dice"
+            if self.first_roll is not None:
+                return _("{points} ({first} on the first roll)", points=self.value, first=self.first_roll)
+            return str(self.value)
+        name = _("sum of all dice") if self.base == "sum" else _("sum of the matching dice")
         return f"{name} + {self.value}" if self.value else name
 
 
@@ -133,7 +138,9 @@ class Face(Kind):
 
     def __post_init__(self) -> None:
         if not 1 <= self.face <= FACES:
-            raise RuleSetError(f"Face {self.face!r} is not a die face; expected 1 to {FACES}.")
+            raise RuleSetError(
+                _("Face {face!r} is not a die face; expected 1 to {faces}.", face=self.face, faces=FACES)
+            )
 
     def qualifies(self, counts: tuple[int, ...]) -> bool:
         return True
@@ -142,7 +149,7 @@ class Face(Kind):
         return counts[self.face - 1] * self.face
 
     def needs(self) -> str:
-        return f"any dice; counts the {self.face}s"
+        return _("any dice; counts the {face}s", face=self.face)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +161,7 @@ class OfAKind(Kind):
 
     def __post_init__(self) -> None:
         if self.n < 1:
-            raise RuleSetError(f"Of-a-kind size {self.n!r} is not valid; expected 1 or more.")
+            raise RuleSetError(_("Of-a-kind size {n!r} is not valid; expected 1 or more.", n=self.n))
 
     def qualifies(self, counts: tuple[int, ...]) -> bool:
         return max(counts) >= self.n
@@ -166,7 +173,7 @@ class OfAKind(Kind):
         return 0
 
     def needs(self) -> str:
-        return f"at least {self.n} dice alike"
+        return _("at least {n} dice alike", n=self.n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +186,7 @@ class AllAlike(Kind):
         return sum(counts) > 0 and max(counts) == sum(counts)
 
     def needs(self) -> str:
-        return "all dice alike"
+        return _("all dice alike")
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +210,11 @@ class FullHouse(Kind):
         return True
 
     def needs(self) -> str:
-        text = "three of one face and two of another"
         if self.same_colour:
-            text += ", both faces of one colour"
-        if self.five_alike:
-            text += " (five alike counts)"
-        return text
+            text = _("three of one face and two of another, both faces of one colour")
+        else:
+            text = _("three of one face and two of another")
+        return _("{needs} (five alike counts)", needs=text) if self.five_alike else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,20 +228,24 @@ class Straight(Kind):
         runs = tuple(tuple(int(f) for f in run) for run in self.runs)
         object.__setattr__(self, "runs", runs)
         if not runs or any(not run or not all(1 <= f <= FACES for f in run) for run in runs):
-            raise RuleSetError(f"Straight runs {self.runs!r} are not valid; expected faces 1 to {FACES}.")
+            raise RuleSetError(
+                _("Straight runs {runs!r} are not valid; expected faces 1 to {faces}.", runs=self.runs, faces=FACES)
+            )
 
     @classmethod
     def of_length(cls, length: int) -> Straight:
         """Any ``length`` consecutive faces."""
         if not 1 <= length <= FACES:
-            raise RuleSetError(f"Straight length {length!r} is not valid; expected 1 to {FACES}.")
+            raise RuleSetError(
+                _("Straight length {length!r} is not valid; expected 1 to {faces}.", length=length, faces=FACES)
+            )
         return cls(tuple(tuple(range(s, s + length)) for s in range(1, FACES - length + 2)))
 
     def qualifies(self, counts: tuple[int, ...]) -> bool:
         return any(all(counts[f - 1] for f in run) for run in self.runs)
 
     def needs(self) -> str:
-        return " or ".join("-".join(map(str, run)) for run in self.runs)
+        return _(" or ").join("-".join(map(str, run)) for run in self.runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +262,7 @@ class Pair(Kind):
         return OfAKind(2).matched(counts)
 
     def needs(self) -> str:
-        return "at least two dice alike"
+        return _("at least two dice alike")
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,12 +295,8 @@ class TwoPair(Kind):
         return 2 * sum(pairs) if pairs else 0
 
     def needs(self) -> str:
-        text = "two pairs of different faces"
-        if self.same_colour:
-            text = "two pairs whose faces share a colour"
-        if self.four_alike:
-            text += " (four alike counts)"
-        return text
+        text = _("two pairs whose faces share a colour") if self.same_colour else _("two pairs of different faces")
+        return _("{needs} (four alike counts)", needs=text) if self.four_alike else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +310,7 @@ class Flush(Kind):
         return len({self.colours[f] for f, c in enumerate(counts) if c}) == 1
 
     def needs(self) -> str:
-        return "all dice one colour"
+        return _("all dice one colour")
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +323,7 @@ class Chance(Kind):
         return True
 
     def needs(self) -> str:
-        return "any dice"
+        return _("any dice")
 
 
 KINDS: dict[str, type[Kind]] = {
@@ -332,11 +338,13 @@ def kind_from_data(data: dict[str, Any]) -> Kind:
     name = params.pop("kind", None)
     cls = KINDS.get(str(name))
     if cls is None:
-        raise RuleSetError(f"Box kind {name!r} is unknown; expected one of: {', '.join(KINDS)}.")
+        raise RuleSetError(
+            _("Box kind {name!r} is unknown; expected one of: {kinds}.", name=name, kinds=", ".join(KINDS))
+        )
     if cls is Straight and "length" in params:
         length = params.pop("length")
         if params:
-            raise RuleSetError(f"Straight parameters {sorted(params)} cannot go with 'length'.")
+            raise RuleSetError(_("Straight parameters {params} cannot go with 'length'.", params=sorted(params)))
         return Straight.of_length(int(length))
     for key in ("colours", "runs"):
         if key in params:
@@ -347,5 +355,10 @@ def kind_from_data(data: dict[str, Any]) -> Kind:
     except TypeError:
         allowed = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
         raise RuleSetError(
-            f"Parameters {sorted(params)} do not fit box kind {name!r}; expected some of {allowed}."
+            _(
+                "Parameters {params} do not fit box kind {name!r}; expected some of {allowed}.",
+                params=sorted(params),
+                name=name,
+                allowed=allowed,
+            )
         ) from None

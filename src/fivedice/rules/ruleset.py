@@ -8,6 +8,7 @@ from typing import Any
 
 from fivedice.dice import Dice, counts_of
 from fivedice.errors import DiceError, RuleSetError
+from fivedice.i18n import _, box_label, fold
 from fivedice.rules.kinds import AllAlike, Face, Kind, Points, kind_from_data
 
 __all__ = ["BonusTier", "Box", "FillOrder", "Joker", "RuleSet", "normalize_name"]
@@ -64,9 +65,11 @@ class Box:
 
     def __post_init__(self) -> None:
         if normalize_name(self.name) != self.name or not self.name:
-            raise RuleSetError(f"Box name {self.name!r} is not an identifier like 'full_house'.")
+            raise RuleSetError(_("Box name {name!r} is not an identifier like 'full_house'.", name=self.name))
         if self.section not in ("upper", "lower"):
-            raise RuleSetError(f"Box section {self.section!r} is not valid; expected 'upper' or 'lower'.")
+            raise RuleSetError(
+                _("Box section {section!r} is not valid; expected 'upper' or 'lower'.", section=self.section)
+            )
 
     @property
     def face(self) -> int | None:
@@ -85,7 +88,7 @@ class Box:
 
     def describe(self) -> str:
         """``needs -> scores`` in words."""
-        return f"{self.kind.needs()}; scores {self.points}"
+        return _("{needs}; scores {points}", needs=self.kind.needs(), points=str(self.points))
 
     def to_data(self) -> dict[str, Any]:
         """The box as plain data, loadable by :func:`fivedice.rules.from_data`."""
@@ -107,7 +110,7 @@ class Box:
         try:
             name = normalize_name(str(params.pop("name")))
         except KeyError:
-            raise RuleSetError(f"Box {data!r} has no 'name'.") from None
+            raise RuleSetError(_("Box {data!r} has no 'name'.", data=data)) from None
         label = str(params.pop("label", name.replace("_", " ").title()))
         aliases = tuple(normalize_name(a) for a in params.pop("aliases", ()))
         points_spec = params.pop("points", None)
@@ -146,31 +149,39 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         if not self.boxes:
-            raise RuleSetError(f"Rule set {self.name!r} has no boxes; expected at least one.")
+            raise RuleSetError(_("Rule set {name!r} has no boxes; expected at least one.", name=self.name))
         index: dict[str, int] = {}
         for i, box in enumerate(self.boxes):
             for key in (box.name, *box.aliases):
                 if key in index:
-                    raise RuleSetError(f"Box name {key!r} appears twice in rule set {self.name!r}.")
+                    raise RuleSetError(
+                        _("Box name {key!r} appears twice in rule set {name!r}.", key=key, name=self.name)
+                    )
                 index[key] = i
         object.__setattr__(self, "_index", index)
         for attr in ("yahtzee_box", "instant_win"):
             ref = getattr(self, attr)
             if ref is not None and ref not in index:
-                raise RuleSetError(f"{attr} {ref!r} is not a box of rule set {self.name!r}.")
+                raise RuleSetError(
+                    _("{field} {ref!r} is not a box of rule set {name!r}.", field=attr, ref=ref, name=self.name)
+                )
         if self.yahtzee_box is not None and not isinstance(self.box(self.yahtzee_box).kind, AllAlike):
-            raise RuleSetError(f"yahtzee_box {self.yahtzee_box!r} must be an all-alike box.")
+            raise RuleSetError(_("yahtzee_box {box!r} must be an all-alike box.", box=self.yahtzee_box))
         if (self.joker is not Joker.NONE or self.yahtzee_bonus) and self.yahtzee_box is None:
-            raise RuleSetError(f"Rule set {self.name!r} has a Joker rule or Yahtzee bonus but no yahtzee_box.")
+            raise RuleSetError(
+                _("Rule set {name!r} has a Joker rule or Yahtzee bonus but no yahtzee_box.", name=self.name)
+            )
         thresholds = [t.threshold for t in self.upper_bonus]
         if thresholds != sorted(set(thresholds)):
-            raise RuleSetError(f"Upper-bonus thresholds {thresholds} must be strictly increasing.")
+            raise RuleSetError(
+                _("Upper-bonus thresholds {thresholds} must be strictly increasing.", thresholds=thresholds)
+            )
         if not self.cards:
-            raise RuleSetError(f"Rule set {self.name!r} has no score cards; expected at least one.")
+            raise RuleSetError(_("Rule set {name!r} has no score cards; expected at least one.", name=self.name))
         if not 1 <= self.rolls <= 10:
-            raise RuleSetError(f"Rolls per turn {self.rolls!r} is not valid; expected 1 to 10.")
+            raise RuleSetError(_("Rolls per turn {rolls!r} is not valid; expected 1 to 10.", rolls=self.rolls))
         if not 1 <= self.dice <= 10:
-            raise RuleSetError(f"Number of dice {self.dice!r} is not valid; expected 1 to 10.")
+            raise RuleSetError(_("Number of dice {dice!r} is not valid; expected 1 to 10.", dice=self.dice))
 
     # -- lookup -----------------------------------------------------------------------
     def box_index(self, name: str) -> int:
@@ -178,8 +189,25 @@ class RuleSet:
         try:
             return self._index[normalize_name(name)]
         except KeyError:
-            names = ", ".join(b.name for b in self.boxes)
-            raise RuleSetError(f"Box {name!r} is not in the {self.name} rule set; expected one of: {names}.") from None
+            pass
+        found = self._local_index(name)
+        if found is not None:
+            return found
+        names = ", ".join(b.name for b in self.boxes)
+        raise RuleSetError(
+            _(
+                "Box {box!r} is not in the {rules} rule set; expected one of: {names}.",
+                box=name,
+                rules=self.name,
+                names=names,
+            )
+        )
+
+    def _local_index(self, name: str) -> int | None:
+        """A box by its label in the current language (accents and case ignored), if unique."""
+        key = fold(name)
+        hits = {i for i, b in enumerate(self.boxes) if fold(box_label(b)) == key or fold(b.label) == key}
+        return hits.pop() if len(hits) == 1 else None
 
     def box(self, name: str) -> Box:
         """A box by name or alias (case-insensitive; spaces, ``-`` and ``_`` alike)."""
@@ -236,7 +264,14 @@ class RuleSet:
     def check_dice(self, dice: Dice) -> None:
         """Raise unless there are exactly as many dice as the rule set uses."""
         if len(dice) != self.dice:
-            raise DiceError(f"Dice {str(dice)!r} are {len(dice)} values; expected exactly {self.dice}.")
+            raise DiceError(
+                _(
+                    "Dice {dice!r} are {count} values; expected exactly {n}.",
+                    dice=str(dice),
+                    count=len(dice),
+                    n=self.dice,
+                )
+            )
 
     @property
     def spec(self) -> str:

@@ -1,0 +1,165 @@
+"""Catalog maintenance with Babel: ``python -m fivedice.i18n extract|update|compile|init CODE|stats``.
+
+- ``extract``: scan ``src/fivedice`` for ``_()``, ``gettext()``, ``ngettext()``, ``pgettext()``
+  and ``N_()`` and write the template ``locales/fivedice.pot``.
+- ``update``: merge the template into every ``locales/<code>.po`` (new texts appear empty,
+  changed ones fuzzy; English copies each text).
+- ``compile``: write ``locales/<code>.mo`` from each ``.po`` (fuzzy and empty entries are left
+  out, so they fall back to English).
+- ``init CODE``: start a new language's ``.po`` from the template.
+- ``stats``: how many texts each catalog translates.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from babel import Locale
+from babel.messages.catalog import Catalog
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+from fivedice.i18n import DOMAIN, LOCALE_DIR, SOURCE_LANGUAGE
+
+__all__ = ["compile_bytes", "extract", "main", "read", "template"]
+
+PACKAGE_DIR = LOCALE_DIR.parent
+TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
+KEYWORDS = dict(DEFAULT_KEYWORDS)
+# Directories whose texts are not extracted yet (their owners adopt the catalogs in phase 2).
+SKIP = ("locales",)
+
+
+def template() -> Catalog:
+    """A fresh template catalog with every marked text of the package's sources."""
+    catalog = Catalog(project="fivedice", domain=DOMAIN, charset="utf-8", fuzzy=False)
+    method_map = [("**.py", "python")]
+    skip = tuple(f"{d}/" for d in SKIP)
+    for filename, lineno, message, comments, context in extract_from_dir(
+        PACKAGE_DIR, method_map, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
+    ):
+        if filename.startswith(skip):
+            continue
+        catalog.add(message, None, [(f"src/fivedice/{filename}", lineno)], auto_comments=comments, context=context)
+    return catalog
+
+
+def _write(catalog: Catalog, path: Path) -> None:
+    buf = io.BytesIO()
+    write_po(buf, catalog, width=100, sort_output=False, omit_header=False, include_previous=False)
+    path.write_bytes(buf.getvalue())
+
+
+def read(code: str) -> Catalog:
+    """The ``.po`` catalog of language ``code``."""
+    with (LOCALE_DIR / f"{code}.po").open("rb") as f:
+        return read_po(f, locale=code, domain=DOMAIN)
+
+
+def compile_bytes(catalog: Catalog) -> bytes:
+    """The ``.mo`` file of a catalog (fuzzy entries left out)."""
+    buf = io.BytesIO()
+    write_mo(buf, catalog, use_fuzzy=False)
+    return buf.getvalue()
+
+
+def extract() -> Catalog:
+    """Write the template; returns it."""
+    catalog = template()
+    _write(catalog, TEMPLATE)
+    return catalog
+
+
+def _fill_source(catalog: Catalog) -> None:
+    for message in catalog:
+        if message.id and not message.string:
+            message.string = message.id
+        message.flags.discard("fuzzy")
+
+
+def update() -> list[str]:
+    """Merge the template into every catalog; returns the codes updated."""
+    with TEMPLATE.open("rb") as f:
+        tmpl = read_po(f)
+    codes = sorted(p.stem for p in LOCALE_DIR.glob("*.po"))
+    for code in codes:
+        catalog = read(code)
+        catalog.update(tmpl, no_fuzzy_matching=True)
+        if code == SOURCE_LANGUAGE:
+            _fill_source(catalog)
+        _write(catalog, LOCALE_DIR / f"{code}.po")
+    return codes
+
+
+def compile_all() -> list[str]:
+    """Write every ``.mo``; returns the codes compiled."""
+    codes = sorted(p.stem for p in LOCALE_DIR.glob("*.po"))
+    for code in codes:
+        (LOCALE_DIR / f"{code}.mo").write_bytes(compile_bytes(read(code)))
+    return codes
+
+
+def init(code: str) -> Path:
+    """Start ``locales/<code>.po`` from the template."""
+    path = LOCALE_DIR / f"{code}.po"
+    if path.exists():
+        raise SystemExit(f"{path} exists already; use 'update'.")
+    Locale.parse(code)  # an unknown code fails here
+    with TEMPLATE.open("rb") as f:
+        tmpl = read_po(f)
+    catalog = Catalog(locale=code, domain=DOMAIN, project="fivedice", fuzzy=False)
+    catalog.update(tmpl, no_fuzzy_matching=True)
+    if code == SOURCE_LANGUAGE:
+        _fill_source(catalog)
+    _write(catalog, path)
+    return path
+
+
+def stats() -> dict[str, tuple[int, int, int]]:
+    """Per catalog: (translated, fuzzy, total) texts."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for path in sorted(LOCALE_DIR.glob("*.po")):
+        catalog = read(path.stem)
+        messages = [m for m in catalog if m.id]
+        done = sum(1 for m in messages if not m.fuzzy and _translated(m.string))
+        fuzzy = sum(1 for m in messages if m.fuzzy)
+        out[path.stem] = (done, fuzzy, len(messages))
+    return out
+
+
+def _translated(string: object) -> bool:
+    if isinstance(string, str):
+        return bool(string)
+    return isinstance(string, tuple | list) and all(string)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in ("extract", "update", "compile", "init", "stats"):
+        print(__doc__)
+        return 2
+    command = args[0]
+    if command == "extract":
+        print(f"{len(extract())} texts -> {TEMPLATE}")
+    elif command == "update":
+        print("updated:", " ".join(update()))
+    elif command == "compile":
+        print("compiled:", " ".join(compile_all()))
+    elif command == "init":
+        if len(args) != 2:
+            print("usage: python -m fivedice.i18n init CODE")
+            return 2
+        print(f"created {init(args[1])}")
+    else:
+        for code, (done, fuzzy, total) in stats().items():
+            print(f"{code}: {done}/{total} translated, {fuzzy} fuzzy")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
