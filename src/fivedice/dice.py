@@ -147,7 +147,7 @@ class RandomRoller:
         """Roll ``n`` dice."""
         rng = self.rng
         if isinstance(rng, random.Random):
-            return tuple(rng.randint(1, FACES) for _ in range(n))
+            return tuple(rng.randint(1, FACES) for _i in range(n))
         integers = getattr(rng, "integers", None)
         if integers is None:
             raise TypeError(f"{rng!r} is neither a random.Random nor a numpy Generator.")
