@@ -57,9 +57,10 @@ def test_cache_round_trip_and_damage(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     assert load_or_build(rs).source == "built"
     assert load_or_build(rs).source == "cache"
-    # a stale header (older format), a truncated file, garbage: all rebuilt
+    # a stale header (older format, or tables from other scoring code), a truncated file, garbage: all rebuilt
     for damage in (
         lambda b: b.replace(b'"format": 1', b'"format": 0'),
+        lambda b: b.replace(b'"tables_sha256": "', b'"tables_sha256": "0'),
         lambda b: b[: len(b) // 2],
         lambda b: b"not a table",
     ):

@@ -2,7 +2,8 @@
 
 The cache file (one per rule set and options, under the user cache directory or
 ``$FIVEDICE_CACHE_DIR``) is a magic line, a JSON header line naming the rule set, its
-options, a hash of its full definition, the format version and a SHA-256 of the payload,
+options, a hash of its full definition, a hash of the scoring tables built from it (so a
+change in the scoring code shows as well), the format version and a SHA-256 of the payload,
 then the payload: the values of the reachable states in state order, byte-shuffled and
 zlib-compressed. Anything that does not match is rebuilt, never trusted.
 """
@@ -104,12 +105,23 @@ def build(rules: RuleSet, threads: int | None = None) -> Table:
     return Table(t, values, reach, "built", time.perf_counter() - start, None)
 
 
-def _header(rules: RuleSet, payload: bytes, states: int) -> dict[str, object]:
+def tables_digest(t: Tables) -> str:
+    """A hash of the scoring and legality tables (so a change in the rules' code shows too)."""
+    h = hashlib.sha256()
+    arrays: list[npt.NDArray[np.generic]] = [t.params(), *t.arrays(), t.prob]
+    for array in arrays:
+        h.update(str(array.shape).encode())
+        h.update(np.ascontiguousarray(array).tobytes())
+    return h.hexdigest()
+
+
+def _header(rules: RuleSet, tables: str, payload: bytes, states: int) -> dict[str, object]:
     return {
         "format": FORMAT_VERSION,
         "rules": rules.name,
         "options": dict(rules.options),
         "rules_sha256": rules_digest(rules),
+        "tables_sha256": tables,
         "states": states,
         "payload_sha256": hashlib.sha256(payload).hexdigest(),
     }
@@ -131,10 +143,11 @@ def save(table: Table, path: Path) -> None:
     """Write ``table`` to ``path`` atomically."""
     rules = table.tables.rules
     payload = _encode(table.values[table.reach])
-    header = json.dumps(_header(rules, payload, table.states), sort_keys=True).encode() + b"\n"
+    header = _header(rules, tables_digest(table.tables), payload, table.states)
+    line = json.dumps(header, sort_keys=True).encode() + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(MAGIC + header + payload)
+    tmp.write_bytes(MAGIC + line + payload)
     os.replace(tmp, path)
 
 
@@ -153,9 +166,11 @@ def load(rules: RuleSet, path: Path) -> Table | None:
     except (ValueError, UnicodeDecodeError):
         return None
     payload = data[line_end + 1 :]
-    if not isinstance(header, dict) or header != _header(rules, payload, int(header.get("states", -1))):
+    if not isinstance(header, dict) or not isinstance(header.get("states"), int):
         return None
     t = build_tables(rules)
+    if header != _header(rules, tables_digest(t), payload, header["states"]):
+        return None
     reach = kernel.reachable(t.params(), t.arrays())
     if int(reach.sum()) != header["states"]:
         return None
