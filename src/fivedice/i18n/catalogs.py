@@ -1,4 +1,4 @@
-"""Catalog maintenance with Babel: ``python -m fivedice.i18n extract|update|compile|init CODE|stats``.
+"""Catalog maintenance with Babel: ``python -m fivedice.i18n extract|update|compile|init CODE|stats|lint``.
 
 - ``extract``: scan ``src/fivedice`` for ``_()``, ``gettext()``, ``ngettext()``, ``pgettext()``
   and ``N_()`` and write the template ``locales/fivedice.pot``.
@@ -8,6 +8,8 @@
   out, so they fall back to English).
 - ``init CODE``: start a new language's ``.po`` from the template.
 - ``stats``: how many texts each catalog translates.
+- ``lint [PATH ...]``: list user-facing literals that bypass the catalogs (:mod:`fivedice.i18n.lint`);
+  without paths, the whole package.
 """
 
 from __future__ import annotations
@@ -140,7 +142,7 @@ def _translated(string: object) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in ("extract", "update", "compile", "init", "stats"):
+    if not args or args[0] not in ("extract", "update", "compile", "init", "stats", "lint"):
         print(__doc__)
         return 2
     command = args[0]
@@ -150,6 +152,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("updated:", " ".join(update()))
     elif command == "compile":
         print("compiled:", " ".join(compile_all()))
+    elif command == "lint":
+        from fivedice.i18n.lint import scan
+
+        findings = scan([Path(p) for p in args[1:]] or [PACKAGE_DIR])
+        for finding in findings:
+            print(finding)
+        return 1 if findings else 0
     elif command == "init":
         if len(args) != 2:
             print("usage: python -m fivedice.i18n init CODE")
