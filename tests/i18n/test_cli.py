@@ -35,8 +35,8 @@ def test_lang_it_prints_the_italian_score_card() -> None:
         "Tris": "three_of_a_kind", "Poker": "four_of_a_kind", "Full": "full_house",
         "Scala piccola": "small_straight", "Scala grande": "large_straight", "Yahtzee": "yahtzee", "Chance": "chance",
     }  # fmt: skip
-    assert "Regola del Jolly: obbligato" in out
-    assert out.endswith("5 dadi, fino a 3 lanci per turno, 13 turni.\n")
+    assert "Regola del Joker: obbligato" in out
+    assert out.endswith("5 dadi, fino a 3 lanci per turno, 13 round.\n")
 
 
 @pytest.mark.parametrize(
@@ -109,8 +109,8 @@ def test_plain_game_in_italian_takes_italian_box_names() -> None:
     assert code == 0
     assert "Giocatori (nomi separati da virgole) [Giocatore]> " in out
     assert "Yahtzee (yahtzee) per Ann. Scrivi 'help' per i comandi." in out
-    assert "Turno 1: tocca a Ann." in out
-    assert "Possibilità: assi 0, due 4, tre 3, quattro 0, cinque 10, sei 0, tris 0," in out
+    assert "Round 1: tocca a Ann." in out
+    assert "Caselle possibili: assi 0, due 4, tre 3, quattro 0, cinque 10, sei 0, tris 0," in out
     assert "Ann segna 0 in Tris." in out
     assert "Ann segna 0 in Scala piccola." in out
     assert "Ann segna 0 in Full." in out  # English names still work

@@ -164,7 +164,7 @@ def test_rule_set_texts_are_translated_where_shown() -> None:
     with i18n.language("it"):
         assert dict(rules.available())["yacht"].startswith("Yacht: l'antenato di pubblico dominio")
         assert rules.describe(rules.get("yahtzee", yahtzee_bonus="0", joker="none")) == (
-            "Yahtzee: 13 caselle, bonus di 35 nella sezione superiore a 63, senza bonus Yahtzee, senza Jolly."
+            "Yahtzee: 13 caselle, bonus di 35 nella sezione superiore a 63, senza bonus Yahtzee, senza Joker."
         )
         assert i18n.box_label(rules.get("yatzy").box("two pairs")) == "Doppia coppia"
         assert rules.get("generala").box("poker").describe() == "almeno 4 dadi uguali; vale 40 (45 al primo lancio)"

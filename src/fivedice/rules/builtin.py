@@ -187,7 +187,7 @@ def describe(rules: RuleSet) -> str:
     >>> from fivedice import i18n, rules
     >>> with i18n.language("it"):
     ...     describe(rules.get("yahtzee", joker="free"))
-    'Yahtzee: 13 caselle, bonus di 35 nella sezione superiore a 63, 100 per ogni Yahtzee in più, Jolly libero.'
+    'Yahtzee: 13 caselle, bonus di 35 nella sezione superiore a 63, 100 per ogni Yahtzee in più, Joker libero.'
     """
     if rules.name == "yahtzee":
         options = {opt.name: opt.default for opt in BUILTINS["yahtzee"].options}
