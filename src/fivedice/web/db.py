@@ -34,6 +34,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     select,
@@ -193,6 +194,15 @@ class RoomStore:
         self.is_postgres = self.url.startswith("postgresql")
         self.engine: Engine = self._engine()
         self.migrate()
+        # the statements of every move, built once (building them costs more than running them)
+        r = self.tables.rooms
+        self._lock = select(r.c.version).where(r.c.code == bindparam("code")).with_for_update()
+        self._bump = (
+            update(r)
+            .where(r.c.code == bindparam("b_code"), r.c.version == bindparam("b_version"))
+            .values(version=bindparam("version"), updated=bindparam("updated"))
+        )
+        self._insert = self.tables.moves.insert()
 
     def _engine(self) -> Engine:
         if not self.is_sqlite:
@@ -322,19 +332,27 @@ class RoomStore:
             )
 
     @contextmanager
-    def transaction(self, code: str) -> Iterator[tuple[Connection, RoomRow]]:
-        """A transaction holding the room's row lock, with the room as it is now."""
+    def transaction(self, code: str) -> Iterator[Connection]:
+        """A transaction holding the room's row lock (read the room with :meth:`room` or :meth:`version`)."""
         with self.engine.begin() as conn:
-            yield conn, self.room(code, conn, lock=True)
+            yield conn
+
+    def version(self, conn: Connection, code: str) -> int:
+        """Lock the room's row and return its version (the cheap check before a write)."""
+        found = conn.execute(self._lock, {"code": code}).scalar()
+        if found is None:
+            raise RoomNotFoundError(f"Room {code!r} does not exist; check the invite code.")
+        return int(found)
 
     def bump(self, conn: Connection, room: RoomRow, *, now: float, **values: Any) -> int:
         """Set ``values`` on the room and advance its version, if nobody else did first."""
         r = self.tables.rooms
-        result = conn.execute(
-            update(r)
-            .where(r.c.code == room.code, r.c.version == room.version)
-            .values(version=room.version + 1, updated=now, **values)
-        )
+        params = {"b_code": room.code, "b_version": room.version, "version": room.version + 1, "updated": now}
+        if values:
+            stmt = update(r).where(r.c.code == bindparam("b_code"), r.c.version == bindparam("b_version"))
+            result = conn.execute(stmt.values(version=room.version + 1, updated=now, **values), params)
+        else:
+            result = conn.execute(self._bump, params)
         if result.rowcount != 1:
             raise ConflictError(f"Room {room.code!r} changed at the same moment; the request was not applied.")
         return room.version + 1
@@ -342,15 +360,16 @@ class RoomStore:
     def add_move(self, conn: Connection, code: str, game_no: int, move: MoveRow) -> None:
         """Append one move to a game's log."""
         conn.execute(
-            self.tables.moves.insert().values(
-                code=code,
-                game_no=game_no,
-                seq=move.seq,
-                seat=move.seat,
-                by=move.by,
-                record=json.dumps(move.record),
-                at=move.at,
-            )
+            self._insert,
+            {
+                "code": code,
+                "game_no": game_no,
+                "seq": move.seq,
+                "seat": move.seat,
+                "by": move.by,
+                "record": json.dumps(move.record),
+                "at": move.at,
+            },
         )
 
     def set_seat(self, conn: Connection, code: str, seat: int, name: str, token: str) -> None:

@@ -21,6 +21,7 @@ from fivedice.actions import Score
 from fivedice.dice import DiceRoller
 from fivedice.game import Game
 from fivedice.rules import RuleSet, parse_spec
+from fivedice.scorecard import Scorecard
 from fivedice.state import Phase
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 
@@ -125,6 +126,7 @@ class Room:
         """Take the stored room and rebuild its current game from all of that game's ``moves``."""
         self.row = row
         self.stale = False
+        self._cards: dict[int, tuple[Scorecard, dict[str, Any]]] = {}
         self.game: Game | None = None
         self.movers: list[int] = []
         self.seq = 0
@@ -273,20 +275,8 @@ class Room:
         if self.game is None:
             return None
         state = self.game.state
-        cards = [
-            [
-                {
-                    "order": card.order.value,
-                    "entries": list(card.entries),
-                    "upper_total": card.upper_total,
-                    "upper_bonus": card.upper_bonus,
-                    "yahtzee_bonus": card.yahtzee_bonus,
-                    "total": card.total,
-                }
-                for card in seat_cards
-            ]
-            for seat_cards in state.cards
-        ]
+        cards = [[self._card_data(card) for card in seat_cards] for seat_cards in state.cards]
+        totals = [sum(card["total"] for card in seat_cards) for seat_cards in cards]
         return {
             "phase": state.phase.value,
             "current": state.current,
@@ -298,7 +288,7 @@ class Room:
             "rolloff": [list(p) for p in state.rolloff],
             "contenders": list(state.contenders),
             "cards": cards,
-            "totals": list(state.totals),
+            "totals": totals,
             "options": [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()],
             "standings": [
                 {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total} for s in state.standings()
@@ -307,5 +297,20 @@ class Room:
             else None,
             "undo_by": self.last_score_by() if self.settings.get("undo") and not state.is_over else None,
             "moves": len(self.game.log),
-            "log": notation.log_to_text(self.game.log),
         }
+
+    def _card_data(self, card: Scorecard) -> dict[str, Any]:
+        """A card's entries and totals; cards are immutable, so each is computed once."""
+        hit = self._cards.get(id(card))
+        if hit is not None and hit[0] is card:
+            return hit[1]
+        data = {
+            "order": card.order.value,
+            "entries": list(card.entries),
+            "upper_total": card.upper_total,
+            "upper_bonus": card.upper_bonus,
+            "yahtzee_bonus": card.yahtzee_bonus,
+            "total": card.total,
+        }
+        self._cards[id(card)] = (card, data)
+        return data

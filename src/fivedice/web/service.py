@@ -169,8 +169,9 @@ class RoomService:
         """One transaction: lock, refresh, decide, append, bump; then update the room in memory."""
         now = self.clock()
         try:
-            with self.store.transaction(room.code) as (conn, row):
-                self._refresh(room, conn, row)
+            with self.store.transaction(room.code) as conn:
+                if self.store.version(conn, room.code) != room.version or room.stale:
+                    self._refresh(room, conn, self.store.room(room.code, conn))
                 row = room.row
                 change = decide(room, conn)
                 move = None

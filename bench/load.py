@@ -1,0 +1,257 @@
+"""Load benchmark: N rooms of computer-driven WebSocket clients against fivedice servers on loopback.
+
+Every room is created and joined over HTTP, its players connect by WebSocket and play a whole
+game (by default Yacht, 12 rounds) with a short think time before each intent. The benchmark
+prints the actions per second, the latency from sending an intent to receiving the broadcast
+state it caused (p50/p99), and checks that every room's stored move log replays through the
+engine to the final state the clients saw, with as many moves as the clients had accepted
+(no action lost or duplicated). Bounded in rooms and in wall time (``--timeout``).
+
+    python bench/load.py                          # 125 rooms x 4 players = 500 clients, SQLite
+    python bench/load.py --rooms 25 --players 2   # smaller
+    python bench/load.py --db postgresql://postgres@127.0.0.1:5432/test --servers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+from fivedice import notation
+from fivedice.game import Game
+from fivedice.rules import parse_spec
+
+
+@dataclass
+class RoomRun:
+    """One room under test: its code, seat tokens, the final state and counts seen by its clients."""
+
+    code: str
+    tokens: list[str]
+    server_of_seat: list[str]
+    connected: int = 0
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    final: dict[str, Any] | None = None
+    accepted: int = 0
+    errors: list[str] = field(default_factory=list)
+    latencies: list[float] = field(default_factory=list)
+
+
+def intent(game: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """Roll; with two rolls left sometimes keep the most common face; else score the best box."""
+    if game["phase"] == "rolloff" or game["dice"] is None:
+        return {"type": "roll"}
+    options = game["options"]
+    best = max(options, key=lambda o: (o["points"], rng.random()))
+    if game["rolls_left"] > 0 and best["points"] < 20 and rng.random() < 0.7:
+        dice = game["dice"]
+        face = max(set(dice), key=dice.count)
+        keep = [i for i, v in enumerate(dice) if v == face]
+        if len(keep) < len(dice):
+            return {"type": "roll", "keep": keep}
+    return {"type": "score", "box": best["box"], "card": best["card"]}
+
+
+async def player(run: RoomRun, seat: int, think: float, rng: random.Random, sem: asyncio.Semaphore) -> None:
+    """One WebSocket client: acts on its turns, times each intent until the state it causes arrives."""
+    url = f"{run.server_of_seat[seat]}/ws/{run.code}"
+    async with sem:
+        ws = await connect(url.replace("http", "ws", 1), max_size=2**22, open_timeout=60)
+    async with ws:
+        await ws.send(json.dumps({"type": "hello", "token": run.tokens[seat]}))
+        run.connected += 1
+        if run.connected == len(run.tokens):
+            run.ready.set()
+        if seat == 0:
+            await run.ready.wait()
+            await ws.send(json.dumps({"type": "start"}))
+        acted, pending, sent = 0, 0, 0.0
+        async for raw in ws:
+            msg = json.loads(raw)
+            if msg["type"] == "error":
+                run.errors.append(msg["message"])
+                pending = 0
+                continue
+            if msg["type"] != "state":
+                continue
+            state = msg["state"]
+            version = state["version"]
+            if pending and version > pending:
+                run.latencies.append(time.perf_counter() - sent)
+                run.accepted += 1
+                pending = 0
+            if state["status"] == "over":
+                run.final = state
+                return
+            game = state["game"]
+            if game is None or state["status"] != "playing" or game["current"] != seat or version <= acted:
+                continue
+            await asyncio.sleep(think * (0.5 + rng.random()))
+            acted = pending = version
+            sent = time.perf_counter()
+            await ws.send(json.dumps(intent(game, rng)))
+
+
+def check(run: RoomRun, log: dict[str, Any]) -> str | None:
+    """None if the stored log replays to the final state with exactly the accepted moves, else why not."""
+    if run.final is None:
+        return "the game did not finish"
+    game = Game(parse_spec(log["spec"]), log["players"])
+    for move in log["moves"]:
+        if move["record"]["type"] == "undo":
+            game.undo(1)
+        else:
+            game.push(notation.from_json(move["record"]))
+    if list(game.state.totals) != run.final["game"]["totals"] or not game.is_over:
+        return f"replayed totals {list(game.state.totals)} differ from {run.final['game']['totals']}"
+    if len(log["moves"]) != run.accepted:
+        return f"{len(log['moves'])} stored moves but {run.accepted} accepted intents"
+    return None
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_servers(db: str, count: int, args: list[str]) -> tuple[list[subprocess.Popen[bytes]], list[str]]:
+    """``count`` server processes on the same database; returns them and their base URLs."""
+    procs, urls = [], []
+    for _ in range(count):
+        port = free_port()
+        cmd = [sys.executable, "-m", "fivedice.web", "--port", str(port), "--db", db, "--no-scores", *args]
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        urls.append(f"http://127.0.0.1:{port}")
+    for url in urls:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(url + "/api/rules", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit(f"server at {url} did not start")
+            time.sleep(0.1)
+    return procs, urls
+
+
+async def bench(opts: argparse.Namespace, urls: list[str]) -> int:
+    """Set up the rooms, play them, check them; returns the exit status."""
+    rng = random.Random(opts.seed)
+    runs: list[RoomRun] = []
+    limits = httpx.Limits(max_connections=20)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+        for r in range(opts.rooms):
+            home = urls[r % len(urls)]
+            body = {"name": "P1", "rules": opts.rules, "humans": opts.players, "hints": False}
+            made = (await http.post(home + "/api/rooms", json=body)).json()
+            tokens, servers = [made["token"]], [home]
+            for seat in range(1, opts.players):
+                there = urls[(r + seat) % len(urls)]  # seats of a room spread over the processes
+                joined = (
+                    await http.post(f"{there}/api/rooms/{made['code']}/join", json={"name": f"P{seat + 1}"})
+                ).json()
+                tokens.append(joined["token"])
+                servers.append(there)
+            runs.append(RoomRun(made["code"], tokens, servers))
+        clients = opts.rooms * opts.players
+        print(f"{opts.rooms} rooms x {opts.players} players = {clients} WebSocket clients on {len(urls)} server(s)")
+        sem = asyncio.Semaphore(50)
+        tasks = [
+            asyncio.create_task(player(run, seat, opts.think / 1000, random.Random(rng.random()), sem))
+            for run in runs
+            for seat in range(opts.players)
+        ]
+        t0 = time.perf_counter()
+        done, pending = await asyncio.wait(tasks, timeout=opts.timeout)
+        wall = time.perf_counter() - t0
+        for task in pending:
+            task.cancel()
+        failures = [t.exception() for t in done if t.exception() is not None]
+        problems = []
+        for run in runs:
+            log = (await http.get(f"{urls[0]}/api/rooms/{run.code}/log")).json()
+            why = check(run, log)
+            if why is not None:
+                problems.append(f"room {run.code}: {why}")
+    latencies = sorted(x for run in runs for x in run.latencies)
+    actions = sum(run.accepted for run in runs)
+    finished = sum(run.final is not None for run in runs)
+    errors = sum(len(run.errors) for run in runs)
+    print(f"finished games      {finished} / {opts.rooms} in {wall:.1f} s (timeout {opts.timeout} s)")
+    print(f"accepted actions    {actions}  ({actions / wall:.0f} actions/s)")
+    if latencies:
+        p50 = statistics.median(latencies) * 1000
+        p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1000
+        print(f"intent -> broadcast p50 {p50:.1f} ms   p99 {p99:.1f} ms   max {latencies[-1] * 1000:.1f} ms")
+    print(f"refused intents     {errors}   client failures {len(failures)}")
+    print(f"stored logs replay  {opts.rooms - len(problems)} / {opts.rooms} match (no lost or duplicated action)")
+    for line in problems[:5]:
+        print("  " + line)
+    for exc in failures[:3]:
+        print(f"  client failure: {exc!r}")
+    return 0 if not problems and not failures and finished == opts.rooms else 1
+
+
+def main() -> int:
+    """Parse the options, start the servers (unless --url), run the benchmark."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rooms", type=int, default=125, help="rooms (default 125)")
+    parser.add_argument("--players", type=int, default=4, help="WebSocket clients per room (default 4)")
+    parser.add_argument("--rules", default="yacht", help="rule set (default yacht: 12 rounds)")
+    parser.add_argument("--think", type=float, default=300, help="mean think time before an intent, ms (300)")
+    parser.add_argument("--timeout", type=float, default=300, help="wall-time bound in seconds (300)")
+    parser.add_argument("--db", default=None, help="database URL (default: a temporary SQLite file)")
+    parser.add_argument("--servers", type=int, default=1, help="server processes on the same database (1)")
+    parser.add_argument("--pubsub", default="auto", help="fan-out between servers: auto, postgres, redis://...")
+    parser.add_argument("--url", action="append", default=None, help="use running server(s) instead")
+    parser.add_argument("--seed", type=int, default=1)
+    opts = parser.parse_args()
+    if not 1 <= opts.rooms <= 2000 or not 1 <= opts.players <= 8:
+        parser.error("--rooms must be 1 to 2000 and --players 1 to 8")
+    procs: list[subprocess.Popen[bytes]] = []
+    tmp = tempfile.TemporaryDirectory()
+    try:
+        if opts.url:
+            urls = list(opts.url)
+        else:
+            db = opts.db or f"sqlite:///{Path(tmp.name) / 'load.db'}"
+            prefix = f"load{secrets.token_hex(3)}_"
+            args = ["--rate", "1000", "--pubsub", opts.pubsub, "--table-prefix", prefix]
+            procs, urls = start_servers(db, opts.servers, args)
+            print(f"servers: {', '.join(urls)}  database: {db.split('@')[-1]}  tables: {prefix}*")
+        return asyncio.run(bench(opts, urls))
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(10)
+        if procs and opts.db:
+            from fivedice.web.db import RoomStore
+
+            store = RoomStore(opts.db, prefix)
+            store.drop()
+            store.dispose()
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
