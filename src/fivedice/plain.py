@@ -15,7 +15,7 @@ from fivedice.actions import Roll, RollOff, Score
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
-from fivedice.i18n import N_, SOURCE_LANGUAGE, _, box_label, current_language, ngettext
+from fivedice.i18n import N_, SOURCE_LANGUAGE, _, box_label, current_language, fold, ngettext, pgettext
 from fivedice.render import score_table, standings_text
 from fivedice.rules import RuleSet
 from fivedice.state import Phase
@@ -37,6 +37,28 @@ HELP = N_("""Commands:
 
 
 _QUIT = ("quit", "exit", "q")
+_ENGLISH_WORDS = frozenset({"", "roll", "r", "keep", "k", "hold", "h", "help", "?", "options", "o", "card", "undo"})
+_ENGLISH_WORDS |= {"redo", "save", "score", *_QUIT}
+
+
+def local_commands() -> dict[str, str]:
+    """The command words of the current language (folded) -> the English command.
+
+    The English words work in every language; a local word that is also a box's name names the box."""
+    words = {
+        pgettext("command", "roll"): "roll",
+        pgettext("command", "keep"): "keep",
+        pgettext("command", "hold"): "hold",
+        pgettext("command", "score"): "score",
+        pgettext("command", "options"): "options",
+        pgettext("command", "card"): "card",
+        pgettext("command", "undo"): "undo",
+        pgettext("command", "redo"): "redo",
+        pgettext("command", "save"): "save",
+        pgettext("command", "help"): "help",
+        pgettext("command", "quit"): "quit",
+    }
+    return {fold(word): command for word, command in words.items() if fold(word) not in _ENGLISH_WORDS}
 
 
 class _Quit(Exception):
@@ -112,7 +134,7 @@ class PlainSession:
             line = self.ask(ngettext("type the {n} die rolled", "type the {n} dice rolled", count, n=count))
             if line is None:
                 return None
-            if line.strip().lower() in _QUIT:
+            if line.strip().lower() in _QUIT or local_commands().get(fold(line)) == "quit":
                 raise _Quit
             try:
                 return parse_dice(line, count).values
@@ -199,6 +221,8 @@ class PlainSession:
         g = self.game
         word, _sep, rest = line.partition(" ")
         word = word.lower()
+        if word not in _ENGLISH_WORDS and not self._names_box(line):
+            word = local_commands().get(fold(word), word)
         if word in ("", "roll", "r"):
             if not line:
                 self.say(_("Type 'roll', 'keep' dice, or a box to score; 'help' lists every command."))
@@ -244,9 +268,19 @@ class PlainSession:
                 )
             )
 
+    def _names_box(self, line: str) -> bool:
+        try:
+            self.game.rules.box(line)
+        except FiveDiceError:
+            return False
+        return True
+
     def _score(self, line: str) -> None:
         g = self.game
         text = line[6:] if line.lower().startswith("score ") else line
+        first, _sep, rest = text.partition(" ")
+        if rest and not self._names_box(text) and local_commands().get(fold(first)) == "score":
+            text = rest
         card = 0
         first, _sep, rest = text.partition(" ")
         if len(g.rules.cards) > 1 and first.isdigit() and rest:

@@ -108,7 +108,7 @@ def test_plain_game_in_italian_takes_italian_box_names() -> None:
     code, out, _err = run("--lang", "it", "play", "--plain", "--seed", "3", input="\n".join(lines) + "\n")
     assert code == 0
     assert "Giocatori (nomi separati da virgole) [Giocatore]> " in out
-    assert "Yahtzee (yahtzee) per Ann. Scrivi 'help' per i comandi." in out
+    assert "Yahtzee (yahtzee) per Ann. Scrivi 'aiuto' per i comandi." in out
     assert "Round 1: tocca a Ann." in out
     assert "Caselle possibili: assi 0, due 4, tre 3, quattro 0, cinque 10, sei 0, tris 0," in out
     assert "Ann segna 0 in Tris." in out
@@ -128,3 +128,39 @@ def test_plain_game_in_croatian_to_the_end() -> None:
     assert "Kraj igre." in out
     assert "Ukupno" in out
     assert "1. Ivo: " in out
+
+
+def test_plain_commands_in_the_players_language() -> None:
+    lines = ["Ann", "tieni 5 5", "segna tris", "opzioni", "fissa 1", "cartella", "aiuto", "keep 5", "esci"]
+    code, out, _err = run("--lang", "it", "play", "--plain", "--seed", "3", input="\n".join(lines) + "\n")
+    assert code == 0
+    assert "[1] Ann, lancio 1 di 3> tieni 5 5\nLancio 2 di 3: 5 5 5 4 6\n" in out
+    assert "Ann segna 25 in Tris." in out
+    assert "[3] Ann, lancio 1 di 3> opzioni\nCaselle possibili: assi 2," in out
+    assert "[4] Ann, lancio 1 di 3> fissa 1\nLancio 2 di 3: 5 " in out
+    assert "Comandi (vanno bene anche le parole inglesi tra parentesi):" in out
+    assert "> keep 5\nLancio 3 di 3:" in out  # English words work in every language
+    assert out.rstrip().endswith("Arrivederci.")
+
+
+def test_a_box_name_wins_over_a_command_word() -> None:
+    """Sundanese 'pilihan' lists the options; 'pilihan bébas' is Yacht's Choice box."""
+    lines = ["Asep", "pilihan", "pilihan bebas", "kaluar"]
+    code, out, _err = run("--lang", "su", "play", "--plain", "--rules", "yacht", "--seed", "1", input="\n".join(lines))
+    assert code == 0
+    assert "> pilihan\nPilihan: " in out
+    assert "Asep nyitak " in out
+    assert " dina Pilihan Bébas." in out
+    assert out.rstrip().endswith("Wilujeng tepang deui.")
+
+
+@pytest.mark.parametrize("code", ["it", "hr", "su", "co"])
+def test_command_words_are_not_box_names(code: str) -> None:
+    from fivedice import rules
+    from fivedice.plain import local_commands
+
+    with i18n.language(code):
+        words = set(local_commands())
+        for name, _description in rules.available():
+            labels = {i18n.fold(i18n.box_label(b)) for b in rules.get(name).boxes}
+            assert not words & labels, name
