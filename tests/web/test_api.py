@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
+import pytest
 from fastapi.testclient import TestClient
 
+from fivedice.web import computer
 from fivedice.web.app import create_app
 from tests.web.conftest import create, hello, play, replays
 
@@ -170,7 +174,33 @@ def test_undo_takes_back_only_ones_own_last_score_where_allowed(client: TestClie
         assert replays(log).state.totals == tuple(after["game"]["totals"])
 
 
-def test_hints_follow_the_room_setting(client: TestClient) -> None:
+class FakeSolver:
+    """Stands in for ``fivedice.solver`` (whose own tests cover its values; building it is slow)."""
+
+    @dataclass(frozen=True)
+    class Option:
+        action: str
+        value: float
+        loss: float = 0.0
+        dice: tuple[int, ...] = ()
+        box: str | None = None
+        points: int | None = None
+
+    calls: ClassVar[list[tuple[object, tuple[int, ...], int]]] = []
+
+    @classmethod
+    def solve(cls, rules: object) -> type[FakeSolver]:
+        return cls
+
+    @classmethod
+    def advise(cls, card: object, dice: tuple[int, ...], rolls_left: int) -> list[Option]:
+        cls.calls.append((card, dice, rolls_left))
+        return [cls.Option("keep", 20.5, 0.0, dice[:2]), cls.Option("score", 18.25, 2.25, (), "choice", sum(dice))]
+
+
+def test_hints_follow_the_room_setting(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = computer._module
+    monkeypatch.setattr(computer, "_module", lambda name: FakeSolver if name == "fivedice.solver" else real(name))
     on = create(client, rules="yacht", humans=1, hints=True)
     off = create(client, rules="yacht", humans=1, hints=False)
     with hello(client, on["code"], on["token"]) as ann:
@@ -179,12 +209,24 @@ def test_hints_follow_the_room_setting(client: TestClient) -> None:
         ann.send(type="hint")
         assert "roll first" in ann.error()
         ann.send(type="roll")
-        ann.version(2)
+        dice = ann.version(2)["game"]["dice"]
         ann.send(type="hint", id=5)
         hint = ann.until(lambda m: m["type"] == "hint")
         assert hint["id"] == 5
-        assert hint["source"] in ("solver", "points")
-        assert hint["options"]
+        assert hint["source"] == "solver"
+        assert hint["options"][0] == {
+            "action": "keep",
+            "dice": dice[:2],
+            "box": None,
+            "points": None,
+            "value": 20.5,
+            "loss": 0.0,
+        }
+        assert hint["options"][1]["box"] == "choice"
+        card, asked, rolls_left = FakeSolver.calls[-1]
+        assert asked == tuple(dice)
+        assert rolls_left == 2
+        assert getattr(card, "entries", None) == (None,) * 12
     with hello(client, off["code"], off["token"]) as ann:
         ann.send(type="start")
         ann.version(1)
@@ -192,6 +234,23 @@ def test_hints_follow_the_room_setting(client: TestClient) -> None:
         ann.version(2)
         ann.send(type="hint")
         assert ann.error() == "Hints are turned off in this room."
+
+
+def test_hints_without_the_solver_rank_the_boxes_by_points(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = computer._module
+    monkeypatch.setattr(computer, "_module", lambda name: None if name == "fivedice.solver" else real(name))
+    made = create(client, rules="yacht", humans=1)
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        ann.version(1)
+        ann.send(type="roll")
+        game = ann.version(2)["game"]
+        ann.send(type="hint")
+        hint = ann.until(lambda m: m["type"] == "hint")
+    assert hint["source"] == "points"
+    best = max(o["points"] for o in game["options"])
+    assert hint["options"][0]["points"] == best
+    assert [o["points"] for o in hint["options"]] == sorted((o["points"] for o in hint["options"]), reverse=True)
 
 
 def test_finished_games_feed_the_high_scores(tmp_path: Path) -> None:
