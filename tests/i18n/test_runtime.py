@@ -189,7 +189,8 @@ def test_numbers_and_dates_follow_the_locale() -> None:
         assert i18n.format_decimal(2.5, 2) == "2,50"
         assert "studenoga" in i18n.format_date(date(2026, 11, 29), "long")
     with i18n.language("co"):
-        assert i18n.format_decimal(2.5, 1) == "2,5"
+        assert i18n.format_decimal(12345.5, 1) == "12\u202f345,5"
+        assert i18n.format_date(date(2026, 11, 29), "long") == "29 di nuvembre di u 2026"
 
 
 def test_catalog_json_for_the_web_client() -> None:

@@ -75,8 +75,9 @@ SOURCE_LANGUAGE = "en"
 ENV_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 """Environment variables that choose the language, in the order gettext reads them."""
 
-# Babel locales for number and date formats when a catalog's own code has no CLDR data.
-_FORMAT_LOCALE = {"co": "fr_FR"}
+# Babel locales for number formats where CLDR has none of its own for the language
+# (Corsican: CLDR has its month names but only the root's number symbols; Corsica writes numbers as France does).
+_NUMBER_LOCALE = {"co": "fr_FR"}
 
 
 class LanguageError(FiveDiceError):
@@ -314,9 +315,9 @@ def catalog_json(code: str) -> dict[str, object]:
 
 
 # -- numbers and dates ------------------------------------------------------------------
-def _babel_locale() -> str:
+def _babel_locale(numbers: bool = True) -> str:
     code = current_language()
-    return _FORMAT_LOCALE.get(code, code)
+    return _NUMBER_LOCALE.get(code, code) if numbers else code
 
 
 def format_number(value: int) -> str:
@@ -351,11 +352,11 @@ def format_date(value: date, width: str = "medium") -> str:
     """A date in the locale's style (``width``: short, medium, long or full)."""
     from babel.dates import format_date as fd
 
-    return fd(value, format=width, locale=_babel_locale())
+    return fd(value, format=width, locale=_babel_locale(numbers=False))
 
 
 def format_datetime(value: datetime, width: str = "medium") -> str:
     """A date and time in the locale's style (``width``: short, medium, long or full)."""
     from babel.dates import format_datetime as fdt
 
-    return fdt(value, format=width, locale=_babel_locale())
+    return fdt(value, format=width, locale=_babel_locale(numbers=False))
