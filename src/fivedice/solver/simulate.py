@@ -102,18 +102,24 @@ def _roll(t: int, off: int, add: Any, state: Any) -> int:
 
 @nb.njit(cache=True, parallel=True)
 def _precompute(states: Any, prm: Any, tb: Any, V: Any, Sc: Any, Ec: Any) -> None:
-    """The turn tables of ``states`` (the early turns every game passes through)."""
+    """The turn tables of ``states`` (the early turns every game passes through), compactly:
+    ``Sc[i]`` the score-now rows, ``Ec[i, k - 1]`` the keep values with ``k`` rolls left."""
     nbx = prm[K.NB]
     units = prm[K.UNITS]
     ybits = prm[K.YBITS]
     rolls = prm[K.ROLLS]
     for i in nb.prange(len(states)):
         pre = np.empty((nbx, tb[K.T_PVALS].max() + 1))
+        S = np.empty((2, prm[K.NROLL]))
+        E = np.empty((rolls, prm[K.NKEEP]))
         B = np.empty(prm[K.NKEEP])
         W = np.empty((rolls, prm[K.NROLL]))
         s = states[i]
         mask = s // (ybits * units)
-        K.turn_tables(mask, (s // ybits) % units, s % ybits, rolls - 1, prm, tb, V, pre, Sc[i], Ec[i], B, W, False)
+        K.turn_tables(mask, (s // ybits) % units, s % ybits, rolls - 1, prm, tb, V, pre, S, E, B, W, False)
+        Sc[i] = S[: Sc.shape[1]]
+        if rolls > 1:
+            Ec[i] = E[1:]
 
 
 @nb.njit(cache=True, parallel=True)
@@ -158,10 +164,10 @@ def _play(
             for _turn in range(nbx):
                 slot = slot_of[(mask * units + up) * ybits + y]
                 if slot >= 0:
-                    SS, EE = Sc[slot], Ec[slot]
+                    SS, EE, eoff = Sc[slot], Ec[slot], 1
                 else:
                     K.turn_tables(mask, up, y, rolls - 1, prm, tb, V, pre, S, E, B, W, False)
-                    SS, EE = S, E
+                    SS, EE, eoff = S, E, 0
                 d = _roll(0, off, add, state)
                 k = rolls - 1
                 while k > 0:
@@ -171,8 +177,8 @@ def _play(
                         t = subsets[d - off, j]
                         if t < 0:
                             break
-                        if EE[k, t] > best:
-                            best = EE[k, t]
+                        if EE[k - eoff, t] > best:
+                            best = EE[k - eoff, t]
                             keep = t
                     if keep < 0:
                         break
@@ -204,9 +210,10 @@ def _play(
             totals[g] = total + ub + extra * prm[K.YBONUS]
 
 
-def _early_states(solver: Solver, limit: int = 4000) -> npt.NDArray[np.int64]:
-    """The reachable states of the first turns (as many whole layers as fit in ``limit``)."""
+def _early_states(solver: Solver, budget: int = 64_000_000) -> npt.NDArray[np.int64]:
+    """The reachable states of the first turns (as many whole layers as ``budget`` bytes hold)."""
     t = solver.table.tables
+    limit = budget // (8 * (t.rolltypes * t.nroll + (t.rules.rolls - 1) * t.nkeep))
     idx = np.flatnonzero(solver.table.reach).astype(np.int64)
     filled = np.bitwise_count(idx // (t.units * t.ybits))
     chosen: npt.NDArray[np.int64] = idx[filled == 0]
@@ -238,8 +245,8 @@ def simulate_optimal(
         early = _early_states(solver)
         slot_of = np.full(t.nstates, -1, dtype=np.int32)
         slot_of[early] = np.arange(len(early), dtype=np.int32)
-        Sc = np.empty((len(early), 2, t.nroll))
-        Ec = np.empty((len(early), t.rules.rolls, t.nkeep))
+        Sc = np.empty((len(early), t.rolltypes, t.nroll))
+        Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
         _precompute(early, prm, arrays, values, Sc, Ec)
         _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, prm, arrays, values, CHUNK, slot_of, Sc, Ec,
               totals, box_points, upper_bonus, ybonuses)  # fmt: skip
