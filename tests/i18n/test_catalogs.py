@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po
@@ -125,3 +127,19 @@ def test_box_names_are_the_ones_players_use(code: str, labels: dict[str, str]) -
     """The seeds' names for the boxes (../shared/seeds/)."""
     strings = {m.id: m.string for m in read(code) if m.id}
     assert {k: strings[k] for k in labels} == labels
+
+
+def test_init_starts_a_new_language_from_the_template(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fivedice.i18n import catalogs
+
+    monkeypatch.setattr(catalogs, "LOCALE_DIR", tmp_path)
+    path = catalogs.init("pt_BR")
+    assert path == tmp_path / "pt_BR.po"
+    catalog = read("pt_BR")
+    with TEMPLATE.open("rb") as f:
+        assert _ids(catalog) == _ids(read_po(f))
+    assert all(not any(_forms(m)) for m in catalog if m.id)
+    assert catalog.num_plurals == 3
+    assert catalogs.stats()["pt_BR"] == (0, 0, len(_ids(catalog)))
+    with pytest.raises(SystemExit):
+        catalogs.init("pt_BR")

@@ -27,18 +27,33 @@ from babel.messages.pofile import read_po, write_po
 
 from fivedice.i18n import DOMAIN, LOCALE_DIR, SOURCE_LANGUAGE
 
-__all__ = ["compile_bytes", "extract", "main", "read", "template"]
+__all__ = ["compile_bytes", "extract", "main", "new_catalog", "read", "template"]
 
 PACKAGE_DIR = LOCALE_DIR.parent
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 KEYWORDS = dict(DEFAULT_KEYWORDS)
-# Directories whose texts are not extracted yet (their owners adopt the catalogs in phase 2).
 SKIP = ("locales",)
+"""Package directories not scanned for texts."""
+HEADER = "# {language} translations of fivedice.\n# Distributed under the same license as the fivedice project.\n#"
+"""The comment at the top of every catalog."""
+
+
+def new_catalog(code: str | None, language: str) -> Catalog:
+    """An empty catalog for language ``code`` (None: the template) with fivedice's header."""
+    return Catalog(
+        locale=code,
+        domain=DOMAIN,
+        header_comment=HEADER.format(language=language),
+        project="fivedice",
+        copyright_holder="the fivedice authors",
+        charset="utf-8",
+        fuzzy=False,
+    )
 
 
 def template() -> Catalog:
     """A fresh template catalog with every marked text of the package's sources."""
-    catalog = Catalog(project="fivedice", domain=DOMAIN, charset="utf-8", fuzzy=False)
+    catalog = new_catalog(None, "Template for")
     method_map = [("**.py", "python")]
     skip = tuple(f"{d}/" for d in SKIP)
     for filename, lineno, message, comments, context in extract_from_dir(
@@ -113,7 +128,7 @@ def init(code: str) -> Path:
     Locale.parse(code)  # an unknown code fails here
     with TEMPLATE.open("rb") as f:
         tmpl = read_po(f)
-    catalog = Catalog(locale=code, domain=DOMAIN, project="fivedice", fuzzy=False)
+    catalog = new_catalog(code, Locale.parse(code).english_name or code)
     catalog.update(tmpl, no_fuzzy_matching=True)
     if code == SOURCE_LANGUAGE:
         _fill_source(catalog)
