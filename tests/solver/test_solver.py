@@ -188,3 +188,14 @@ def test_batch_matches_single_queries(yahtzee: Solver) -> None:
             assert best.box == rs.boxes[-code - 1].name
             assert best.value == batch.box_value[i, -code - 1]
         assert int(batch.nkeep[i]) == sum(o.action == "keep" for o in yahtzee.advise(c, dice, left))
+
+
+def test_advice_from_several_threads_at_once(yahtzee: Solver) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    card = Scorecard.empty(yahtzee.rules)
+    rolls = [(a, b, 3, 5, 6) for a in range(1, 7) for b in range(1, 7)]
+    serial = [yahtzee.advise(card, dice, 2) for dice in rolls]
+    with ThreadPoolExecutor(4) as pool:
+        parallel = list(pool.map(lambda dice: yahtzee.advise(card, dice, 2), rolls * 3))
+    assert parallel == serial * 3

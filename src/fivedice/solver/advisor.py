@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,8 @@ from fivedice.solver import kernel
 from fivedice.solver.cache import Table, load_or_build
 
 __all__ = ["BatchValues", "Option", "Solver", "solve"]
+
+Buffers = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.float64]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +84,8 @@ class Solver:
         self._keeps = [tuple(f + 1 for f in range(FACES) for _ in range(row[f])) for row in t.counts.tolist()]
         self._names = self.rules.box_names
         nb = t.nboxes
-        self._box_pts = np.empty(nb, dtype=np.int32)
-        self._box_val = np.empty(nb)
-        self._keep_idx = np.empty(t.subsets.shape[1], dtype=np.int32)
-        self._keep_val = np.empty(t.subsets.shape[1])
+        self._widths = (t.subsets.shape[1], nb)
+        self._local = threading.local()  # output buffers per thread: the kernel runs without the GIL
         self.expected_score: float = self.state_value(Scorecard.empty(self.rules))
         """The optimal expected final score from an empty card."""
 
@@ -134,42 +135,51 @@ class Solver:
             raise IllegalActionError(f"Rolls left {rolls_left!r} is not valid; expected 0 to {self.rules.rolls - 1}.")
         return index, d - t.off, rolls_left, d
 
-    def _run(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int]:
+    def _buffers(self) -> Buffers:
+        try:
+            buffers: Buffers = self._local.buffers
+        except AttributeError:
+            keeps, boxes = self._widths
+            buffers = (
+                np.empty(keeps, dtype=np.int32), np.empty(keeps), np.empty(boxes, dtype=np.int32), np.empty(boxes)
+            )  # fmt: skip
+            self._local.buffers = buffers
+        return buffers
+
+    def _run(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int, Buffers]:
         index, d, k, _ = self._situation(card, dice, rolls_left)
         t = self._t
         y = index % t.ybits
         up = (index // t.ybits) % t.units
         mask = index // (t.ybits * t.units)
-        n, code = kernel.advise(
-            mask, up, y, d, k, self._prm, self._arrays, self._values,
-            self._keep_idx, self._keep_val, self._box_pts, self._box_val,
-        )  # fmt: skip
-        return int(n), int(code)
+        buffers = self._buffers()
+        n, code = kernel.advise(mask, up, y, d, k, self._prm, self._arrays, self._values, *buffers)
+        return int(n), int(code), buffers
 
     def option_values(
         self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int
     ) -> tuple[list[tuple[int, ...]], list[float], list[int], list[int], list[float]]:
         """The raw options: keeps and their values, then legal box indices, points and values."""
-        n, _ = self._run(card, dice, rolls_left)
-        keeps = [self._keeps[i] for i in self._keep_idx[:n].tolist()]
-        pts = self._box_pts.tolist()
+        n, _, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
+        keeps = [self._keeps[i] for i in keep_idx[:n].tolist()]
+        pts = box_pts.tolist()
         boxes = [b for b, p in enumerate(pts) if p >= 0]
-        return keeps, self._keep_val[:n].tolist(), boxes, [pts[b] for b in boxes], self._box_val[boxes].tolist()
+        return keeps, keep_val[:n].tolist(), boxes, [pts[b] for b in boxes], box_val[boxes].tolist()
 
     def advise(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> list[Option]:
         """Every legal option (each distinct keep, each legal box), best first, with its loss."""
-        n, code = self._run(card, dice, rolls_left)
-        top = float(self._keep_val[code]) if code >= 0 else float(self._box_val[-code - 1])
+        n, code, (keep_idx_a, keep_val_a, box_pts, box_val) = self._run(card, dice, rolls_left)
+        top = float(keep_val_a[code]) if code >= 0 else float(box_val[-code - 1])
         bonus = self._bonus(card, dice)
         names, keeps = self._names, self._keeps
-        pts = self._box_pts.tolist()
-        values = self._box_val.tolist()
+        pts = box_pts.tolist()
+        values = box_val.tolist()
         # (-value, scores before keeps, then card order / keep order) as in Solver.best
         ranked = [(-values[b], 0, b) for b in range(len(pts)) if pts[b] >= 0]
-        keep_vals = self._keep_val[:n].tolist()
+        keep_vals = keep_val_a[:n].tolist()
         ranked += [(-v, 1, j) for j, v in enumerate(keep_vals)]
         ranked.sort()
-        keep_idx = self._keep_idx[:n].tolist()
+        keep_idx = keep_idx_a[:n].tolist()
         out = []
         for neg, kind, i in ranked:
             if kind:
@@ -180,11 +190,11 @@ class Solver:
 
     def best(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Option:
         """The best option (ties: scoring before keeping, then card order, then smaller keeps)."""
-        _, code = self._run(card, dice, rolls_left)
+        _, code, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
         if code >= 0:
-            return Option("keep", float(self._keep_val[code]), dice=self._keeps[int(self._keep_idx[code])])
+            return Option("keep", float(keep_val[code]), dice=self._keeps[int(keep_idx[code])])
         b = -code - 1
-        value, points = float(self._box_val[b]), int(self._box_pts[b])
+        value, points = float(box_val[b]), int(box_pts[b])
         return Option("score", value, box=self._names[b], points=points, bonus=self._bonus(card, dice))
 
     def situation_arrays(
