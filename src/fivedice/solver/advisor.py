@@ -93,7 +93,7 @@ class Solver:
     def state_index(self, card: Scorecard) -> int:
         """The dense index of the turn-start state of ``card``; raises if it cannot arise."""
         t = self._t
-        if card.rules != self.rules or card.order is not self.rules.cards[0]:
+        if (card.rules is not self.rules and card.rules != self.rules) or card.order is not self.rules.cards[0]:
             raise RuleSetError(f"The score card is for {card.rules.spec!r}; this solver is for {self.rules.spec!r}.")
         mask = up = 0
         for b, e in enumerate(card.entries):

@@ -2,9 +2,10 @@
 within-turn values that the advisor and the simulator read.
 
 A turn-start state is ``(mask, up, y)``: the filled boxes, the upper total capped at the
-highest bonus threshold (0 once every upper box is filled, since it no longer matters) and,
-when the rules pay extra-Yahtzee bonuses, whether the Yahtzee box holds points. Its dense
-index is ``(mask * units + up) * ybits + y``. ``V`` holds the expected points still to come.
+highest bonus threshold (and set to that cap once no bonus can change any more, since the
+future then no longer depends on it) and, when the rules pay extra-Yahtzee bonuses, whether
+the Yahtzee box holds points. Its dense index is ``(mask * units + up) * ybits + y``; ``V``
+holds the expected points still to come.
 
 Inside a turn, ``E[k, t]`` is the value of keeping multiset ``t`` with ``k`` rolls left (the
 average over the next die's face, so each keep costs six additions) and ``W[k, d]`` the value
