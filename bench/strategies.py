@@ -22,7 +22,10 @@ from fivedice.sim import simulate
 TARGETS = {"easy": 180.0, "medium": 220.0, "hard": 245.0}
 
 
-def calibration(games: int, workers: int | None, seed: int) -> None:
+LEVELS = ("random", "greedy", "tali", "easy", "medium", "hard", "optimal")
+
+
+def calibration(games: int, workers: int | None, seed: int, levels: tuple[str, ...] = LEVELS) -> None:
     """Print the calibration table of every level."""
     rs = rules.get("yahtzee")
     solved.prepare(["optimal"], rs)
@@ -30,7 +33,7 @@ def calibration(games: int, workers: int | None, seed: int) -> None:
     print(
         f"{'level':8} {'mean':>8} {'95% interval':>17} {'sd':>6} {'target':>7} {'T':>5} {'blunder':>8} {'games/s':>8}"
     )
-    for level in ("random", "greedy", "tali", "easy", "medium", "hard", "optimal"):
+    for level in levels:
         start = time.perf_counter()
         result = simulate(rs, [level], games, seed, workers=workers, fast=False)
         seconds = time.perf_counter() - start
@@ -80,11 +83,12 @@ def main() -> None:
     parser.add_argument("--duel-games", type=int, default=6000)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--levels", default=",".join(LEVELS), help="Levels of the calibration table.")
     parser.add_argument("--skip-calibration", action="store_true")
     parser.add_argument("--skip-duel", action="store_true")
     args = parser.parse_args()
     if not args.skip_calibration:
-        calibration(args.games, args.workers, args.seed)
+        calibration(args.games, args.workers, args.seed, tuple(args.levels.split(",")))
     if not args.skip_duel:
         duel(args.duel_games, args.workers, args.seed)
 

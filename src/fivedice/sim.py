@@ -1,9 +1,12 @@
 """Simulation at scale: many games between strategies, their statistics and a histogram.
 
-Games are split into fixed chunks of :data:`CHUNK` games; chunk ``c`` draws its dice and
-its players' own randomness from seeds derived from ``(seed, c)`` and the chunks are put
-back together in order, so a run gives the same numbers whatever the number of worker
-processes. Solitaire ``optimal`` play goes through the solver's compiled simulator.
+Games are split into fixed chunks of :data:`CHUNK` games; chunk ``c`` draws its players'
+own randomness from seeds derived from ``(seed, c)`` and each of its games its dice from a
+seed derived from ``(seed, c, game)``, and the chunks are put back together in order, so a
+run gives the same numbers whatever the number of worker processes, and two runs with the
+same seed roll the same dice in each game until their players' choices differ (common
+random numbers for paired comparisons). Solitaire ``optimal`` play goes through the
+solver's compiled simulator.
 
 >>> from fivedice import rules
 >>> result = simulate(rules.get("yacht"), ["greedy"], games=20, seed=1, workers=1)
@@ -195,7 +198,6 @@ def play_chunk(rules: RuleSet, strategies: Sequence[str], seed: int, chunk: int,
     """Play games ``first`` to ``first + count - 1`` (chunk ``chunk``) and record them."""
     seats = len(strategies)
     dice_seed, player_seeds = chunk_seeds(seed, chunk, seats)
-    roller = RandomRoller(random.Random(dice_seed))
     players = [get(level, rules, seed=s) for level, s in zip(strategies, player_seeds, strict=True)]
     ncards, nbox = len(rules.cards), len(rules.boxes)
     totals = np.zeros((count, seats), dtype=np.int64)
@@ -206,6 +208,7 @@ def play_chunk(rules: RuleSet, strategies: Sequence[str], seed: int, chunk: int,
     names = tuple(f"P{s + 1}" for s in range(seats))
     for g in range(count):
         state = GameState.new(rules, names, starter=(first + g) % seats)
+        roller = RandomRoller(random.Random(f"{dice_seed}:{g}"))
         while not state.is_over:
             action = players[state.current].choose(state)
             rolled = None
@@ -318,7 +321,7 @@ def plot_histogram(result: SimResult, path: str | os.PathLike[str]) -> None:
         ax.hist(result.totals[:, s], bins=bins, histtype="step" if len(result.strategies) > 1 else "stepfilled",
                 density=True, label=label, alpha=0.9)  # fmt: skip
     ax.set_xlabel("final score")
-    ax.set_ylabel("share of games")
+    ax.set_ylabel("share of games per point")
     ax.set_title(f"{result.rules.spec}: {result.games:,} games")
     ax.legend(fontsize="small")
     fig.tight_layout()

@@ -41,8 +41,8 @@ __all__ = [
 ]
 
 NOISE: dict[str, tuple[float, float]] = {
-    "easy": (2.8, 0.03),
-    "medium": (1.4, 0.01),
+    "easy": (2.65, 0.03),
+    "medium": (1.3, 0.01),
     "hard": (0.6, 0.002),
 }
 """Level -> (softmax temperature in points, blunder chance), calibrated on official Yahtzee."""
