@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
+import os
 import random
 import secrets
 import socket
@@ -153,7 +155,16 @@ def start_servers(db: str, count: int, args: list[str]) -> tuple[list[subprocess
     return procs, urls
 
 
-async def bench(opts: argparse.Namespace, urls: list[str]) -> int:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux ``/proc``), or None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> int:
     """Set up the rooms, play them, check them; returns the exit status."""
     rng = random.Random(opts.seed)
     runs: list[RoomRun] = []
@@ -181,8 +192,12 @@ async def bench(opts: argparse.Namespace, urls: list[str]) -> int:
             for seat in range(opts.players)
         ]
         t0 = time.perf_counter()
+        cpu0 = [cpu_seconds(pid) or 0.0 for pid in pids]
+        own0 = time.process_time()
         done, pending = await asyncio.wait(tasks, timeout=opts.timeout)
         wall = time.perf_counter() - t0
+        server_cpu = sum((cpu_seconds(pid) or 0.0) - c for pid, c in zip(pids, cpu0, strict=True))
+        client_cpu = time.process_time() - own0
         for task in pending:
             task.cancel()
         failures = [t.exception() for t in done if t.exception() is not None]
@@ -202,6 +217,11 @@ async def bench(opts: argparse.Namespace, urls: list[str]) -> int:
         p50 = statistics.median(latencies) * 1000
         p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1000
         print(f"intent -> broadcast p50 {p50:.1f} ms   p99 {p99:.1f} ms   max {latencies[-1] * 1000:.1f} ms")
+    if pids and actions:
+        print(
+            f"CPU                 servers {server_cpu:.1f} s ({server_cpu / actions * 1000:.2f} ms an action), "
+            f"load clients {client_cpu:.1f} s, wall {wall:.1f} s, {os.cpu_count()} cores"
+        )
     print(f"refused intents     {errors}   client failures {len(failures)}")
     print(f"stored logs replay  {opts.rooms - len(problems)} / {opts.rooms} match (no lost or duplicated action)")
     for line in problems[:5]:
@@ -227,6 +247,9 @@ def main() -> int:
     opts = parser.parse_args()
     if not 1 <= opts.rooms <= 2000 or not 1 <= opts.players <= 8:
         parser.error("--rooms must be 1 to 2000 and --players 1 to 8")
+    # the measuring client must not add pauses of its own: rare, young-only garbage collections
+    gc.freeze()
+    gc.set_threshold(100_000, 1000, 1000)
     procs: list[subprocess.Popen[bytes]] = []
     tmp = tempfile.TemporaryDirectory()
     try:
@@ -238,7 +261,7 @@ def main() -> int:
             args = ["--rate", "1000", "--pubsub", opts.pubsub, "--table-prefix", prefix]
             procs, urls = start_servers(db, opts.servers, args)
             print(f"servers: {', '.join(urls)}  database: {db.split('@')[-1]}  tables: {prefix}*")
-        return asyncio.run(bench(opts, urls))
+        return asyncio.run(bench(opts, urls, [p.pid for p in procs]))
     finally:
         for proc in procs:
             proc.terminate()
