@@ -220,10 +220,11 @@ class Solver:
             box_points=np.empty((n, t.nboxes), dtype=np.int32),
             box_value=np.empty((n, t.nboxes)),
         )
-        kernel.advise_batch(
-            states, rolls, rolls_left, self._prm, self._arrays, self._values,
-            out.nkeep, out.best, out.keep_index, out.keep_value, out.box_points, out.box_value,
-        )  # fmt: skip
+        with kernel.PARALLEL:
+            kernel.advise_batch(
+                states, rolls, rolls_left, self._prm, self._arrays, self._values,
+                out.nkeep, out.best, out.keep_index, out.keep_value, out.box_points, out.box_value,
+            )  # fmt: skip
         return out
 
     def _bonus(self, card: Scorecard, dice: Dice | Sequence[int]) -> int:

@@ -99,7 +99,8 @@ def build(rules: RuleSet, threads: int | None = None) -> Table:
     if threads is not None:
         numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
     try:
-        kernel.backward(states, starts, prm, arrays, t.prob, values, CHUNK)
+        with kernel.PARALLEL:
+            kernel.backward(states, starts, prm, arrays, t.prob, values, CHUNK)
     finally:
         numba.set_num_threads(previous)
     return Table(t, values, reach, "built", time.perf_counter() - start, None)

@@ -16,6 +16,7 @@ bit-identical whatever the thread count.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numba as nb
@@ -28,6 +29,9 @@ N, NB, NKEEP, NROLL, OFF, ROLLS, UNITS, YBITS, CAP, UPMASK, YBOX, YBONUS, JOKER,
 # Positions in the tables tuple (see Tables.arrays).
 (T_ADD, T_SUB, T_SUBSETS, T_FIVE, T_POINTS, T_ALLOWED) = range(6)
 (T_JOKER, T_IS_UPPER, T_BONUS_OF, T_PVALS, T_FIVES, T_MAXREM) = range(6, 12)
+PARALLEL = threading.Lock()
+"""Held while a parallel kernel runs: numba's fallback threading layer (workqueue) cannot run
+two parallel launches from different threads at once."""
 NEG = -1.0e300
 INV6 = 1.0 / 6.0
 

@@ -247,9 +247,10 @@ def simulate_optimal(
         slot_of[early] = np.arange(len(early), dtype=np.int32)
         Sc = np.empty((len(early), t.rolltypes, t.nroll))
         Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
-        _precompute(early, prm, arrays, values, Sc, Ec)
-        _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, prm, arrays, values, CHUNK, slot_of, Sc, Ec,
-              totals, box_points, upper_bonus, ybonuses)  # fmt: skip
+        with K.PARALLEL:
+            _precompute(early, prm, arrays, values, Sc, Ec)
+            _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, prm, arrays, values, CHUNK, slot_of, Sc, Ec,
+                  totals, box_points, upper_bonus, ybonuses)  # fmt: skip
     finally:
         nb.set_num_threads(previous)
     seconds = time.perf_counter() - start
