@@ -73,6 +73,8 @@ CASES = {
     "bottom-up": tiny(cards=["bottom_up"], rolls=2),
     "upper-first": tiny(cards=["upper_first"], joker="forced"),
     "tiers-two-rolls": tiny(upper_bonus=[[4, 5], [9, 25], [14, 40]], rolls=2),
+    "one-roll": tiny(rolls=1, joker="forced", yahtzee_bonus=100),
+    "four-rolls-two-dice": tiny(dice=2, rolls=4, joker="free", yahtzee_bonus=20),
     "chance-two-dice": tiny(
         dice=2,
         boxes=[

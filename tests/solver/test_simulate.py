@@ -42,3 +42,12 @@ def test_generala_simulation() -> None:
     assert np.array_equal(r.totals, r.box_points.sum(axis=1))
     # first-roll points appear: a served straight scores 25
     assert 25 in set(r.box_points[:, rules.get("generala").box_index("straight")].tolist())
+
+
+def test_one_and_four_roll_rule_sets() -> None:
+    from tests.solver.test_bruteforce import CASES
+
+    for name in ("one-roll", "four-rolls-two-dice"):
+        solver = solve(CASES[name], cache=False)
+        r = simulate_optimal(solver, games=3000, seed=5)
+        assert abs(r.mean - solver.expected_score) < 4 * r.std / np.sqrt(r.games) + 1e-9
