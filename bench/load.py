@@ -224,6 +224,8 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> i
         )
     print(f"refused intents     {errors}   client failures {len(failures)}")
     print(f"stored logs replay  {opts.rooms - len(problems)} / {opts.rooms} match (no lost or duplicated action)")
+    for message in sorted({m for run in runs for m in run.errors})[:5]:
+        print(f"  refused: {message}")
     for line in problems[:5]:
         print("  " + line)
     for exc in failures[:3]:

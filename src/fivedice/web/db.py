@@ -260,15 +260,17 @@ class RoomStore:
         self.engine.dispose()
 
     # -- reading ------------------------------------------------------------------------
-    def room(self, code: str, conn: Connection | None = None, *, lock: bool = False) -> RoomRow:
-        """The room with invite ``code`` and its seats; ``lock`` takes the row lock (in a transaction)."""
+    def room(self, code: str, conn: Connection | None = None, *, lock: bool | str = False) -> RoomRow:
+        """The room with invite ``code`` and its seats; ``lock`` takes the row lock (in a transaction),
+        ``lock="share"`` a shared one: no move can be committed until the transaction ends, so the
+        moves read next agree with the version read here."""
         if conn is None:
             with self.engine.begin() as c:
                 return self.room(code, c)
         t = self.tables
         query = select(t.rooms).where(t.rooms.c.code == code)
         if lock:
-            query = query.with_for_update()
+            query = query.with_for_update(read=lock == "share")
         row = conn.execute(query).mappings().first()
         if row is None:
             raise RoomNotFoundError(f"Room {code!r} does not exist; check the invite code.")

@@ -152,7 +152,7 @@ class RoomService:
 
     def _read(self, code: str) -> tuple[RoomRow, list[MoveRow]]:
         with self.store.engine.begin() as conn:
-            row = self.store.room(code, conn)
+            row = self.store.room(code, conn, lock="share")
             return row, self.store.moves(code, row.game_no, 0, conn)
 
     def _refresh(self, room: Room, conn: Connection | None = None, row: RoomRow | None = None) -> bool:
@@ -161,7 +161,7 @@ class RoomService:
             with self.store.engine.begin() as c:
                 return self._refresh(room, c)
         if row is None:
-            row = self.store.room(room.code, conn)
+            row = self.store.room(room.code, conn, lock="share")
         if row.version == room.version and not room.stale:
             return False
         if room.needs_reload(row):
