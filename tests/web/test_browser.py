@@ -154,6 +154,11 @@ def test_two_browsers_play_a_whole_game_one_reloading_midway(server: Server, bro
     assert shot
     assert turns_with_keep >= 1
     assert errors == []
+    # the analysis of the finished game (grades from the solver, or a note that it is missing)
+    ann.get_by_role("button", name="Show the analysis").click()
+    ann.locator("#analysis h3, #analysis p").first.wait_for(timeout=60_000)
+    text = ann.locator("#analysis").inner_text()
+    assert "grade" in text or "needs the solver" in text
     # the rematch button starts a fresh game for both
     ann.get_by_role("button", name="Rematch").click()
     bob.locator("#over").wait_for(state="hidden")

@@ -157,3 +157,17 @@ def test_simultaneous_intents_on_two_servers_are_serialised(tmp_path: Path) -> N
     scores = [m for m in log["moves"] if m["record"]["type"] == "score"]
     assert len(scores) == 5
     assert replays(log).state.turns == 5
+
+
+def test_serve_is_a_fivedice_command() -> None:
+    from click.testing import CliRunner
+
+    from fivedice.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--help"])
+    assert result.exit_code == 0
+    assert "--db URL" in result.output
+    assert "--pubsub" in result.output
+    bad = CliRunner().invoke(main, ["serve", "--db", "sqlite://", "--pubsub", "carrier-pigeon"])
+    assert bad.exit_code == 2
+    assert "Pub/sub 'carrier-pigeon' is unknown" in bad.output

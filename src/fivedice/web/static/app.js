@@ -1,7 +1,8 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
 import {
-  $, appendLine, el, renderCards, renderDice, renderHint, renderList, renderOver, renderSeats, turnText,
+  $, appendLine, el, renderAnalysis, renderCards, renderDice, renderHint, renderList, renderOver, renderSeats,
+  turnText,
 } from "./render.js";
 
 const ui = {
@@ -73,7 +74,16 @@ function addComputer() {
   const item = el(
     "li",
     {},
-    el("label", {}, "Level", el("select", { name: "computer" }, ...levels.map((l) => el("option", { value: l, text: l, title: catalogue.levels[l] })))),
+    el(
+      "label",
+      {},
+      "Level",
+      el(
+        "select",
+        { name: "computer" },
+        ...levels.map((l) => el("option", { value: l, text: l, title: catalogue.levels[l], selected: l === "greedy" })),
+      ),
+    ),
     el("button", { type: "button", "aria-label": "Remove this computer", onclick: () => item.remove() }, "Remove"),
   );
   $("#computer-list").append(item);
@@ -165,9 +175,7 @@ function receive(msg) {
   } else if (msg.type === "hint") {
     renderHint(msg);
   } else if (msg.type === "analysis") {
-    const box = $("#analysis");
-    if (!msg.analysis) box.replaceChildren(el("p", { text: "The analysis needs the solver, which this server does not have." }));
-    else box.replaceChildren(el("pre", { text: JSON.stringify(msg.analysis, null, 1) }));
+    renderAnalysis(msg.analysis);
   }
 }
 
@@ -194,6 +202,7 @@ function render() {
     turn.textContent = turnText(room, ui.you, Date.now() / 1000);
     turn.className = g.current === ui.you && room.status === "playing" ? "yours" : "";
     renderDice(room, ui.you, ui.kept, toggleKeep);
+    $("#dice").hidden = $("#controls").hidden = room.status === "over";
     renderCards(room, ui.you, ui.selected, score);
     $("#hint").hidden = !room.settings.hints;
     $("#hint").disabled = !(g.current === ui.you && g.dice && room.status === "playing");

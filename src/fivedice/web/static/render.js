@@ -177,3 +177,30 @@ export function appendLine(selector, text, keep = 50) {
   while (list.children.length > keep) list.firstElementChild.remove();
   list.scrollTop = list.scrollHeight;
 }
+
+// The end-of-game analysis (fivedice.analysis): a grade per player and the costliest decisions.
+export function renderAnalysis(analysis) {
+  const box = $("#analysis");
+  if (!analysis) {
+    box.replaceChildren(el("p", { text: "The analysis needs the solver, which this server does not have." }));
+    return;
+  }
+  const players = (analysis.players || []).map((p) =>
+    el("li", {
+      text: `${p.player}: grade ${p.grade}, ${p.mistakes} of ${p.decisions} decisions lost points, ` +
+        `expected points lost ${Number(p.total_loss).toFixed(1)} (mean ${Number(p.mean_loss).toFixed(2)})`,
+    }),
+  );
+  const worst = [...(analysis.decisions || [])].sort((a, b) => b.loss - a.loss).slice(0, 5).filter((d) => d.loss > 0);
+  const mistakes = worst.map((d) =>
+    el("li", {
+      text: `${d.player}, round ${d.round}, roll ${d.roll}, dice ${d.dice.join(" ")}: ${d.chosen} ` +
+        `instead of ${d.best} (−${Number(d.loss).toFixed(2)})`,
+    }),
+  );
+  box.replaceChildren(
+    el("h3", { text: "Analysis" }),
+    el("ul", {}, ...players),
+    ...(mistakes.length ? [el("p", { text: "Costliest decisions:" }), el("ol", {}, ...mistakes)] : []),
+  );
+}
