@@ -93,17 +93,20 @@ def extract() -> Catalog:
 
 def _fill_source(catalog: Catalog) -> None:
     for message in catalog:
-        if message.id and not message.string:
+        if isinstance(message.id, tuple | list):
+            if not isinstance(message.string, tuple | list) or not all(message.string):
+                message.string = tuple(message.id)
+        elif message.id and not message.string:
             message.string = message.id
         message.flags.discard("fuzzy")
 
 
 def update() -> list[str]:
     """Merge the template into every catalog; returns the codes updated."""
-    with TEMPLATE.open("rb") as f:
-        tmpl = read_po(f)
     codes = sorted(p.stem for p in LOCALE_DIR.glob("*.po"))
     for code in codes:
+        with TEMPLATE.open("rb") as f:
+            tmpl = read_po(f)  # afresh for each catalog: Babel shares the template's new messages with it
         catalog = read(code)
         catalog.update(tmpl, no_fuzzy_matching=True)
         if code == SOURCE_LANGUAGE:
