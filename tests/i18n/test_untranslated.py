@@ -23,8 +23,10 @@ TRANSLATED = [
     SRC / "errors.py",
     SRC / "i18n" / "__init__.py",
     SRC / "i18n" / "lint.py",
+    SRC / "tui",
+    SRC / "storage",
 ]
-"""Modules whose text is translated; phase 2 adds tui/, web/, sim_cli.py, analysis.py, ..."""
+"""Modules whose text is translated; a later phase adds web/, sim_cli.py, analysis.py, solver/cli.py, ..."""
 ALLOWED = ("   --option ",)
 """Literal fragments that stay as they are: a command-line flag."""
 

@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date, datetime
 
 import click
 
-from fivedice.cli import friendly
+from fivedice.cli import I18nCommand, friendly
+from fivedice.i18n import (
+    N_,
+    SOURCE_LANGUAGE,
+    _,
+    current_language,
+    format_date,
+    format_decimal,
+    format_percent,
+    ngettext,
+    pgettext,
+)
 from fivedice.render import table
-from fivedice.storage.store import ENV_VAR, History, ScoreRow, Store
+from fivedice.storage.store import History, ScoreRow, Store
 
-__all__ = ["bar_chart", "history_cmd", "history_text", "scores_cmd", "scores_text"]
+__all__ = ["bar_chart", "history_cmd", "history_text", "scores_cmd", "scores_text", "scores_title"]
 
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
 
@@ -19,7 +31,7 @@ db_option = click.option(
     "db",
     default=None,
     metavar="URL",
-    help=f"Database URL or SQLite file (default: ${ENV_VAR}, else the user data dir).",
+    help=N_("Database URL or SQLite file (default: $FIVEDICE_DB, else the user data dir)."),
 )
 
 
@@ -48,16 +60,30 @@ def bar_chart(values: Sequence[int], height: int = 6) -> str:
 
 
 def _when(row_time: object) -> str:
-    return row_time.strftime("%Y-%m-%d") if hasattr(row_time, "strftime") else str(row_time)
+    """A date in the current language's short style (``2026-11-29`` in English, ``29/11/26`` in Italian)."""
+    if isinstance(row_time, datetime):
+        row_time = row_time.date()
+    if isinstance(row_time, date):
+        return row_time.isoformat() if current_language() == SOURCE_LANGUAGE else format_date(row_time, "short")
+    return str(row_time)
+
+
+def scores_title(solo: bool, rules_name: str | None = None) -> str:
+    """The title of a high-score table, for one rule set or all."""
+    if rules_name:
+        if solo:
+            return _("Solo high scores ({rules})", rules=rules_name)
+        return _("Multiplayer high scores ({rules})", rules=rules_name)
+    return _("Solo high scores") if solo else _("Multiplayer high scores")
 
 
 def scores_text(rows: Sequence[ScoreRow], title: str) -> str:
     """A high-score table with a title line."""
     if not rows:
-        return f"{title}: no games yet."
-    body = [["#", "Player", "Score", "Rules", "Players", "Date"]]
+        return _("{title}: no games yet.", title=title)
+    body = [["#", _("Player"), pgettext("heading", "Score"), _("Rules"), _("Players"), _("Date")]]
     for r in rows:
-        who = r.name if r.kind != "computer" else f"{r.name} (computer {r.level})"
+        who = r.name if r.kind != "computer" else _("{name} (computer {level})", name=r.name, level=r.level)
         body.append([str(r.rank), who, str(r.total), r.rules, str(r.players), _when(r.played_at)])
     return f"{title}\n{table(body, [True, False, True, False, True, False])}"
 
@@ -65,31 +91,36 @@ def scores_text(rows: Sequence[ScoreRow], title: str) -> str:
 def history_text(history: History, recent: int = 10, chart: int = 30) -> str:
     """A player's statistics, a chart of recent scores and their latest games."""
     if not history.games:
-        return f"{history.player}: no games yet."
-    lines = [f"{history.player}: {history.count} game{'s' if history.count != 1 else ''}"]
-    mean = f"{history.mean:.1f}" if history.mean is not None else "-"
-    lines.append(f"  mean {mean}, best {history.best}, wins {history.wins}")
+        return _("{title}: no games yet.", title=history.player)
+    lines = [
+        ngettext("{player}: {n} game", "{player}: {n} games", history.count, player=history.player, n=history.count)
+    ]
+    mean = format_decimal(history.mean, 1) if history.mean is not None else "-"
+    lines.append("  " + _("mean {mean}, best {best}, wins {wins}", mean=mean, best=history.best, wins=history.wins))
     rate = history.bonus_rate
-    lines.append(f"  upper bonus rate: {'-' if rate is None else f'{rate:.0%}'}")
+    lines.append("  " + _("upper bonus rate: {rate}", rate="-" if rate is None else format_percent(rate, 0)))
     loss = history.mean_loss
-    analysed = "not analysed" if loss is None else f"{loss:.2f} points"
-    lines.append(f"  mean loss per decision: {analysed}")
+    analysed = _("not analysed") if loss is None else _("{points} points", points=format_decimal(loss, 2))
+    lines.append("  " + _("mean loss per decision: {loss}", loss=analysed))
     scores = [g.total for g in reversed(history.games[:chart])]
-    lines += ["", f"Last {len(scores)} scores (oldest left):", bar_chart(scores), ""]
-    body = [["Date", "Rules", "Players", "Place", "Score", "Bonus", "Loss"]]
+    lines += ["", _("Last {n} scores (oldest left):", n=len(scores)), bar_chart(scores), ""]
+    body = [[_("Date"), _("Rules"), _("Players"), _("Place"), pgettext("heading", "Score"), _("Bonus"), _("Loss")]]
     for g in history.games[:recent]:
-        place = f"{g.place} of {g.players}" if g.players > 1 else "solo"
-        loss_text = "-" if g.loss is None else f"{g.loss:.1f}"
+        place = _("{place} of {players}", place=g.place, players=g.players) if g.players > 1 else _("solo")
+        loss_text = "-" if g.loss is None else format_decimal(g.loss, 1)
         body.append([_when(g.played_at), g.rules, str(g.players), place, str(g.total), str(g.upper_bonus), loss_text])
     lines.append(table(body, [False, False, True, False, True, True, True]))
     return "\n".join(lines)
 
 
-@click.command("scores")
+@click.command("scores", cls=I18nCommand, help=N_("Show the high-score tables (solo and multiplayer)."))
 @click.option(
-    "--rules", "rules_name", default=None, help="Only this rule set (a name, or a spec like 'yahtzee joker=free')."
+    "--rules",
+    "rules_name",
+    default=None,
+    help=N_("Only this rule set (a name, or a spec like 'yahtzee joker=free')."),
 )
-@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help="Rows per table.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help=N_("Rows per table."))
 @db_option
 @friendly
 def scores_cmd(rules_name: str | None, limit: int, db: str | None) -> None:
@@ -97,16 +128,15 @@ def scores_cmd(rules_name: str | None, limit: int, db: str | None) -> None:
     with Store(db) as store:
         solo = store.high_scores(rules_name, limit, solo=True)
         multi = store.high_scores(rules_name, limit, solo=False)
-    suffix = f" ({rules_name})" if rules_name else ""
-    click.echo(scores_text(solo, f"Solo high scores{suffix}"))
+    click.echo(scores_text(solo, scores_title(True, rules_name)))
     click.echo()
-    click.echo(scores_text(multi, f"Multiplayer high scores{suffix}"))
+    click.echo(scores_text(multi, scores_title(False, rules_name)))
 
 
-@click.command("history")
+@click.command("history", cls=I18nCommand, help=N_("Show PLAYER's games and statistics with a chart of recent scores."))
 @click.argument("player")
-@click.option("--rules", "rules_name", default=None, help="Only this rule set (a name or a spec).")
-@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help="Recent games listed.")
+@click.option("--rules", "rules_name", default=None, help=N_("Only this rule set (a name or a spec)."))
+@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help=N_("Recent games listed."))
 @db_option
 @friendly
 def history_cmd(player: str, rules_name: str | None, limit: int, db: str | None) -> None:

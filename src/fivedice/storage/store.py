@@ -29,6 +29,7 @@ from sqlalchemy.pool import StaticPool
 from fivedice import saves
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
+from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.rules.ruleset import normalize_name
 from fivedice.storage import migrate
@@ -38,6 +39,10 @@ __all__ = ["ENV_VAR", "GameSummary", "History", "PlayerProfile", "ScoreRow", "St
 
 ENV_VAR = "FIVEDICE_DB"
 """The environment variable naming the database URL (or SQLite file)."""
+
+
+_SQLITE = "sqlite:///"
+_PSYCOPG = "postgresql+psycopg://"
 
 
 class StoreError(FiveDiceError):
@@ -147,9 +152,9 @@ def resolve_url(url: str | None = None) -> str:
     """
     url = url or os.environ.get(ENV_VAR) or str(default_path())
     if "://" not in url:
-        return f"sqlite:///{Path(url).expanduser().absolute()}"
+        return _SQLITE + str(Path(url).expanduser().absolute())
     if url.startswith("postgresql://") and importlib.util.find_spec("psycopg2") is None:
-        return "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        return _PSYCOPG + url.removeprefix("postgresql://")
     return url
 
 
@@ -172,7 +177,9 @@ class Store:
         try:
             parsed = make_url(self.url)
         except (ArgumentError, ValueError):
-            raise StoreError(f"Database URL {self.url!r} is not valid; expected e.g. 'sqlite:///scores.db'.") from None
+            raise StoreError(
+                _("Database URL {url!r} is not valid; expected e.g. 'sqlite:///scores.db'.", url=self.url)
+            ) from None
         is_file = parsed.drivername.startswith("sqlite") and parsed.database not in (None, "", ":memory:")
         self._file = Path(str(parsed.database)) if is_file else None
         self.where = str(self._file) if self._file is not None else parsed.render_as_string(hide_password=True)
@@ -189,12 +196,16 @@ class Store:
                 self._file.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(
-                    f"The score database folder {str(self._file.parent)!r} cannot be made: {exc}."
+                    _(
+                        "The score database folder {path!r} cannot be made: {error}.",
+                        path=str(self._file.parent),
+                        error=exc,
+                    )
                 ) from None
         try:
             self.engine: Engine = create_engine(self.url, **options)
         except (NoSuchModuleError, ArgumentError, ImportError) as exc:
-            raise StoreError(f"Database URL {self.where!r} cannot be used: {exc}.") from None
+            raise StoreError(_("Database URL {url!r} cannot be used: {error}.", url=self.where, error=exc)) from None
         with self._guard():
             self._open()
 
@@ -208,14 +219,23 @@ class Store:
         except DBAPIError as exc:
             text = str(exc.orig).lower()
             if "locked" in text:
-                msg = f"The score database {self.where!r} is locked by another program; try again when it is closed."
+                msg = _(
+                    "The score database {where!r} is locked by another program; try again when it is closed.",
+                    where=self.where,
+                )
             elif "not a database" in text or "malformed" in text or "corrupt" in text:
-                msg = f"The score database {self.where!r} is damaged or not a fivedice database; move it aside."
+                msg = _(
+                    "The score database {where!r} is damaged or not a fivedice database; move it aside.",
+                    where=self.where,
+                )
             else:
-                msg = f"The score database {self.where!r} cannot be used: {str(exc.orig).strip().splitlines()[0]}."
+                first = str(exc.orig).strip().splitlines()[0]
+                msg = _("The score database {where!r} cannot be used: {error}.", where=self.where, error=first)
             raise StoreError(msg) from None
         except SQLAlchemyError as exc:
-            raise StoreError(f"The score database {self.where!r} cannot be used: {exc}.") from None
+            raise StoreError(
+                _("The score database {where!r} cannot be used: {error}.", where=self.where, error=exc)
+            ) from None
 
     def _open(self) -> None:
         with self.engine.connect() as conn:
@@ -223,15 +243,22 @@ class Store:
             current = conn.execute(select(version.c.version)).scalar() if version.name in names else None
         if current is None:
             if names & {games.name, results.name}:
-                raise StoreError(f"The score database {self.where!r} has fivedice tables but no schema version.")
+                raise StoreError(
+                    _("The score database {where!r} has fivedice tables but no schema version.", where=self.where)
+                )
             with self.engine.begin() as conn:
                 metadata.create_all(conn)
                 conn.execute(insert(version).values(id=1, version=SCHEMA_VERSION))
             return
         if current > SCHEMA_VERSION:
             raise StoreError(
-                f"The score database {self.where!r} has schema version {current}, newer than this "
-                f"fivedice ({SCHEMA_VERSION}); upgrade fivedice."
+                _(
+                    "The score database {where!r} has schema version {current}, newer than this "
+                    "fivedice ({supported}); upgrade fivedice.",
+                    where=self.where,
+                    current=current,
+                    supported=SCHEMA_VERSION,
+                )
             )
         if current < SCHEMA_VERSION:
             if self._file is not None and self._file.exists():
@@ -272,12 +299,19 @@ class Store:
         """
         state = game.state
         if not state.is_over:
-            raise StoreError("The game is not over; only finished games are stored.")
+            raise StoreError(_("The game is not over; only finished games are stored."))
         seats = range(len(game.players))
         for what, mapping in (("Computer", computer), ("Hint", hints), ("Loss", losses)):
             bad = [s for s in (mapping or {}) if s not in seats]
             if bad:
-                raise StoreError(f"{what} seat {bad[0]!r} is not a seat; expected 0 to {len(game.players) - 1}.")
+                raise StoreError(
+                    _(
+                        "{what} seat {seat!r} is not a seat; expected 0 to {last}.",
+                        what=what,
+                        seat=bad[0],
+                        last=len(game.players) - 1,
+                    )
+                )
         places = {s.seat: s.place for s in state.standings()}
         now = datetime.now(UTC)
         rows = []
@@ -333,7 +367,7 @@ class Store:
         with self._guard(), self.engine.connect() as conn:
             text = conn.execute(select(games.c.save_json).where(games.c.id == game_id)).scalar()
         if text is None:
-            raise StoreError(f"Game {game_id!r} is not in the score database.")
+            raise StoreError(_("Game {id!r} is not in the score database.", id=game_id))
         return saves.loads(text)
 
     def game_count(self) -> int:

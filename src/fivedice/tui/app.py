@@ -1,4 +1,8 @@
-"""The Textual application: opens the store, reads settings, shows the start or game screen."""
+"""The Textual application: opens the store, reads settings, shows the start or game screen.
+
+The language: ``--lang`` (``Config.language``) wins; else the one chosen last time in the game
+(the store's ``language`` setting); else the environment's (already set by the command line).
+Key ``l`` (or the start screen's selector) switches it at any time and remembers it."""
 
 from __future__ import annotations
 
@@ -10,8 +14,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from fivedice import i18n
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
+from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet
 from fivedice.tui.end import GameAnalysis, analyse
 from fivedice.tui.session import Advisor, Seat, Session, Strategy, make_strategy, saves_dir, solver_advisor
@@ -40,6 +46,7 @@ class Config:
     pace: float | None = None
     reasoning: bool | None = None
     theme: str | None = None
+    language: str | None = None
     strategy_factory: Callable[[str, RuleSet, int | None], Strategy] = make_strategy
     advisor: Advisor = solver_advisor
     analyser: Callable[[Game], GameAnalysis | str] = analyse
@@ -52,8 +59,9 @@ class FiveDiceApp(App[int]):
     TITLE = "fivedice"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
-        Binding("t", "toggle_theme", "Theme", show=False),
+        Binding("ctrl+q", "quit", N_("Quit"), show=False, priority=True),
+        Binding("t", "toggle_theme", N_("Theme"), show=False),
+        Binding("l", "cycle_language", N_("Language"), show=False),
     ]
 
     def __init__(self, config: Config | None = None) -> None:
@@ -61,7 +69,7 @@ class FiveDiceApp(App[int]):
         self.config = config or Config()
         self.store: Store | None = None
         self.store_error: str | None = None
-        self.settings: dict[str, Any] = {"pace": 0.8, "reasoning": False, "theme": "dark"}
+        self.settings: dict[str, Any] = {"pace": 0.8, "reasoning": False, "theme": "dark", "language": None}
 
     # -- the store (optional: the game plays without it) -----------------------------------------
     def open_store(self) -> None:
@@ -100,8 +108,11 @@ class FiveDiceApp(App[int]):
             if value is not None:
                 self.settings[key] = value
         self.theme = THEMES.get(str(self.settings["theme"]), "textual-dark")
+        chosen = cfg.language or i18n.resolve(str(self.settings.get("language") or ""))
+        if chosen is not None:
+            i18n.set_language(chosen)
         if self.store_error:
-            self.notify(f"Scores will not be kept: {self.store_error}", severity="warning", timeout=8)
+            self.notify(_("Scores will not be kept: {why}", why=self.store_error), severity="warning", timeout=8)
         if cfg.session is not None:
             self.push_screen(EndScreen(cfg.session) if cfg.session.state.is_over else GameScreen(cfg.session))
             return
@@ -132,6 +143,24 @@ class FiveDiceApp(App[int]):
         name = "light" if self.settings.get("theme") == "dark" else "dark"
         self.theme = THEMES[name]
         self.save_setting("theme", name)
+
+    def switch_language(self, code: str) -> str:
+        """Show every text in language ``code`` from now on (every screen written again; the game is
+        untouched) and remember the choice; returns the code."""
+        code = i18n.set_language(code)
+        self.save_setting("language", code)
+        for screen in self.screen_stack:
+            relabel = getattr(screen, "relabel", None)
+            if callable(relabel):
+                relabel()
+        self.notify(_("Language: {name}", name=i18n.available_languages()[code]), timeout=3)
+        return code
+
+    def action_cycle_language(self) -> None:
+        """Switch to the next language (English, Italian, Croatian, Sundanese, Corsican, ...)."""
+        codes = list(i18n.available_languages())
+        now = i18n.current_language()
+        self.switch_language(codes[(codes.index(now) + 1) % len(codes)] if now in codes else codes[0])
 
     def on_unmount(self) -> None:
         """Close the store."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar
@@ -13,13 +14,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from fivedice import saves
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
+from fivedice.i18n import N_, _, format_decimal, ngettext
 from fivedice.tui.session import Session, optional
-from fivedice.tui.widgets import ScoreCardView
+from fivedice.tui.widgets import I18nFooter, ScoreCardView
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
@@ -29,51 +31,75 @@ __all__ = ["EndScreen", "GameAnalysis", "analyse", "ranking_text"]
 
 @dataclass(frozen=True, slots=True)
 class GameAnalysis:
-    """What the end screen shows of an analysis: text lines, and per seat ``(total loss, decisions)``."""
+    """What the end screen shows of an analysis: text lines, and per seat ``(total loss, decisions)``;
+    ``render`` writes the text again in the current language (after a switch)."""
 
     text: str
     losses: dict[int, tuple[float, int]]
+    render: Callable[[], str] | None = None
+
+    def shown(self) -> str:
+        """The text in the current language."""
+        return self.render() if self.render is not None else self.text
 
 
 def analyse(game: Game) -> GameAnalysis | str:
     """The game analysis from ``fivedice.analysis`` (slow: run it in a worker), or why there is none."""
     analyze = optional("fivedice.analysis", "analyze")
     if analyze is None:
-        return "The per-decision analysis needs fivedice.analysis and the solver, which are not installed."
+        return _("The per-decision analysis needs fivedice.analysis and the solver, which are not installed.")
     try:
         result = analyze(game)
     except FiveDiceError as exc:
-        return f"No analysis for this game: {exc}"
-    lines: list[str] = []
-    losses: dict[int, tuple[float, int]] = {}
-    for p in result.players:
-        losses[p.seat] = (float(p.total_loss), int(p.decisions))
-        lines.append(
-            f"[b]{escape(p.player)}[/b]: grade [b]{escape(p.grade)}[/b] · lost {p.total_loss:.1f} points "
-            f"over {p.decisions} decisions ({p.mean_loss:.2f} each, {p.mistakes} mistakes)"
-        )
-    costly = [d for d in result.decisions if d.loss > 0.005]
-    lines.append("")
-    if costly:
-        lines.append(f"[dim]{'who':<8} {'round.roll':<10} chosen → best (points lost)[/]")
-    else:
-        lines.append("Every decision was the best one.")
-    for d in costly:
-        lines.append(
-            f"{escape(d.player[:8]):<8} {d.round:>5}.{d.roll:<4} {escape(d.chosen)} → {escape(d.best)} "
-            f"[b]−{d.loss:.2f}[/b]"
-        )
-    return GameAnalysis("\n".join(lines), losses)
+        return _("No analysis for this game: {error}", error=str(exc))
+    losses = {p.seat: (float(p.total_loss), int(p.decisions)) for p in result.players}
+
+    def render() -> str:
+        lines: list[str] = []
+        for p in result.players:
+            decisions = ngettext("{n} decision", "{n} decisions", p.decisions, n=p.decisions)
+            mistakes = ngettext("{n} mistake", "{n} mistakes", p.mistakes, n=p.mistakes)
+            lines.append(
+                _(
+                    "[b]{player}[/b]: grade [b]{grade}[/b] · lost {loss} points over {decisions} ({mean} each, "
+                    "{mistakes})",
+                    player=escape(p.player),
+                    grade=escape(p.grade),
+                    loss=format_decimal(p.total_loss, 1),
+                    decisions=decisions,
+                    mean=format_decimal(p.mean_loss, 2),
+                    mistakes=mistakes,
+                )
+            )
+        costly = [d for d in result.decisions if d.loss > 0.005]
+        lines.append("")
+        if costly:
+            who, when = _("who")[:8], _("round.roll")[:10]
+            lines.append(f"[dim]{who:<8} {when:<10} " + _("chosen → best (points lost)") + "[/]")
+        else:
+            lines.append(_("Every decision was the best one."))
+        for d in costly:
+            lines.append(
+                f"{escape(d.player[:8]):<8} {d.round:>5}.{d.roll:<4} {escape(d.chosen)} → {escape(d.best)} "
+                f"[b]−{format_decimal(d.loss, 2)}[/b]"
+            )
+        return "\n".join(lines)
+
+    return GameAnalysis(render(), losses, render)
 
 
 def ranking_text(session: Session) -> str:
     """The final ranking as markup."""
     state = session.state
-    lines = ["[b]Game over[/b]"]
+    lines = ["[b]" + _("Game over") + "[/b]"]
     for s in state.standings():
-        who = escape(s.name) + (" (computer)" if session.is_computer(s.seat) else "")
-        note = " · instant win" if s.seat == state.instant_winner else ""
-        lines.append(f"{s.place}. [b]{who}[/b] {s.total}{note}")
+        who = escape(s.name)
+        if session.is_computer(s.seat):
+            who = _("{name} (computer)", name=who)
+        line = f"{s.place}. [b]{who}[/b] {s.total}"
+        if s.seat == state.instant_winner:
+            line += " · " + _("instant win")
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -88,10 +114,10 @@ class EndScreen(Screen[None]):
     EndScreen #stored.problem { color: $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "new_game", "New game"),
-        Binding("j", "save_json", "Save log as JSON"),
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark,f1", "help", "Help", show=False),
+        Binding("n", "new_game", N_("New game")),
+        Binding("j", "save_json", N_("Save log as JSON")),
+        Binding("q", "quit", N_("Quit")),
+        Binding("question_mark,f1", "help", N_("Help"), show=False),
     ]
 
     def __init__(self, session: Session, record: bool = True) -> None:
@@ -101,6 +127,7 @@ class EndScreen(Screen[None]):
         self.game_id: int | None = None
         self.problem = ""
         self.analysis: GameAnalysis | str | None = None
+        self.stored_text: Callable[[], str] = str
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -115,8 +142,8 @@ class EndScreen(Screen[None]):
             with VerticalScroll(id="end-side"):
                 yield Static(ranking_text(self.session), id="ranking")
                 yield Static("", id="stored")
-                yield Static("[dim]Analysing the game…[/]", id="analysis")
-        yield Footer()
+                yield Static("[dim]" + _("Analysing the game…") + "[/]", id="analysis")
+        yield I18nFooter()
 
     def on_mount(self) -> None:
         """Store the game, drop its save file, and start the analysis."""
@@ -130,20 +157,28 @@ class EndScreen(Screen[None]):
         app = self.fd_app
         stored = self.query_one("#stored", Static)
         if not self.record:
-            stored.update("This game was over when it was loaded; it is not stored again.")
+            self._stored(lambda: _("This game was over when it was loaded; it is not stored again."))
             return
+        problem: Callable[[], str] | None = None
         if app.store is None:
-            why = app.store_error or "no score database is in use"
-            self.problem = f"The game is not in the high scores: {why}. Press j to save its log as JSON."
+            error = app.store_error
+            problem = lambda: _(  # noqa: E731
+                "The game is not in the high scores: {why}. Press j to save its log as JSON.",
+                why=error or _("no score database is in use"),
+            )
         else:
             try:
                 self.game_id = app.store.record_game(
                     self.session.game, source="terminal", computer=self.session.computer, hints=self.session.hint_counts
                 )
             except FiveDiceError as exc:
-                self.problem = f"The game could not be stored: {exc} Press j to save its log as JSON."
-        if self.problem:
-            stored.update(escape(self.problem))
+                failure = str(exc)
+                problem = lambda: _(  # noqa: E731
+                    "The game could not be stored: {error} Press j to save its log as JSON.", error=failure
+                )
+        if problem is not None:
+            self.problem = problem()
+            self._stored(problem)
             stored.add_class("problem")
         else:
             note = ""
@@ -154,27 +189,46 @@ class EndScreen(Screen[None]):
                 except FiveDiceError:
                     best = None
                 if best == self.session.state.total(0):
-                    note = " A new personal best!"
-            stored.update(f"Stored as game {self.game_id}; see 'fivedice scores'.{note}")
+                    note = N_("A new personal best!")
+            game_id = self.game_id
+            self._stored(
+                lambda: _("Stored as game {id}; see 'fivedice scores'.", id=game_id) + (" " + _(note) if note else "")
+            )
+
+    def _stored(self, text: Callable[[], str]) -> None:
+        """Show (and remember, to show again after a language switch) what became of the game."""
+        self.stored_text = text
+        self.query_one("#stored", Static).update(escape(text()))
+
+    def relabel(self) -> None:
+        """Show everything again in the current language (after a switch)."""
+        self.query_one("#ranking", Static).update(ranking_text(self.session))
+        self.query_one("#stored", Static).update(escape(self.stored_text()))
+        if self.analysis is not None:
+            self._show_analysis(self.analysis, store=False)
+        else:
+            self.query_one("#analysis", Static).update("[dim]" + _("Analysing the game…") + "[/]")
+        self.query_one(ScoreCardView).show(self.session.state)
+        self.refresh_bindings()  # the footer writes its keys again
 
     @work(thread=True, exclusive=True, group="analysis")
     def _analysis_worker(self) -> None:
         try:
             result = self.fd_app.config.analyser(self.session.game)
         except Exception as exc:  # the analysis is optional: report, never crash the end screen
-            result = f"The analysis failed: {type(exc).__name__}: {exc}"
+            result = _("The analysis failed: {error}: {message}", error=type(exc).__name__, message=str(exc))
         self.app.call_from_thread(self._show_analysis, result)
 
-    def _show_analysis(self, result: GameAnalysis | str) -> None:
+    def _show_analysis(self, result: GameAnalysis | str, store: bool = True) -> None:
         self.analysis = result
         if isinstance(result, str):
             self.query_one("#analysis", Static).update(f"[dim]{escape(result)}[/]")
             return
-        self.query_one("#analysis", Static).update(result.text)
-        store = self.fd_app.store
-        if store is not None and self.game_id is not None and result.losses:
+        self.query_one("#analysis", Static).update(result.shown())
+        db = self.fd_app.store
+        if store and db is not None and self.game_id is not None and result.losses:
             with contextlib.suppress(FiveDiceError):
-                store.record_analysis(self.game_id, result.losses)
+                db.record_analysis(self.game_id, result.losses)
 
     def action_save_json(self) -> None:
         """Save the finished game's log as JSON (a standard save, loadable by every tool)."""
@@ -184,9 +238,9 @@ class EndScreen(Screen[None]):
             path.parent.mkdir(parents=True, exist_ok=True)
             saves.save(self.session.game, path)
         except OSError as exc:
-            self.notify(f"Could not write {path}: {exc.strerror}", severity="error")
+            self.notify(_("Could not write {path}: {reason}", path=str(path), reason=exc.strerror), severity="error")
             return
-        self.query_one("#stored", Static).update(escape(f"Saved the move log to {path}"))
+        self._stored(lambda: _("Saved the move log to {path}", path=str(path)))
 
     def action_new_game(self) -> None:
         """Back to the start screen."""
@@ -200,4 +254,4 @@ class EndScreen(Screen[None]):
 
     def action_help(self) -> None:
         """The keys."""
-        self.notify("n: new game · j: save the log as JSON · q: quit · t: theme")
+        self.notify(_("n: new game · j: save the log as JSON · q: quit · t: theme · l: language"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar
 
@@ -12,21 +13,22 @@ from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
+from fivedice.i18n import N_, _, box_label, format_decimal
 from fivedice.state import Phase
 from fivedice.tui.session import HintLine, Session, describe_action, greedy_reasoning
-from fivedice.tui.widgets import CardLine, DiceBar, Die, ScoreCardView
+from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
 
 __all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen"]
 
-HELP = """[b]Keys[/b]
+HELP = N_("""[b]Keys[/b]
 
   [b]1[/b]-[b]5[/b]         keep or release a die (or click it)
   [b]Space[/b] [b]r[/b]     roll the dice not kept
@@ -39,10 +41,11 @@ HELP = """[b]Keys[/b]
   [b]+[/b] [b]-[/b]         computer pace faster / slower
   [b]s[/b]           save;  [b]q[/b] save and quit (resume from the start screen)
   [b]t[/b]           dark or light theme
+  [b]l[/b]           next language (the game goes on; the choice is remembered)
   [b]?[/b] [b]F1[/b]        this help
 
 Points in (brackets): what the dice showing score in each box you may
-fill now, by the engine's rules (Joker, fill order). Press any key."""
+fill now, by the engine's rules (Joker, fill order). Press any key.""")
 
 PACES = (0.0, 0.15, 0.3, 0.5, 0.8, 1.2, 2.0)
 
@@ -58,7 +61,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """The help text."""
-        yield Static(HELP)
+        yield Static(_(HELP))
 
     def on_key(self) -> None:
         """Any key closes the help."""
@@ -77,7 +80,7 @@ class DiceEntry(ModalScreen[tuple[int, ...] | None]):
     DiceEntry > Vertical { width: 50; height: auto; border: round $accent; padding: 0 1; background: $surface; }
     DiceEntry #entry-error { color: $error; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, count: int) -> None:
         super().__init__()
@@ -86,7 +89,8 @@ class DiceEntry(ModalScreen[tuple[int, ...] | None]):
     def compose(self) -> ComposeResult:
         """A prompt, an input and an error line."""
         with Vertical():
-            yield Static(f"Type the {self.count} dice rolled, e.g. {' '.join('35126'[: self.count])}:")
+            example = " ".join("35126"[: self.count])
+            yield Static(_("Type the {n} dice rolled, e.g. {example}:", n=self.count, example=example))
             yield Input(compact=True, id="entry")
             yield Static("", id="entry-error")
 
@@ -117,20 +121,20 @@ class GameScreen(Screen[None]):
     GameScreen #panel { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        *(Binding(str(n), f"keep({n - 1})", "Keep", show=False) for n in range(1, 10)),
-        Binding("space,r", "roll", "Roll"),
-        Binding("up,k", "cursor(-1)", "Box up", show=False),
-        Binding("down,j", "cursor(1)", "Box down", show=False),
-        Binding("enter", "score", "Score"),
-        Binding("u", "undo", "Undo"),
-        Binding("ctrl+r", "redo", "Redo", show=False),
-        Binding("h", "hint", "Hint"),
-        Binding("c", "toggle_reasoning", "Reasoning", show=False),
-        Binding("plus,equals_sign", "pace(-1)", "Faster", show=False),
-        Binding("minus", "pace(1)", "Slower", show=False),
-        Binding("s", "save", "Save", show=False),
-        Binding("q", "save_quit", "Save+quit"),
-        Binding("question_mark,f1", "help", "Help"),
+        *(Binding(str(n), f"keep({n - 1})", N_("Keep"), show=False) for n in range(1, 10)),
+        Binding("space,r", "roll", N_("Roll")),
+        Binding("up,k", "cursor(-1)", N_("Box up"), show=False),
+        Binding("down,j", "cursor(1)", N_("Box down"), show=False),
+        Binding("enter", "score", N_("Score")),
+        Binding("u", "undo", N_("Undo")),
+        Binding("ctrl+r", "redo", N_("Redo"), show=False),
+        Binding("h", "hint", N_("Hint")),
+        Binding("c", "toggle_reasoning", N_("Reasoning"), show=False),
+        Binding("plus,equals_sign", "pace(-1)", N_("Faster"), show=False),
+        Binding("minus", "pace(1)", N_("Slower"), show=False),
+        Binding("s", "save", N_("Save"), show=False),
+        Binding("q", "save_quit", N_("Save+quit")),
+        Binding("question_mark,f1", "help", N_("Help")),
     ]
 
     def __init__(self, session: Session) -> None:
@@ -138,9 +142,9 @@ class GameScreen(Screen[None]):
         self.session = session
         self.kept: set[int] = set()
         self.cursor: tuple[int, str] | None = None
-        self.events: list[str] = []
+        self.events: list[Callable[[], str]] = []
         self.status = ""
-        self.panel = ""
+        self.panel: Callable[[], str] = str
         self.timer: Timer | None = None
         self.pending: Action | None = None
         self.thinking = False
@@ -166,7 +170,7 @@ class GameScreen(Screen[None]):
                 yield Static("", id="status")
                 yield Static("", id="events")
                 yield Static("", id="panel")
-        yield Footer()
+        yield I18nFooter()
 
     def on_mount(self) -> None:
         """Look up the solo player's best, draw, and let a computer start if it is its turn."""
@@ -190,40 +194,51 @@ class GameScreen(Screen[None]):
         state = self.session.state
         rules = state.rules
         if state.phase is Phase.ROLLOFF:
-            return f"[b]{rules.title}[/b] · roll-off to decide who starts", ""
+            return _("[b]{rules}[/b] · roll-off to decide who starts", rules=rules.title), ""
         name = escape(state.players[state.current])
-        who = f"[b]{name}[/b]" + (" (computer)" if self.session.is_computer(state.current) else "")
-        turn = f"[b]{rules.title}[/b] · round {state.round}/{rules.rounds} · {who} to play"
+        who = _("[b]{name}[/b] (computer)", name=name) if self.session.is_computer(state.current) else f"[b]{name}[/b]"
+        turn = _(
+            "[b]{rules}[/b] · round {round}/{rounds} · {player} to play",
+            rules=rules.title,
+            round=state.round,
+            rounds=rules.rounds,
+            player=who,
+        )
         if state.rolls == 0:
-            roll = f"Roll 1 of {rules.rolls} next"
+            roll = _("Roll 1 of {rolls} next", rolls=rules.rolls)
+        elif state.rolls_left == 0:
+            roll = _("Roll {roll} of {rolls} · score a box", roll=state.rolls, rolls=rules.rolls)
         else:
-            roll = f"Roll {state.rolls} of {rules.rolls}" + (" · score a box" if state.rolls_left == 0 else "")
+            roll = _("Roll {roll} of {rolls}", roll=state.rolls, rolls=rules.rolls)
         return turn, roll
 
     def _keys_text(self) -> str:
         state = self.session.state
         faces = " ".join(str(state.dice[p]) for p in sorted(self.kept)) if state.dice is not None else ""
         if self.session.computer_to_move:
-            doing = f"keeps {faces}" if faces else "playing"
-            return f"Computer {doing} · +/- pace · c reasoning · u undo"
+            if faces:
+                return _("Computer keeps {dice} · +/- pace · c reasoning · u undo", dice=faces)
+            return _("Computer playing · +/- pace · c reasoning · u undo")
         if state.dice is None:
-            return "Space: roll · ? help"
+            return _("Space: roll · ? help")
         if faces:
-            return f"Keeping {faces} · Space rolls the other {state.rules.dice - len(self.kept)}"
-        return f"1-{state.rules.dice} keep · Space roll · ↑↓ Enter score"
+            return _("Keeping {dice} · Space rolls the other {n}", dice=faces, n=state.rules.dice - len(self.kept))
+        return _("1-{n} keep · Space roll · ↑↓ Enter score", n=state.rules.dice)
 
     def _best_text(self) -> str:
         if self.best is None:
             return ""
         total = self.session.state.total(0)
-        return f"New best: {total} (was {self.best})" if total > self.best else f"Beat your best: {self.best}"
+        if total > self.best:
+            return _("New best: {total} (was {best})", total=total, best=self.best)
+        return _("Beat your best: {best}", best=self.best)
 
     def redraw(self) -> None:
         """Show the current state."""
         session = self.session
         state = session.state
         options = sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
-        keys = [k for k, _ in options]
+        keys = [k for k, _points in options]
         moves = len(session.game.log)
         if session.computer_to_move or not keys:
             self.cursor = None
@@ -237,10 +252,16 @@ class GameScreen(Screen[None]):
         self.query_one(DiceBar).show(state.dice, self.kept)
         self.query_one("#keys", Static).update(self._keys_text())
         self.query_one("#status", Static).update(escape(self.status))
-        self.query_one("#events", Static).update("\n".join(escape(e) for e in self.events[-3:]))
-        self.query_one("#panel", Static).update(self.panel)
+        self.query_one("#events", Static).update("\n".join(escape(e()) for e in self.events[-3:]))
+        self.query_one("#panel", Static).update(self.panel())
         self.query_one(ScoreCardView).show(state, self.cursor)
         self._follow_current()
+
+    def relabel(self) -> None:
+        """Show everything again in the current language (after a switch); the game is untouched."""
+        self.status = ""
+        self.redraw()
+        self.refresh_bindings()  # the footer writes its keys again
 
     def _follow_current(self) -> None:
         """Keep the columns of the player to move in view when the cards are wider than their space."""
@@ -265,20 +286,35 @@ class GameScreen(Screen[None]):
         self.redraw()
 
     # -- doing -------------------------------------------------------------------------------------
-    def _event(self, record: Action, seat: int) -> str:
+    def _event(self, record: Action, seat: int) -> Callable[[], str]:
+        """The line telling what happened, written when shown (so it follows the language)."""
         state = self.session.state
         name = state.players[seat]
-        if isinstance(record, RollOff):
-            dice = record.dice or ()
-            text = f"{name} rolls off {' '.join(map(str, dice))} ({sum(dice)})"
-            if state.phase is Phase.PLAY and state.starter is not None:
-                text += f"; {state.players[state.starter]} starts"
-            return text
-        if isinstance(record, Roll):
-            kept = f", keeping {len(record.held)}" if record.held else ""
-            return f"{name} rolls {' '.join(map(str, record.dice or ()))}{kept}"
-        assert isinstance(record, Score)
-        return f"{name}: {record.points} in {state.rules.box(record.box).label}"
+        starter = state.players[state.starter] if state.phase is Phase.PLAY and state.starter is not None else None
+        rules = state.rules
+
+        def text() -> str:
+            if isinstance(record, RollOff):
+                dice = record.dice or ()
+                faces = " ".join(map(str, dice))
+                if starter is not None:
+                    return _(
+                        "{name} rolls off {dice} ({sum}); {starter} starts",
+                        name=name,
+                        dice=faces,
+                        sum=sum(dice),
+                        starter=starter,
+                    )
+                return _("{name} rolls off {dice} ({sum})", name=name, dice=faces, sum=sum(dice))
+            if isinstance(record, Roll):
+                faces = " ".join(map(str, record.dice or ()))
+                if record.held:
+                    return _("{name} rolls {dice}, keeping {n}", name=name, dice=faces, n=len(record.held))
+                return _("{name} rolls {dice}", name=name, dice=faces)
+            assert isinstance(record, Score)
+            return _("{name}: {points} in {box}", name=name, points=record.points, box=box_label(rules.box(record.box)))
+
+        return text
 
     def play(self, action: Action) -> bool:
         """Carry out an intent for whoever is to move; show the engine's reason if it is illegal."""
@@ -294,7 +330,7 @@ class GameScreen(Screen[None]):
         if isinstance(record, Score):
             self.kept.clear()
         if not session.is_computer(seat):
-            self.panel = ""
+            self.panel = str
         if session.state.is_over:
             self._finish()
             return True
@@ -311,7 +347,7 @@ class GameScreen(Screen[None]):
     # -- human actions ---------------------------------------------------------------------------
     def _human(self) -> bool:
         if self.session.computer_to_move:
-            self.say("Please wait: the computer is playing.")
+            self.say(_("Please wait: the computer is playing."))
             return False
         return True
 
@@ -321,7 +357,7 @@ class GameScreen(Screen[None]):
         if not self._human() or index >= state.rules.dice:
             return
         if state.dice is None:
-            self.say("Roll first; then choose the dice to keep.")
+            self.say(_("Roll first; then choose the dice to keep."))
             return
         self.kept ^= {index}
         self.status = ""
@@ -370,7 +406,7 @@ class GameScreen(Screen[None]):
         if not self._human():
             return
         if self.cursor is None:
-            self.say("Roll first: there are no dice to score." if self.session.state.dice is None else "")
+            self.say(_("Roll first: there are no dice to score.") if self.session.state.dice is None else "")
             return
         card, box = self.cursor
         self.play(Score(box, card))
@@ -403,9 +439,10 @@ class GameScreen(Screen[None]):
             return
         undone = self.session.game.redo_stack[-1]
         self.kept = set(undone.held) if isinstance(undone, Roll) else set()
-        self.events.append(f"Undone: {describe_action(self.session.game.rules, undone, self.session.state.dice)}")
+        rules, dice = self.session.game.rules, self.session.state.dice
+        self.events.append(lambda: _("Undone: {action}", action=describe_action(rules, undone, dice)))
         self.status = ""
-        self.panel = ""
+        self.panel = str
         self.redraw()
         self.schedule()
 
@@ -419,7 +456,7 @@ class GameScreen(Screen[None]):
             self.schedule()
             return
         self.kept = set()
-        self.events.append("Redone")
+        self.events.append(lambda: _("Redone"))
         if self.session.state.is_over:
             self._finish()
             return
@@ -436,9 +473,9 @@ class GameScreen(Screen[None]):
         try:
             saved = session.save(path)
         except OSError as exc:
-            self.say(f"The game could not be saved to {path}: {exc.strerror}.")
+            self.say(_("The game could not be saved to {path}: {reason}.", path=str(path), reason=exc.strerror))
             return
-        self.say(f"Saved to {saved}")
+        self.say(_("Saved to {path}", path=str(saved)))
 
     def action_save_quit(self) -> None:
         """Save and leave."""
@@ -455,14 +492,14 @@ class GameScreen(Screen[None]):
         """Show or hide the computer's reasoning."""
         on = not self.fd_app.settings.get("reasoning", False)
         self.fd_app.save_setting("reasoning", on)
-        self.say(f"Computer reasoning {'shown' if on else 'hidden'}.")
+        self.say(_("Computer reasoning shown.") if on else _("Computer reasoning hidden."))
 
     def action_pace(self, step: int) -> None:
         """Make the computer faster (-1) or slower (+1)."""
         now = min(PACES, key=lambda p: abs(p - self.pace))
         new = PACES[max(0, min(len(PACES) - 1, PACES.index(now) + step))]
         self.fd_app.save_setting("pace", new)
-        self.say(f"Computer pace: {new:.2f} s a move.")
+        self.say(_("Computer pace: {seconds} s a move.", seconds=format_decimal(new, 2)))
 
     # -- hints -------------------------------------------------------------------------------------
     def action_hint(self) -> None:
@@ -471,9 +508,9 @@ class GameScreen(Screen[None]):
             return
         state = self.session.state
         if state.dice is None:
-            self.say("Roll first: hints are for the dice showing.")
+            self.say(_("Roll first: hints are for the dice showing."))
             return
-        self.panel = "[dim]Thinking…[/]"
+        self.panel = lambda: "[dim]" + _("Thinking…") + "[/]"
         self.redraw()
         self._hint_worker(len(self.session.game.log))
 
@@ -485,17 +522,19 @@ class GameScreen(Screen[None]):
         except FiveDiceError as exc:
             lines = str(exc)
         except Exception as exc:  # a failing advisor must not end the game
-            lines = f"The advisor failed: {type(exc).__name__}: {exc}"
+            lines = _("The advisor failed: {error}: {message}", error=type(exc).__name__, message=str(exc))
         self.app.call_from_thread(self._show_hint, move, state.current, lines)
 
     def _show_hint(self, move: int, seat: int, lines: list[HintLine] | str) -> None:
         if move != len(self.session.game.log):
             return
         if isinstance(lines, str):
-            self.panel = f"[dim]{escape(lines)}[/]"
+            text = lines
+            self.panel = lambda: f"[dim]{escape(text)}[/]"
         else:
             self.session.record_hint(move, seat, lines)
-            self.panel = "[b]Hint[/b]\n" + format_lines(lines)
+            hint = lines
+            self.panel = lambda: "[b]" + _("Hint") + "[/b]\n" + format_lines(hint)
         self.redraw()
 
     # -- computer turns ----------------------------------------------------------------------------
@@ -526,14 +565,14 @@ class GameScreen(Screen[None]):
         error = ""
         action: Action | None = None
         lines: list[HintLine] = []
-        label = "to come"
+        label = N_("to come")
         try:
             action = self.session.computer_action()
             if reasoning and state.dice is not None:
                 try:
                     lines = self.session.hint_lines(state)
                 except Exception:  # reasoning is optional: fall back to the points on offer
-                    lines, label = greedy_reasoning(state), "points"
+                    lines, label = greedy_reasoning(state), N_("points")
         except FiveDiceError as exc:
             error = str(exc)
         except Exception as exc:  # a failing computer player must not end the game
@@ -548,14 +587,22 @@ class GameScreen(Screen[None]):
             self.schedule()
             return
         if action is None:
-            self.say(f"The computer player failed: {error} Save with s; undo with u.")
+            self.say(_("The computer player failed: {error} Save with s; undo with u.", error=error))
             return
         state = self.session.state
         lines, label = reasoning
         if lines:
             name = escape(state.players[state.current])
-            chose = escape(describe_action(state.rules, action, state.dice))
-            self.panel = f"[b]{name} weighs[/b] (chose: {chose})\n" + format_lines(lines, label=label)
+            chosen, rules, dice = action, state.rules, state.dice
+            self.panel = lambda: (
+                _(
+                    "[b]{name} weighs[/b] (chose: {action})",
+                    name=name,
+                    action=escape(describe_action(rules, chosen, dice)),
+                )
+                + "\n"
+                + format_lines(lines, label=label)
+            )
         if isinstance(action, Roll) and action.held and self.pace > 0 and set(action.held) != self.kept:
             self.kept = set(action.held)
             self.pending = action
@@ -571,9 +618,15 @@ class GameScreen(Screen[None]):
             self.play(action)
 
 
-def format_lines(lines: list[HintLine], top: int = 5, label: str = "to come") -> str:
-    """Ranked options as markup: what, its value (by default the expected points still to come), loss."""
-    rows = [f"[dim]{'option':<26} {label:>7} {'loss':>6}[/]"]
+def format_lines(lines: list[HintLine], top: int = 5, label: str = N_("to come")) -> str:
+    """Ranked options as markup: what, its value (by default the expected points still to come), loss;
+    headings in the current language (``label`` is translated here), numbers in its format."""
+    value, loss = _(label)[:10], _("loss")[:9]
+    vw, lw = max(7, len(value)), max(6, len(loss))
+    ow = 26 - (vw - 7) - (lw - 6)  # longer headings take room from the option column
+    option = _("option")[:ow]
+    rows = [f"[dim]{option:<{ow}} {value:>{vw}} {loss:>{lw}}[/]"]
     for line in lines[:top]:
-        rows.append(f"{escape(line.text[:26]):<26} {line.value:7.2f} {line.loss:6.2f}")
+        value_text, loss_text = format_decimal(line.value, 2), format_decimal(line.loss, 2)
+        rows.append(f"{escape(line.text[:ow]):<{ow}} {value_text:>{vw}} {loss_text:>{lw}}")
     return "\n".join(rows)

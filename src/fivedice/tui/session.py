@@ -24,6 +24,7 @@ from fivedice import saves
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.errors import FiveDiceError, SaveFormatError
 from fivedice.game import Game
+from fivedice.i18n import N_, _, box_label
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 
@@ -43,7 +44,10 @@ __all__ = [
 SAVE_FORMAT = "fivedice-seats"
 SAVE_VERSION = 1
 
-FALLBACK_LEVELS = {"greedy": "takes the most points now, keeps the commonest face", "random": "any legal move"}
+FALLBACK_LEVELS = {
+    "greedy": N_("takes the most points now, keeps the commonest face"),
+    "random": N_("any legal move"),
+}
 """Computer levels offered while ``fivedice.players`` is not installed."""
 
 
@@ -105,12 +109,17 @@ def check_level(level: str, rules: RuleSet) -> None:
     """Raise unless ``level`` is a computer level that can play ``rules`` (cheap: builds nothing)."""
     levels = computer_levels()
     if level not in levels:
-        raise FiveDiceError(f"Computer level {level!r} is unknown; expected one of: {', '.join(levels)}.")
+        raise FiveDiceError(
+            _("Computer level {level!r} is unknown; expected one of: {levels}.", level=level, levels=", ".join(levels))
+        )
     solver_levels = optional("fivedice.players", "SOLVER_LEVELS") or ()
     if level in solver_levels and len(rules.cards) > 1:
         raise FiveDiceError(
-            f"Computer level {level!r} needs the solver, which handles one-card rule sets; "
-            "choose greedy, tali or random."
+            _(
+                "Computer level {level!r} needs the solver, which handles one-card rule sets; "
+                "choose greedy, tali or random.",
+                level=level,
+            )
         )
 
 
@@ -125,7 +134,13 @@ def make_strategy(level: str, rules: RuleSet, seed: int | None = None) -> Strate
             if level not in FALLBACK_LEVELS:
                 raise
     if level not in FALLBACK_LEVELS:
-        raise FiveDiceError(f"Computer level {level!r} is unknown; expected one of: {', '.join(FALLBACK_LEVELS)}.")
+        raise FiveDiceError(
+            _(
+                "Computer level {level!r} is unknown; expected one of: {levels}.",
+                level=level,
+                levels=", ".join(FALLBACK_LEVELS),
+            )
+        )
     return GreedyFallback(rules, seed, random_moves=level == "random")
 
 
@@ -177,12 +192,15 @@ class Hint:
 def describe_action(rules: RuleSet, action: Action, dice: Sequence[int] | None = None) -> str:
     """A few words for an action: ``roll all``, ``keep 3 3 5``, ``score Chance``."""
     if isinstance(action, RollOff):
-        return "roll off"
+        return _("roll off")
     if isinstance(action, Roll):
         if not action.held or dice is None:
-            return "roll all"
-        return "keep " + " ".join(str(dice[p]) for p in action.held)
-    return f"score {rules.box(action.box).label}" + (f" (card {action.card + 1})" if len(rules.cards) > 1 else "")
+            return _("roll all")
+        return _("keep {dice}", dice=" ".join(str(dice[p]) for p in action.held))
+    box = box_label(rules.box(action.box))
+    if len(rules.cards) > 1:
+        return _("score {box} (card {card})", box=box, card=action.card + 1)
+    return _("score {box}", box=box)
 
 
 def saves_dir() -> Path:
@@ -201,9 +219,9 @@ def _solver(rules: RuleSet) -> Any:
     if rules not in _SOLVERS:
         solve = optional("fivedice.solver", "solve")
         if solve is None:
-            raise FiveDiceError("Hints need the solver (fivedice.solver), which is not installed.")
+            raise FiveDiceError(_("Hints need the solver (fivedice.solver), which is not installed."))
         if len(rules.cards) > 1:
-            raise FiveDiceError("Hints are for single-card rule sets; this game has several cards.")
+            raise FiveDiceError(_("Hints are for single-card rule sets; this game has several cards."))
         _SOLVERS[rules] = solve(rules)
     return _SOLVERS[rules]
 
@@ -211,15 +229,15 @@ def _solver(rules: RuleSet) -> Any:
 def solver_advisor(state: GameState) -> list[HintLine]:
     """The solver's ranked options for the current player: what to do, expected final score, loss."""
     if state.dice is None or state.phase is not Phase.PLAY:
-        raise FiveDiceError("Roll first: hints are for the dice showing.")
+        raise FiveDiceError(_("Roll first: hints are for the dice showing."))
     card = state.cards[state.current][0]
     options = _solver(state.rules).advise(card, state.dice, state.rolls_left)
     out = []
     for o in options:
         if o.action == "keep":
-            text = "keep " + " ".join(map(str, o.dice)) if o.dice else "reroll all"
+            text = _("keep {dice}", dice=" ".join(map(str, o.dice))) if o.dice else _("reroll all")
         else:
-            text = f"score {state.rules.box(o.box).label} ({o.points})"
+            text = _("score {box} ({points})", box=box_label(state.rules.box(o.box)), points=o.points)
         out.append(HintLine(text, float(o.value), float(o.loss)))
     return out
 
@@ -230,7 +248,10 @@ def greedy_reasoning(state: GameState) -> list[HintLine]:
         return []
     options = sorted(state.options().items(), key=lambda kv: -kv[1])
     best = options[0][1] if options else 0
-    return [HintLine(f"score {state.rules.box(box).label}", float(p), float(best - p)) for (_, box), p in options]
+    return [
+        HintLine(_("score {box}", box=box_label(state.rules.box(box))), float(p), float(best - p))
+        for (_card, box), p in options
+    ]
 
 
 @dataclass
@@ -248,7 +269,13 @@ class Session:
 
     def __post_init__(self) -> None:
         if len(self.seats) != len(self.game.players):
-            raise FiveDiceError(f"{len(self.seats)} seats were given for {len(self.game.players)} players.")
+            raise FiveDiceError(
+                _(
+                    "{seats} seats were given for {players} players.",
+                    seats=len(self.seats),
+                    players=len(self.game.players),
+                )
+            )
 
     @classmethod
     def new(
@@ -312,7 +339,7 @@ class Session:
     def undo(self) -> int:
         """Take back the last human action and any computer actions after it; returns how many."""
         if not self._undoable():
-            raise FiveDiceError("There is nothing to undo.")
+            raise FiveDiceError(_("There is nothing to undo."))
         if all(s.is_computer for s in self.seats):
             self.game.undo()
             return 1
@@ -327,7 +354,7 @@ class Session:
     def redo(self) -> int:
         """Replay the next undone action and any computer actions after it; returns how many."""
         if not self.game.can_redo:
-            raise FiveDiceError("There is nothing to redo.")
+            raise FiveDiceError(_("There is nothing to redo."))
         self.game.redo()
         n = 1
         while self.game.can_redo and not self.state.is_over and self.is_computer(self.state.current):
@@ -396,13 +423,17 @@ class Session:
             try:
                 data = json.loads(side.read_text(encoding="utf-8"))
                 if data.get("format") != SAVE_FORMAT or data.get("version") != SAVE_VERSION:
-                    raise ValueError("format")
+                    raise ValueError(SAVE_FORMAT)
                 seats = tuple(Seat(str(s["name"]), str(s["kind"]), s.get("level")) for s in data["seats"])
                 hints = [Hint.from_data(h) for h in data.get("hints", [])]
             except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError, AttributeError):
-                raise SaveFormatError(f"Seats file {str(side)!r} is damaged; move it aside to load the game.") from None
+                raise SaveFormatError(
+                    _("Seats file {path!r} is damaged; move it aside to load the game.", path=str(side))
+                ) from None
             if tuple(s.name for s in seats) != game.players:
-                raise SaveFormatError(f"Seats file {str(side)!r} names players that differ from the saved game's.")
+                raise SaveFormatError(
+                    _("Seats file {path!r} names players that differ from the saved game's.", path=str(side))
+                )
         return cls(game, seats, hints=hints, save_path=path, **kwargs)
 
     def remove_save(self) -> None:
@@ -415,8 +446,15 @@ class Session:
         """One line: rule set, players and progress."""
         state = self.state
         who = ", ".join(s.name + (f" ({s.level})" if s.is_computer else "") for s in self.seats)
-        where = "over" if state.is_over else f"round {state.round} of {state.rules.rounds}"
-        return f"{self.game.rules.title}: {who}; {where}"
+        if state.is_over:
+            return _("{rules}: {players}; over", rules=self.game.rules.title, players=who)
+        return _(
+            "{rules}: {players}; round {round} of {rounds}",
+            rules=self.game.rules.title,
+            players=who,
+            round=state.round,
+            rounds=state.rules.rounds,
+        )
 
 
 def sidecar(path: Path) -> Path:

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from fivedice import i18n
 from fivedice import rules as rules_mod
 from fivedice.cli import parse_options
 from fivedice.errors import FiveDiceError, RuleSetError
+from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet
 from fivedice.tui.session import Seat, computer_levels, saved_games
+from fivedice.tui.widgets import I18nFooter
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_SEATS", "ScoresScreen", "StartScreen", "rules_from_form"]
 
 MAX_SEATS = 4
-PACE_CHOICES = [("instant", 0.0), ("fast", 0.3), ("normal", 0.8), ("slow", 1.5)]
+PACE_CHOICES = [(N_("instant"), 0.0), (N_("fast"), 0.3), (N_("normal"), 0.8), (N_("slow"), 1.5)]
 
 
 def rules_from_form(name: str, options: str) -> RuleSet:
@@ -40,7 +43,7 @@ class ScoresScreen(ModalScreen[None]):
     ScoresScreen > VerticalScroll { width: 78; max-width: 100%; height: auto; max-height: 100%;
                                     border: round $accent; padding: 0 1; background: $surface; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f2", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f2", "close", N_("Close"))]
 
     def __init__(self, rules_name: str | None) -> None:
         super().__init__()
@@ -48,23 +51,22 @@ class ScoresScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """Both tables, or why there are none."""
-        from fivedice.storage.cli import scores_text
+        from fivedice.storage.cli import scores_text, scores_title
 
         app: FiveDiceApp = self.app  # type: ignore[assignment]
         if app.store is None:
-            text = f"No high scores: {app.store_error or 'no score database is in use'}"
+            text = _("No high scores: {why}", why=app.store_error or _("no score database is in use"))
         else:
             try:
                 solo = app.store.high_scores(self.rules_name, 8, solo=True)
                 multi = app.store.high_scores(self.rules_name, 8, solo=False)
-                suffix = f" ({self.rules_name})" if self.rules_name else ""
-                text = scores_text(solo, f"Solo high scores{suffix}") + "\n\n"
-                text += scores_text(multi, f"Multiplayer high scores{suffix}")
+                text = scores_text(solo, scores_title(True, self.rules_name)) + "\n\n"
+                text += scores_text(multi, scores_title(False, self.rules_name))
             except FiveDiceError as exc:
                 text = str(exc)
         with VerticalScroll():
             yield Static(escape(text), id="scores-text")
-            yield Static("[dim]Esc closes[/]")
+            yield Static("[dim]" + _("Esc closes") + "[/]")
 
     def action_close(self) -> None:
         """Back to the start screen."""
@@ -91,6 +93,7 @@ class StartScreen(Screen[None]):
     StartScreen #pace { width: 14; }
     StartScreen #reasoning { margin-left: 1; }
     StartScreen #theme { width: 16; margin-left: 1; }
+    StartScreen #language { width: 20; }
     StartScreen #saved { width: 1fr; }
     StartScreen #rules-info { height: 2; color: $foreground 60%; }
     StartScreen #buttons { height: 1; margin-top: 1; }
@@ -98,15 +101,16 @@ class StartScreen(Screen[None]):
     StartScreen #message { height: auto; color: $warning; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "start", "Start"),
-        Binding("escape", "app.quit", "Quit"),
-        Binding("f1", "help", "Help"),
-        Binding("f2", "scores", "Scores"),
+        Binding("ctrl+s", "start", N_("Start")),
+        Binding("escape", "app.quit", N_("Quit")),
+        Binding("f1", "help", N_("Help")),
+        Binding("f2", "scores", N_("Scores")),
     ]
 
     def __init__(self, message: str = "") -> None:
         super().__init__()
         self.message = message
+        self.kept_form: dict[str, Any] = {}
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -132,64 +136,93 @@ class StartScreen(Screen[None]):
     def _rules_default(self) -> tuple[str, str]:
         cfg = self.fd_app.config
         spec = cfg.rules.spec if cfg.rules is not None else str(self.fd_app.settings.get("rules", "yahtzee"))
-        name, _, options = spec.partition(" ")
+        name, _sep, options = spec.partition(" ")
         return (name if name in rules_mod.BUILTINS else "yahtzee"), options
 
     def compose(self) -> ComposeResult:
         """The form."""
         levels = computer_levels()
-        kinds = [("Human", "human")] + [(f"Computer · {lv}", f"computer:{lv}") for lv in levels]
+        kinds = [(_("Human"), "human")] + [(_("Computer · {level}", level=lv), f"computer:{lv}") for lv in levels]
         rule_name, rule_options = self._rules_default()
         seats = self._lineup()
-        yield Static("fivedice · Yahtzee and its family of five-dice games", id="title")
+        form = self.kept_form
+        yield Static(_("fivedice · Yahtzee and its family of five-dice games"), id="title")
         with Vertical():
             with Horizontal(classes="row"):
-                yield Label("Rules", classes="lbl")
+                yield Label(_("Rules"), classes="lbl")
                 choices = [(b.name.title(), b.name) for b in rules_mod.BUILTINS.values()]
-                yield Select(choices, value=rule_name, allow_blank=False, compact=True, id="rules")
-                yield Input(rule_options, placeholder="options, e.g. joker=free", compact=True, id="options")
+                yield Select(choices, value=form.get("rules", rule_name), allow_blank=False, compact=True, id="rules")
+                yield Input(form.get("options", rule_options), placeholder=_("options, e.g. joker=free"), compact=True,
+                            id="options")  # fmt: skip
             yield Static("", id="rules-info")
-            yield Label("Players (an empty name leaves the seat out)")
+            yield Label(_("Players (an empty name leaves the seat out)"))
             for i in range(MAX_SEATS):
                 seat = seats[i] if i < len(seats) else None
                 kind = "human"
                 if seat is not None and seat.is_computer:
                     kind = f"computer:{seat.level}" if seat.level in levels else kinds[1][1]
+                name = form.get(f"name-{i}", seat.name if seat else "")
                 with Horizontal(classes="seat"):
                     yield Label(f"  {i + 1}.", classes="lbl")
-                    yield Input(seat.name if seat else "", max_length=20, compact=True, id=f"name-{i}", classes="name")
-                    yield Select(kinds, value=kind, allow_blank=False, compact=True, id=f"kind-{i}", classes="kind")
+                    yield Input(name, max_length=20, compact=True, id=f"name-{i}", classes="name")
+                    yield Select(kinds, value=form.get(f"kind-{i}", kind), allow_blank=False, compact=True,
+                                 id=f"kind-{i}", classes="kind")  # fmt: skip
             yield Static("")
             with Horizontal(classes="row"):
-                yield Label("Computer", classes="lbl")
-                pace = float(self.fd_app.settings.get("pace", 0.8))
-                paces = list(PACE_CHOICES)
-                if pace not in [p for _, p in paces]:
+                yield Label(_("Computer"), classes="lbl")
+                pace = float(form.get("pace", self.fd_app.settings.get("pace", 0.8)))
+                paces = [(_(text), value) for text, value in PACE_CHOICES]
+                if pace not in [p for _text, p in paces]:
                     paces.append((f"{pace:g} s", pace))
                 yield Select(paces, value=pace, allow_blank=False, compact=True, id="pace")
-                reasoning = bool(self.fd_app.settings.get("reasoning", False))
-                yield Checkbox("show its reasoning", reasoning, compact=True, id="reasoning")
+                reasoning = bool(form.get("reasoning", self.fd_app.settings.get("reasoning", False)))
+                yield Checkbox(_("show its reasoning"), reasoning, compact=True, id="reasoning")
                 theme = str(self.fd_app.settings.get("theme", "dark"))
-                themes = [("dark theme", "dark"), ("light theme", "light")]
+                themes = [(_("dark theme"), "dark"), (_("light theme"), "light")]
                 yield Select(themes, value=theme if theme in ("dark", "light") else "dark", allow_blank=False,
                              compact=True, id="theme")  # fmt: skip
             with Horizontal(classes="row"):
-                yield Label("Resume", classes="lbl")
+                yield Label(_("Resume"), classes="lbl")
                 saved = [(escape(text), str(path)) for path, text in saved_games(self.fd_app.config.saves)][:20]
-                yield Select(saved, prompt="no saved game" if not saved else "choose a saved game", compact=True,
-                             id="saved", value=saved[0][1] if saved else Select.NULL)  # fmt: skip
+                chosen = form.get("saved", saved[0][1] if saved else Select.NULL)
+                yield Select(saved, prompt=_("no saved game") if not saved else _("choose a saved game"), compact=True,
+                             id="saved", value=chosen)  # fmt: skip
+            with Horizontal(classes="row"):
+                yield Label(_("Language"), classes="lbl")
+                languages = [(name, code) for code, name in i18n.available_languages().items()]
+                yield Select(languages, value=i18n.current_language(), allow_blank=False, compact=True, id="language")
             with Horizontal(id="buttons"):
-                yield Button("Start", id="start", variant="primary", compact=True)
-                yield Button("Resume", id="resume", compact=True, disabled=not saved)
-                yield Button("Scores", id="scores", compact=True)
-                yield Button("Quit", id="quit", compact=True)
+                yield Button(_("Start"), id="start", variant="primary", compact=True)
+                yield Button(_("Resume"), id="resume", compact=True, disabled=not saved)
+                yield Button(_("Scores"), id="scores", compact=True)
+                yield Button(_("Quit"), id="quit", compact=True)
             yield Static(escape(self.message), id="message")
-        yield Footer()
+        yield I18nFooter()
 
     def on_mount(self) -> None:
         """Describe the chosen rule set."""
         self._describe()
         self.query_one("#name-0", Input).focus()
+
+    def _form(self) -> dict[str, Any]:
+        """What the form holds now (to keep it when the screen is written again in another language)."""
+        form: dict[str, Any] = {"options": self.query_one("#options", Input).value}
+        for key in ("rules", "pace", "saved", *(f"kind-{i}" for i in range(MAX_SEATS))):
+            form[key] = self.query_one(f"#{key}", Select).value
+        for i in range(MAX_SEATS):
+            form[f"name-{i}"] = self.query_one(f"#name-{i}", Input).value
+        form["reasoning"] = self.query_one("#reasoning", Checkbox).value
+        return form
+
+    def relabel(self) -> None:
+        """Write the screen again in the current language, keeping what the form holds."""
+        self.kept_form = self._form()
+        self.call_later(self._rebuild)
+
+    async def _rebuild(self) -> None:
+        await self.recompose()
+        self._describe()
+        self.query_one("#language", Select).focus()
 
     def _describe(self) -> None:
         name = self.query_one("#rules", Select).value
@@ -197,7 +230,7 @@ class StartScreen(Screen[None]):
             return
         builtin = rules_mod.BUILTINS[name]
         opts = " ".join(f"{o.name}={'|'.join(o.choices)}" for o in builtin.options)
-        text = f"{builtin.description}\n[dim]options: {escape(opts) or 'none'}[/]"
+        text = _(builtin.description) + "\n[dim]" + _("options: {options}", options=escape(opts) or _("none")) + "[/]"
         self.query_one("#rules-info", Static).update(text)
 
     def on_select_changed(self, event: Select.Changed) -> None:
@@ -206,6 +239,8 @@ class StartScreen(Screen[None]):
             self._describe()
         elif event.select.id == "theme" and event.value != self.fd_app.settings.get("theme"):
             self.fd_app.action_toggle_theme()
+        elif event.select.id == "language" and isinstance(event.value, str) and event.value != i18n.current_language():
+            self.fd_app.switch_language(event.value)
 
     def on_input_submitted(self) -> None:
         """Enter in a text field starts the game."""
@@ -260,11 +295,11 @@ class StartScreen(Screen[None]):
         name = self.query_one("#rules", Select).value
         try:
             if not isinstance(name, str):
-                raise RuleSetError("Choose a rule set.")
+                raise RuleSetError(_("Choose a rule set."))
             rules = rules_from_form(name, self.query_one("#options", Input).value)
             seats = self.seats()
             if not seats:
-                raise FiveDiceError("Enter at least one player's name.")
+                raise FiveDiceError(_("Enter at least one player's name."))
             session = app.new_session(rules, seats)
         except FiveDiceError as exc:
             self.say(str(exc))
@@ -286,7 +321,7 @@ class StartScreen(Screen[None]):
 
         value = self.query_one("#saved", Select).value
         if not isinstance(value, str):
-            self.say("There is no saved game to resume.")
+            self.say(_("There is no saved game to resume."))
             return
         try:
             session = self.fd_app.load_session(Path(value))

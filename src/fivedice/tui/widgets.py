@@ -13,11 +13,13 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Click
 from textual.markup import escape
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
+from fivedice.i18n import _, box_label
 from fivedice.state import GameState
 
-__all__ = ["CardLine", "DiceBar", "Die", "ScoreCardView", "card_lines", "die_face"]
+__all__ = ["CardLine", "DiceBar", "Die", "I18nFooter", "ScoreCardView", "card_lines", "die_face"]
 
 _PIPS = {
     0: ("     ", "  ?  ", "     "),
@@ -102,6 +104,18 @@ class DiceBar(Horizontal):
             die.show(None if dice is None else dice[i], i in kept)
 
 
+class I18nFooter(Footer):
+    """The footer with its key descriptions in the current language (bindings hold them in English,
+    marked with ``N_``); ``recompose()`` it after a change of language."""
+
+    def compose(self) -> ComposeResult:
+        """The footer's keys, their descriptions translated."""
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.description:
+                widget.description = _(widget.description)
+            yield widget
+
+
 class CardLine(Static):
     """One line of the score card; a box line reports clicks with the column clicked."""
 
@@ -148,6 +162,10 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _side(text: str, width: int) -> str:
+    return escape(_fit(text, width - 1).ljust(width))
+
+
 def card_lines(
     state: GameState,
     cursor: tuple[int, str] | None = None,
@@ -177,7 +195,7 @@ def card_lines(
         return seat == state.current and not state.is_over and state.phase.value == "play"
 
     header_names = [_fit(state.players[s] + (f" {k + 1}" if multi else ""), cell_width - 1) for s, k in columns]
-    header_styles = ["b reverse $accent" if current(s) else "b" for s, _ in columns]
+    header_styles = ["b reverse $accent" if current(s) else "b" for s, _card in columns]
     lines: list[tuple[int | None, str]] = [(None, " " * label_width + cells(header_names, header_styles))]
     upper_last = max(rules.upper_indices, default=-1)
     cards = [state.cards[s][k] for s, k in columns]
@@ -195,7 +213,7 @@ def card_lines(
             else:
                 values.append("·")
                 styles.append("dim")
-        label = escape(_fit(box.label, label_width - 1).ljust(label_width))
+        label = escape(_fit(box_label(box), label_width - 1).ljust(label_width))
         chosen_row = cursor is not None and cursor[1] == box.name
         lines.append((i, (f"[b]{label}[/]" if chosen_row else label) + cells(values, styles)))
         if i == upper_last:
@@ -203,17 +221,17 @@ def card_lines(
             for card in cards:
                 tiers = [t.threshold for t in rules.upper_bonus if card.upper_total < t.threshold]
                 progress.append(f"{card.upper_total}/{tiers[0]}" if tiers else str(card.upper_total))
-            lines.append((None, "Upper".ljust(label_width) + cells(progress)))
+            lines.append((None, _side(_("Upper"), label_width) + cells(progress)))
             if rules.upper_bonus:
-                lines.append((None, "Bonus".ljust(label_width) + cells([str(c.upper_bonus) for c in cards])))
-    lines.append((None, "Lower".ljust(label_width) + cells([str(c.lower_total) for c in cards])))
+                lines.append((None, _side(_("Bonus"), label_width) + cells([str(c.upper_bonus) for c in cards])))
+    lines.append((None, _side(_("Lower"), label_width) + cells([str(c.lower_total) for c in cards])))
     if rules.yahtzee_bonus and rules.yahtzee_box:
-        label = _fit(f"{rules.box(rules.yahtzee_box).label} bonus", label_width - 1).ljust(label_width)
+        label = _fit(_("{box} bonus", box=box_label(rules.box(rules.yahtzee_box))), label_width - 1).ljust(label_width)
         lines.append((None, escape(label) + cells([str(c.yahtzee_bonus) for c in cards])))
     totals = [str(c.total) for c in cards]
     if multi:
         totals = [str(state.total(s)) if k == len(rules.cards) - 1 else "" for s, k in columns]
-    lines.append((None, "[b]" + "Total".ljust(label_width) + cells(totals, ["b"] * len(totals)) + "[/]"))
+    lines.append((None, "[b]" + _side(_("Total"), label_width) + cells(totals, ["b"] * len(totals)) + "[/]"))
     return lines
 
 
@@ -238,7 +256,7 @@ class ScoreCardView(Vertical):
     def compose(self) -> ComposeResult:
         """One line widget per line of the card."""
         boxes = self.state.rules.boxes
-        for n, (box, _) in enumerate(card_lines(self.state, preview=False, widths=self.widths)):
+        for n, (box, _text) in enumerate(card_lines(self.state, preview=False, widths=self.widths)):
             name = f"box-{boxes[box].name}" if box is not None else f"line-{n}"
             yield CardLine(box, *self.widths, id=name)
 
@@ -250,7 +268,7 @@ class ScoreCardView(Vertical):
         """Redraw for ``state`` with the keyboard cursor on ``(card, box)``."""
         self.state = state
         lines = card_lines(state, cursor, self.preview, self.widths)
-        for line, (_, text) in zip(self.query(CardLine), lines, strict=True):
+        for line, (_box, text) in zip(self.query(CardLine), lines, strict=True):
             line.update(text)
 
     def column_seat_card(self, column: int) -> tuple[int, int] | None:
