@@ -112,7 +112,7 @@ class I18nCommand(click.Command):
 def _set_language(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
     if value is not None:
         try:
-            i18n.set_language(value)
+            ctx.meta["fivedice.lang"] = i18n.set_language(value)  # the full-screen game: --lang beats the profile
         except i18n.LanguageError as exc:
             raise click.BadParameter(str(exc), ctx, param) from None
 
@@ -290,6 +290,7 @@ def play_cmd(
             load=Path(load) if load else None,
             db=db,
             pace=pace,
+            language=click.get_current_context().meta.get("fivedice.lang"),
         )
         sys.exit(FiveDiceApp(config).run() or 0)
 

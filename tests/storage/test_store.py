@@ -256,6 +256,39 @@ def test_scores_and_history_commands(tmp_path: Path) -> None:
     assert "damaged" in out.output
 
 
+def test_scores_and_history_commands_in_italian(tmp_path: Path) -> None:
+    db = str(tmp_path / "cli.db")
+    with Store(db) as store:
+        for seed in range(2):
+            store.record_game(finished_game(["Ann"], seed))
+        store.record_game(finished_game(["Ann", "Robo"], 4), computer={1: "greedy"})
+        store.record_analysis(1, {0: (3.25, 13)})
+        played = store.history("Ann").games[0].played_at
+    runner = CliRunner()
+    out = runner.invoke(main, ["--lang", "it", "scores", "--db", db])
+    assert out.exit_code == 0, out.output
+    assert "Record in solitario" in out.output
+    assert "Record a più giocatori" in out.output
+    assert "Robo (computer greedy)" in out.output
+    heading = next(line for line in out.output.splitlines() if line.lstrip().startswith("#"))
+    assert heading.split() == ["#", "Giocatore", "Punti", "Regole", "Giocatori", "Data"]
+    assert played.strftime("%d/%m/%y") in out.output  # the Italian short date
+    out = runner.invoke(main, ["--lang", "it", "history", "ann", "--db", db])
+    assert out.exit_code == 0, out.output
+    assert "Ann: 3 partite" in out.output
+    assert "perdita media per decisione: 0,25 punti" in out.output
+    assert "1 su 2" in out.output
+    out = runner.invoke(main, ["--lang", "hr", "history", "Zoe", "--db", db])
+    assert out.output.strip() == "Zoe: još nema igara."
+    bad = tmp_path / "bad.db"
+    bad.write_text("garbage" * 500)
+    out = runner.invoke(main, ["--lang", "it", "history", "Ann", "--db", str(bad)])
+    assert out.exit_code == 2
+    assert "danneggiato" in out.output
+    out = runner.invoke(main, ["--lang", "su", "scores", "--help"])
+    assert "Témbongkeun tabel skor pangluhurna" in out.output
+
+
 def test_bar_chart_scales_between_floor_and_best() -> None:
     chart = bar_chart([150, 300, 225, 300], height=4).splitlines()
     assert len(chart) == 4

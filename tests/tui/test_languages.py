@@ -19,8 +19,6 @@ from fivedice.tui.play import GameScreen
 from fivedice.tui.start import StartScreen
 from fivedice.tui.widgets import CardLine
 
-pytestmark = pytest.mark.asyncio
-
 SIZE = (100, 30)
 
 
@@ -51,6 +49,7 @@ async def play_out(pilot: Pilot[Any], app: FiveDiceApp, seen: list[str]) -> None
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.asyncio
 async def test_a_whole_game_in_italian(tmp_path: Path) -> None:
     db = str(tmp_path / "scores.db")
     config = Config(db=db, saves=tmp_path, seats=[Seat("Ann")], seed=4, language="it", analyser=no_analysis)
@@ -91,6 +90,7 @@ async def test_a_whole_game_in_italian(tmp_path: Path) -> None:
         assert store.history("Ann").count == 1
 
 
+@pytest.mark.asyncio
 async def test_switching_language_mid_game_keeps_the_game(tmp_path: Path) -> None:
     db = str(tmp_path / "scores.db")
     app = FiveDiceApp(demo_config(demo_session(rounds=3)))
@@ -136,6 +136,7 @@ async def test_switching_language_mid_game_keeps_the_game(tmp_path: Path) -> Non
         assert store.get_setting("language") == chosen
 
 
+@pytest.mark.asyncio
 async def test_the_language_chosen_is_used_at_the_next_start_unless_lang_says_otherwise(tmp_path: Path) -> None:
     db = str(tmp_path / "scores.db")
     with Store(db) as store:
@@ -154,6 +155,7 @@ async def test_the_language_chosen_is_used_at_the_next_start_unless_lang_says_ot
         assert store.get_setting("language") == "hr"  # --lang is for this run; it does not change the profile
 
 
+@pytest.mark.asyncio
 async def test_the_start_screen_selector_switches_and_keeps_the_form(tmp_path: Path) -> None:
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
@@ -175,6 +177,7 @@ async def test_the_start_screen_selector_switches_and_keeps_the_form(tmp_path: P
         assert app.settings["language"] == "su"
 
 
+@pytest.mark.asyncio
 async def test_the_end_screen_follows_a_switch(tmp_path: Path) -> None:
     session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=3, advisor=fake_advisor)
     from fivedice.tui.demo import fallback_strategy
@@ -192,3 +195,28 @@ async def test_the_end_screen_follows_a_switch(tmp_path: Path) -> None:
         assert "Partita finita" in text_of(app, "#ranking")
         assert "nessun database dei punteggi in uso" in text_of(app, "#stored")
         assert "Totale" in card_text(app)
+
+
+@pytest.mark.parametrize(("args", "expected"), [(["--lang", "it"], "it"), ([], None)])
+def test_lang_on_the_command_line_reaches_the_game(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], expected: str | None
+) -> None:
+    import sys
+    import types
+
+    from click.testing import CliRunner
+
+    from fivedice.cli import main
+
+    seen: list[str | None] = []
+
+    def run(self: FiveDiceApp) -> int:
+        seen.append(self.config.language)
+        return 0
+
+    tty = types.SimpleNamespace(isatty=lambda: True)
+    monkeypatch.setattr("fivedice.cli.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
+    monkeypatch.setattr(FiveDiceApp, "run", run)
+    out = CliRunner().invoke(main, [*args, "play", "--players", "Ann"])
+    assert out.exit_code == 0, out.output
+    assert seen == [expected]
