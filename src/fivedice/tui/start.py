@@ -131,7 +131,7 @@ class StartScreen(Screen[None]):
                 return [Seat(p.name, p.kind, p.level) for p in last]
         levels = computer_levels()
         level = "medium" if "medium" in levels else next(iter(levels))
-        return [Seat("Player"), Seat("Computer", "computer", level)]
+        return [Seat(_("Player")), Seat(_("Computer"), "computer", level)]
 
     def _rules_default(self) -> tuple[str, str]:
         cfg = self.fd_app.config
