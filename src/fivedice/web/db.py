@@ -206,7 +206,7 @@ class RoomStore:
 
     def _engine(self) -> Engine:
         if not self.is_sqlite:
-            return create_engine(self.url, pool_size=8, max_overflow=8, pool_pre_ping=True)
+            return create_engine(self.url, pool_size=8, max_overflow=8, pool_recycle=1800)
         memory = self.url in ("sqlite://", "sqlite:///:memory:")
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
         if memory:

@@ -247,6 +247,8 @@ class RoomService:
             if room is None:
                 continue
             if kind in ("changed", "resync"):
+                if kind == "changed" and int(event.get("version", 0)) <= room.version and not room.stale:
+                    continue  # this process has already seen that version
                 async with room.lock:
                     if await self.db(self._refresh, room):
                         self._broadcast(room)
