@@ -171,3 +171,22 @@ def test_serve_is_a_fivedice_command() -> None:
     bad = CliRunner().invoke(main, ["serve", "--db", "sqlite://", "--pubsub", "carrier-pigeon"])
     assert bad.exit_code == 2
     assert "Pub/sub 'carrier-pigeon' is unknown" in bad.output
+
+
+def test_idle_rooms_leave_memory_and_come_back_from_the_database(client: TestClient) -> None:
+    service = client.app.state.service  # type: ignore[attr-defined]
+    made = create(client, rules="yacht", humans=1)
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        ann.version(1)
+        ann.send(type="roll")
+        before = ann.version(2)
+    assert made["code"] in service.rooms
+    service.clock = lambda: time.time() + 3600
+    for _ in range(40):
+        if made["code"] not in service.rooms:
+            break
+        time.sleep(0.05)
+    assert made["code"] not in service.rooms
+    with hello(client, made["code"], made["token"]) as again:
+        assert again.state["game"] == before["game"]

@@ -115,6 +115,7 @@ class Room:
         self.clients: set[Client] = set()
         self.presence: dict[str, frozenset[int]] = {}
         self.driving = False
+        self.recording = False
         self.notified_timeout: tuple[int, int] | None = None
         self.analysis: tuple[int, dict[str, Any] | None] | None = None
         self._snapshot: tuple[tuple[int, int], str] | None = None

@@ -47,6 +47,8 @@ __all__ = ["RoomService", "hash_token"]
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+IDLE = 900.0
+"""Seconds after which a room nobody is connected to is dropped from memory (it stays in the database)."""
 
 
 def hash_token(token: str) -> str:
@@ -272,7 +274,8 @@ class RoomService:
 
     # -- after every change: computers, timers, high scores -----------------------------
     def _after_change(self, room: Room, drive: bool = True) -> None:
-        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores:
+        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.recording:
+            room.recording = True
             self._spawn(self._record(room))
         seat = room.current_seat()
         if drive and seat is not None and seat.kind == "computer" and not room.driving:
@@ -325,6 +328,9 @@ class RoomService:
             await asyncio.sleep(0.5)
             now = self.clock()
             for room in list(self.rooms.values()):
+                if not room.clients and not room.driving and not room.lock.locked() and now - room.row.updated > IDLE:
+                    del self.rooms[room.code]  # nobody here for a while: reloaded from the database on demand
+                    continue
                 deadline, seat = room.deadline, room.current_seat()
                 if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
                     continue
@@ -339,6 +345,7 @@ class RoomService:
     async def _record(self, room: Room) -> None:
         """Put a finished game into the high scores and history (exactly one process claims it)."""
         if room.game is None or not room.game.is_over:
+            room.recording = False
             return
         game_no, game = room.row.game_no, room.game
         try:
@@ -348,6 +355,8 @@ class RoomService:
             await asyncio.to_thread(self._record_sync, game, levels)
         except Exception as exc:
             log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
+        finally:
+            room.recording = False
 
     def _record_sync(self, game: Any, levels: dict[int, str]) -> None:
         storage = computer._module("fivedice.storage")
