@@ -93,9 +93,10 @@ def render_result(result: SimResult) -> Table:
     stats = result.stats()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     table = Table(
-        title=f"{result.rules.spec}: {result.games:,} games, seed {result.seed} ({result.seconds:.1f} s, "
-        f"{rate:,.0f} games/s, {result.engine})",
+        title=f"{result.rules.spec}: {result.games:,} games, seed {result.seed}",
+        caption=f"{result.seconds:.1f} s, {rate:,.0f} games/s ({result.engine})",
         title_justify="left",
+        caption_justify="left",
     )
     table.add_column("statistic")
     for s in stats:

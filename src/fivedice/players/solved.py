@@ -229,7 +229,7 @@ def simulate_optimal_fast(
     for b, first in enumerate(range(0, games, FAST_BLOCK)):
         count = min(FAST_BLOCK, games - first)
         block_seed, _ = chunk_seeds(seed, b, 0)
-        result = simulate_optimal(solver, count, block_seed, threads=workers)
+        result = simulate_optimal(solver, count, block_seed >> 1, threads=workers)  # 63 bits fit a signed int
         totals.append(result.totals.astype(np.int64)[:, None])
         boxes.append(result.box_points[:, None, None, :])
         upper.append(result.upper_bonus[:, None, None])
