@@ -227,5 +227,6 @@ def test_a_new_language_is_one_po_file(tmp_path: Path, monkeypatch: pytest.Monke
             assert _("Total") == "Gesamt"
         assert catalogs.stats()["de"][0] == catalogs.stats()["it"][0]
     finally:
+        monkeypatch.undo()  # now: later teardowns (set_language) must not cache the test's German
         i18n.available_languages.cache_clear()
         i18n._translations.cache_clear()
