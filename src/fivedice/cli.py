@@ -89,10 +89,8 @@ def _format_options(command: click.Command, ctx: click.Context, formatter: click
             formatter.write_dl(rows)
 
 
-class I18nCommand(click.Command):
-    """A command whose help (``help=N_("...")``, option helps, headings) shows in the current language.
-
-    Use ``@click.command(cls=I18nCommand, help=N_("..."))`` for commands defined outside this module."""
+class _I18nHelp(click.Command):
+    """Usage line, help text and options written in the current language."""
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)), prefix=_("Usage: "))
@@ -103,6 +101,12 @@ class I18nCommand(click.Command):
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         _format_options(self, ctx, formatter)
+
+
+class I18nCommand(_I18nHelp):
+    """A command whose help (``help=N_("...")``, option helps, headings) shows in the current language.
+
+    Use ``@click.command(cls=I18nCommand, help=N_("..."))`` for commands defined outside this module."""
 
     def get_short_help_str(self, limit: int = 45) -> str:
         with _translated(self, "help", "short_help"):
@@ -130,7 +134,7 @@ LAZY_COMMANDS: dict[str, str] = {
 }
 
 
-class LazyGroup(click.Group):
+class LazyGroup(_I18nHelp, click.Group):
     """A group whose subsystem commands are imported on first use; it sets the language
     from the environment (``--lang`` overrides it) and writes its help in that language."""
 
@@ -142,15 +146,8 @@ class LazyGroup(click.Group):
         ctx.call_on_close(functools.partial(i18n.set_language, outer))
         return super().parse_args(ctx, args)
 
-    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)), prefix=_("Usage: "))
-
-    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        with _translated(self, "help"):
-            super().format_help_text(ctx, formatter)
-
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        _format_options(self, ctx, formatter)
+        super().format_options(ctx, formatter)
         self.format_commands(ctx, formatter)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
