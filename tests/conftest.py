@@ -6,6 +6,12 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
+def private_score_store(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Finished games go to a throwaway database, never the user's."""
+    monkeypatch.setenv("FIVEDICE_DB", str(tmp_path_factory.mktemp("store") / "fivedice.db"))
+
+
+@pytest.fixture(autouse=True)
 def english_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests assert English text, so the language the environment names is pinned to English;
     tests about other languages set their own environment or ``--lang``."""

@@ -71,6 +71,11 @@ def test_play_plain_whole_two_player_game_from_answers_file(tmp_path: Path) -> N
     assert "2. " in out
     assert out.count("scores ") == 26
     assert "[1] " in out, "prompts are numbered"
+    assert "The game is stored with the high scores." in out
+    code, table, _ = run("scores")
+    assert code == 0
+    assert "Ann" in table
+    assert "Bob" in table
 
 
 def test_play_plain_input_ends_early_exits_1() -> None:

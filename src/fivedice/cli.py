@@ -16,6 +16,7 @@ from fivedice import i18n
 from fivedice import rules as rules_mod
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError, RuleSetError
+from fivedice.game import Game
 from fivedice.i18n import N_, _
 from fivedice.render import rules_card
 
@@ -303,4 +304,15 @@ def play_cmd(
             click.echo(line.rstrip("\n"))
         return line.rstrip("\n")
 
-    sys.exit(play_plain(rs, names, sys.stdout, read, seed=seed, physical=physical, load=load))
+    def store(game: Game) -> None:
+        from fivedice.storage import Store, StoreError
+
+        try:
+            Store(db).record_game(game, source="plain")
+        except StoreError as exc:
+            click.echo(_("The game was not stored: {reason}", reason=str(exc)), err=True)
+        else:
+            click.echo(_("The game is stored with the high scores."))
+
+    code = play_plain(rs, names, sys.stdout, read, seed=seed, physical=physical, load=load, on_finish=store)
+    sys.exit(code)

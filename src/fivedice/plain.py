@@ -312,8 +312,10 @@ def play_plain(
     seed: int | None = None,
     physical: bool = False,
     load: str | None = None,
+    on_finish: Callable[[Game], None] | None = None,
 ) -> int:
-    """Run a whole plain-mode game; returns the exit code."""
+    """Run a whole plain-mode game; returns the exit code. ``on_finish`` receives the game
+    if it ends (e.g. to store it with the high scores)."""
     if load is not None:
         game = saves.load(load)
     else:
@@ -323,4 +325,7 @@ def play_plain(
                 print(_("Input ended before the game started."), file=out)
                 return 1
         game = Game(rules, players, seed=seed)
-    return PlainSession(game, out, read, physical).run()
+    code = PlainSession(game, out, read, physical).run()
+    if game.is_over and on_finish is not None:
+        on_finish(game)
+    return code
