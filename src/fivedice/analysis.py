@@ -14,6 +14,7 @@ from typing import Any
 from fivedice.actions import Roll, Score
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
+from fivedice.i18n import _, box_label
 from fivedice.players.solved import solver_for
 from fivedice.state import GameState, Phase
 
@@ -97,8 +98,8 @@ def describe(option: Any, rules_labels: dict[str, str]) -> str:
     """An advisor option in words: ``keep 6 6 4`` or ``score Sixes (18)``."""
     if option.action == "keep":
         kept = " ".join(map(str, option.dice))
-        return f"keep {kept}" if kept else "reroll all"
-    return f"score {rules_labels.get(option.box, option.box)} ({option.points})"
+        return _("keep {dice}", dice=kept) if kept else _("reroll all")
+    return _("score {box} ({points})", box=rules_labels.get(option.box, option.box), points=option.points)
 
 
 def _chosen(options: list[Any], record: Roll | Score, state: GameState) -> Any:
@@ -110,7 +111,7 @@ def _chosen(options: list[Any], record: Roll | Score, state: GameState) -> Any:
         box = state.rules.boxes[state.rules.box_index(record.box)].name
         match = [o for o in options if o.action == "score" and o.box == box]
     if not match:
-        raise AnalysisError(f"The advisor has no option for {record!r} with dice {state.dice}.")
+        raise AnalysisError(_("The advisor has no option for {move!r} with dice {dice}.", move=record, dice=state.dice))
     return match[0]
 
 
@@ -120,8 +121,10 @@ def analyze(game: Game) -> Analysis:
     try:
         solver = solver_for(rules)
     except FiveDiceError as exc:
-        raise AnalysisError(f"Game of {rules.spec!r} cannot be analysed: {exc}") from None
-    labels = {b.name: b.label for b in rules.boxes}
+        raise AnalysisError(
+            _("Game of {rules!r} cannot be analysed: {reason}", rules=rules.spec, reason=str(exc))
+        ) from None
+    labels = {b.name: box_label(b) for b in rules.boxes}
     state = game.initial
     decisions: list[Decision] = []
     for record in game.log:

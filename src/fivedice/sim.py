@@ -33,6 +33,7 @@ import numpy.typing as npt
 from fivedice.actions import Roll, RollOff, Score
 from fivedice.dice import RandomRoller
 from fivedice.errors import FiveDiceError
+from fivedice.i18n import _
 from fivedice.players import LEVELS, UnknownStrategyError, get
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
@@ -216,7 +217,7 @@ def play_chunk(rules: RuleSet, strategies: Sequence[str], seed: int, chunk: int,
                 held = len(action.held) if isinstance(action, Roll) else 0
                 rolled = roller.roll(rules.dice - held)
             elif not isinstance(action, Score):
-                raise SimulationError(f"Strategy returned {action!r}, which is not a move.")
+                raise SimulationError(_("Strategy returned {action!r}, which is not a move.", action=action))
             state = state.apply(state.complete(action, rolled))
         totals[g] = state.totals
         for s in range(seats):
@@ -252,15 +253,19 @@ def simulate(
     """
     strategies = tuple(s.strip().lower() for s in strategies)
     if not strategies:
-        raise SimulationError("A simulation needs at least one strategy; none were given.")
+        raise SimulationError(_("A simulation needs at least one strategy; none were given."))
     for level in strategies:
         if level not in LEVELS:
-            raise UnknownStrategyError(f"Strategy {level!r} is unknown; expected one of: {', '.join(LEVELS)}.")
+            raise UnknownStrategyError(
+                _("Strategy {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
+            )
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise SimulationError(f"Number of games {games!r} is not valid; expected a whole number of at least 1.")
+        raise SimulationError(
+            _("Number of games {games!r} is not valid; expected a whole number of at least 1.", games=games)
+        )
     workers = max(1, os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
-        raise SimulationError(f"Number of workers {workers!r} is not valid; expected at least 1.")
+        raise SimulationError(_("Number of workers {workers!r} is not valid; expected at least 1.", workers=workers))
     start = time.perf_counter()
     from fivedice.players import solved
 

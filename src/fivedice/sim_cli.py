@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from fivedice.cli import friendly, get_rules, option_flag
+from fivedice.cli import I18nCommand, friendly, get_rules, option_flag
+from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent
 from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
 
 __all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
@@ -24,26 +25,39 @@ def resolve_strategies(strategy: str, strategies: str | None, players: int | Non
     if strategies is not None:
         chosen = [s.strip() for s in strategies.split(",") if s.strip()]
         if not chosen:
-            raise SimulationError(f"Strategies {strategies!r} name no strategy; expected e.g. 'optimal,greedy'.")
+            raise SimulationError(
+                _("Strategies {strategies!r} name no strategy; expected e.g. 'optimal,greedy'.", strategies=strategies)
+            )
         if players is not None and players != len(chosen):
-            raise SimulationError(f"--players {players} does not match the {len(chosen)} strategies {strategies!r}.")
+            raise SimulationError(
+                _(
+                    "--players {players} does not match the {count} strategies {strategies!r}.",
+                    players=players,
+                    count=len(chosen),
+                    strategies=strategies,
+                )
+            )
         return chosen
     if players is not None and players < 1:
-        raise SimulationError(f"Number of players {players} is not valid; expected at least 1.")
+        raise SimulationError(_("Number of players {players} is not valid; expected at least 1.", players=players))
     return [strategy] * (players or 1)
 
 
-@click.command("simulate")
+@click.command(
+    "simulate",
+    cls=I18nCommand,
+    help=N_("Play GAMES games of rule set NAME between computer strategies and print statistics."),
+)
 @click.argument("name")
 @option_flag
-@click.option("--strategy", default="optimal", show_default=True, help="Strategy of every seat.")
-@click.option("--strategies", default=None, help='One strategy per seat, e.g. "win,optimal".')
-@click.option("--players", type=int, default=None, help="Number of seats (default 1, or one per --strategies).")
-@click.option("--games", type=int, default=10_000, show_default=True, help="Number of games.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed gives the same result.")
-@click.option("--workers", type=int, default=None, help="Worker processes/threads (default: every core).")
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="Write a histogram of the scores.")
+@click.option("--strategy", default="optimal", show_default=True, help=N_("Strategy of every seat."))
+@click.option("--strategies", default=None, help=N_('One strategy per seat, e.g. "win,optimal".'))
+@click.option("--players", type=int, default=None, help=N_("Number of seats (default 1, or one per --strategies)."))
+@click.option("--games", type=int, default=10_000, show_default=True, help=N_("Number of games."))
+@click.option("--seed", type=int, default=0, show_default=True, help=N_("Seed: the same seed gives the same result."))
+@click.option("--workers", type=int, default=None, help=N_("Worker processes/threads (default: every core)."))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the statistics as JSON."))
+@click.option("--plot", type=click.Path(dir_okay=False), default=None, help=N_("Write a histogram of the scores."))
 @friendly
 def simulate_cmd(
     name: str,
@@ -57,13 +71,13 @@ def simulate_cmd(
     as_json: bool,
     plot: str | None,
 ) -> None:
-    """Play GAMES games of rule set NAME between computer strategies and print statistics."""
+    """Play many games between computer strategies and print statistics."""
     rules = get_rules(name, options)
     seats = resolve_strategies(strategy, strategies, players)
     console = Console(stderr=True)
     if games >= PROGRESS_FROM and console.is_terminal:
         columns = (
-            TextColumn("[bold]simulating"),
+            TextColumn("[bold]" + _("simulating")),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
@@ -81,11 +95,19 @@ def simulate_cmd(
     else:
         Console(file=sys.stdout, width=120).print(render_result(result))
         if plot is not None:
-            click.echo(f"Histogram written to {plot}.")
+            click.echo(_("Histogram written to {path}.", path=plot))
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.2f}%"
+    return format_percent(x, 2)
+
+
+def _num(x: float, digits: int = 2) -> str:
+    return format_decimal(x, digits)
+
+
+def _g(x: float) -> str:
+    return format_number(int(x)) if float(x).is_integer() else format_decimal(x, 1)
 
 
 def render_result(result: SimResult) -> Table:
@@ -93,40 +115,55 @@ def render_result(result: SimResult) -> Table:
     stats = result.stats()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     table = Table(
-        title=f"{result.rules.spec}: {result.games:,} games, seed {result.seed}",
-        caption=f"{result.seconds:.1f} s, {rate:,.0f} games/s ({result.engine})",
+        title=_(
+            "{rules}: {games} games, seed {seed}",
+            rules=result.rules.spec,
+            games=format_number(result.games),
+            seed=result.seed,
+        ),
+        caption=_(
+            "{seconds} s, {rate} games/s ({engine})",
+            seconds=_num(result.seconds, 1),
+            rate=format_number(round(rate)),
+            engine=result.engine,
+        ),
         title_justify="left",
         caption_justify="left",
     )
-    table.add_column("statistic")
+    table.add_column(_("statistic"))
     for s in stats:
-        table.add_column(f"seat {s.seat + 1}: {s.strategy}", justify="right")
+        table.add_column(_("seat {seat}: {strategy}", seat=s.seat + 1, strategy=s.strategy), justify="right")
     lo_hi = [s.mean_ci for s in stats]
-    table.add_row("mean", *(f"{s.mean:.2f}" for s in stats))
-    table.add_row("  95% interval", *(f"{lo:.2f} - {hi:.2f}" for lo, hi in lo_hi))
-    table.add_row("standard deviation", *(f"{s.std:.2f}" for s in stats))
-    table.add_row("median", *(f"{s.median:g}" for s in stats))
+    interval = "  " + _("95% interval")
+    table.add_row(_("mean"), *(_num(s.mean) for s in stats))
+    table.add_row(interval, *(f"{_num(lo)} - {_num(hi)}" for lo, hi in lo_hi))
+    table.add_row(_("standard deviation"), *(_num(s.std) for s in stats))
+    table.add_row(_("median"), *(_g(s.median) for s in stats))
     for q in stats[0].percentiles:
-        table.add_row(f"percentile {q}", *(f"{s.percentiles[q]:g}" for s in stats))
+        table.add_row(_("percentile {q}", q=q), *(_g(s.percentiles[q]) for s in stats))
     if result.rules.upper_bonus:
-        table.add_row("upper bonus", *(_pct(s.upper_bonus_rate) for s in stats))
+        table.add_row(_("upper bonus"), *(_pct(s.upper_bonus_rate) for s in stats))
     if result.rules.yahtzee_bonus:
-        table.add_row("games with extra-Yahtzee bonus", *(_pct(s.yahtzee_bonus_rate) for s in stats))
-        table.add_row("extra-Yahtzee bonuses per game", *(f"{s.yahtzee_bonus_mean:.4f}" for s in stats))
+        table.add_row(_("games with extra-Yahtzee bonus"), *(_pct(s.yahtzee_bonus_rate) for s in stats))
+        table.add_row(_("extra-Yahtzee bonuses per game"), *(_num(s.yahtzee_bonus_mean, 4) for s in stats))
     if len(stats) > 1:
-        table.add_row("win rate", *(_pct(s.win_rate or 0.0) for s in stats))
-        table.add_row("  95% interval", *(f"{_pct(s.win_ci[0])} - {_pct(s.win_ci[1])}" for s in stats if s.win_ci))
-        table.add_row("  won / shared", *(f"{s.wins} / {s.ties}" for s in stats))
+        table.add_row(_("win rate"), *(_pct(s.win_rate or 0.0) for s in stats))
+        table.add_row(interval, *(f"{_pct(s.win_ci[0])} - {_pct(s.win_ci[1])}" for s in stats if s.win_ci))
+        table.add_row("  " + _("won / shared"), *(f"{s.wins} / {s.ties}" for s in stats))
     table.add_section()
     for box in result.rules.boxes:
-        table.add_row(f"zero in {box.label}", *(_pct(s.zero_rate[box.name]) for s in stats))
+        table.add_row(_("zero in {box}", box=box_label(box)), *(_pct(s.zero_rate[box.name]) for s in stats))
     return table
 
 
-@click.command("analyze")
+@click.command(
+    "analyze",
+    cls=I18nCommand,
+    help=N_("Rate every decision of a saved game against the solver (points lost, grade)."),
+)
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
-@click.option("--all", "show_all", is_flag=True, help="List every decision, not only the mistakes.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the analysis as JSON."))
+@click.option("--all", "show_all", is_flag=True, help=N_("List every decision, not only the mistakes."))
 @friendly
 def analyze_cmd(path: str, as_json: bool, show_all: bool) -> None:
     """Rate every decision of a saved game against the solver (points lost, grade)."""
@@ -147,21 +184,29 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
     from fivedice.analysis import Analysis
 
     assert isinstance(analysis, Analysis)
-    decisions = Table(title=f"{analysis.rules}: decisions", title_justify="left")
-    for col in ("player", "round", "roll", "dice", "chosen", "best", "loss"):
-        decisions.add_column(col, justify="right" if col in ("round", "roll", "loss") else "left")
+    decisions = Table(title=_("{rules}: decisions", rules=analysis.rules), title_justify="left")
+    for col in (N_("player"), N_("round"), N_("roll"), N_("dice"), N_("chosen"), N_("best"), N_("loss")):
+        decisions.add_column(_(col), justify="right" if col in ("round", "roll", "loss") else "left")
     shown = 0
     for d in analysis.decisions:
         if show_all or d.loss > 1e-9:
             shown += 1
             dice = " ".join(map(str, d.dice))
-            decisions.add_row(d.player, str(d.round), str(d.roll), dice, d.chosen, d.best, f"{d.loss:.2f}")
-    summary = Table(title="summary", title_justify="left")
-    for col in ("player", "decisions", "mistakes", "total loss", "mean loss", "grade", "score"):
-        summary.add_column(col, justify="left" if col == "player" else "right")
+            decisions.add_row(d.player, str(d.round), str(d.roll), dice, d.chosen, d.best, _num(d.loss))
+    summary = Table(title=_("summary"), title_justify="left")
+    for col in (
+        N_("player"),
+        N_("decisions"),
+        N_("mistakes"),
+        N_("total loss"),
+        N_("mean loss"),
+        N_("grade"),
+        N_("score"),
+    ):
+        summary.add_column(_(col), justify="left" if col == "player" else "right")
     for p in analysis.players:
         summary.add_row(
-            p.player, str(p.decisions), str(p.mistakes), f"{p.total_loss:.2f}", f"{p.mean_loss:.3f}", p.grade,
+            p.player, str(p.decisions), str(p.mistakes), _num(p.total_loss), _num(p.mean_loss, 3), p.grade,
             str(p.score),
         )  # fmt: skip
     return [decisions, summary] if shown else [summary]

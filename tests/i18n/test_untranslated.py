@@ -25,8 +25,16 @@ TRANSLATED = [
     SRC / "i18n" / "lint.py",
     SRC / "tui",
     SRC / "storage",
+    SRC / "solver" / "cli.py",
+    SRC / "solver" / "advisor.py",
+    SRC / "solver" / "tables.py",
+    SRC / "sim_cli.py",
+    SRC / "sim.py",
+    SRC / "analysis.py",
+    SRC / "players",
+    SRC / "rl",
 ]
-"""Modules whose text is translated; a later phase adds web/, sim_cli.py, analysis.py, solver/cli.py, ..."""
+"""Modules whose text is translated (``solver/cache.py`` keeps an internal message that never reaches a player)."""
 ALLOWED = ("   --option ",)
 """Literal fragments that stay as they are: a command-line flag."""
 

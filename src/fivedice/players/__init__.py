@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 from fivedice.actions import Action
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
+from fivedice.i18n import _
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
 
@@ -64,7 +65,9 @@ def get(level: str, rules: RuleSet, *, seed: int | None = None) -> Strategy:
     """A fresh player of ``level`` for ``rules``; ``seed`` fixes its own randomness."""
     key = level.strip().lower()
     if key not in LEVELS:
-        raise UnknownStrategyError(f"Strategy {level!r} is unknown; expected one of: {', '.join(LEVELS)}.")
+        raise UnknownStrategyError(
+            _("Strategy {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
+        )
     if key in SOLVER_LEVELS:
         from fivedice.players import solved
 
@@ -97,7 +100,13 @@ def play_turn(game: Game, strategy: Strategy) -> list[Action]:
 def play_game(game: Game, strategies: Sequence[Strategy]) -> Game:
     """Play ``game`` to its end, seat ``s`` moved by ``strategies[s]``; returns the game."""
     if len(strategies) != len(game.players):
-        raise UnknownStrategyError(f"{len(strategies)} strategies were given for {len(game.players)} players.")
+        raise UnknownStrategyError(
+            _(
+                "{count} strategies were given for {players} players.",
+                count=len(strategies),
+                players=len(game.players),
+            )
+        )
     while not game.is_over:
         action = strategies[game.state.current].choose(game.state)
         game.play(action)

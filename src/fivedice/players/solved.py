@@ -21,6 +21,7 @@ import numpy.typing as npt
 
 from fivedice.actions import Action, Roll, Score
 from fivedice.errors import FiveDiceError
+from fivedice.i18n import _
 from fivedice.players import SOLVER_LEVELS
 from fivedice.players.basic import PlanPlayer, opening
 from fivedice.players.turn import FloatArray, IntArray
@@ -57,12 +58,16 @@ def solver_for(rules: RuleSet) -> Any:
     """The (cached) solver of ``rules``; raises if the solver cannot handle them."""
     if len(rules.cards) != 1:
         raise SolverUnavailableError(
-            f"Rule set {rules.spec!r} uses {len(rules.cards)} score cards; the solver handles one-card rule sets."
+            _(
+                "Rule set {rules!r} uses {cards} score cards; the solver handles one-card rule sets.",
+                rules=rules.spec,
+                cards=len(rules.cards),
+            )
         )
     try:
         from fivedice.solver import solve
     except ImportError as exc:
-        raise SolverUnavailableError(f"The solver is not available ({exc}).") from None
+        raise SolverUnavailableError(_("The solver is not available ({reason}).", reason=str(exc))) from None
     return solve(rules)
 
 
@@ -78,7 +83,9 @@ def _act(state: GameState, option: Any) -> Action:
     if option.action == "keep" and len(option.dice) < state.rules.dice:
         return Roll(state.positions_of(list(option.dice)))
     if option.action == "keep":
-        raise SolverUnavailableError(f"The advisor proposed keeping every die ({option.dice}) instead of scoring.")
+        raise SolverUnavailableError(
+            _("The advisor proposed keeping every die ({dice}) instead of scoring.", dice=option.dice)
+        )
     return Score(option.box, 0)
 
 
@@ -228,7 +235,7 @@ def simulate_optimal_fast(
     totals, boxes, upper, extra = [], [], [], []
     for b, first in enumerate(range(0, games, FAST_BLOCK)):
         count = min(FAST_BLOCK, games - first)
-        block_seed, _ = chunk_seeds(seed, b, 0)
+        block_seed, _unused = chunk_seeds(seed, b, 0)
         result = simulate_optimal(solver, count, block_seed >> 1, threads=workers)  # 63 bits fit a signed int
         totals.append(result.totals.astype(np.int64)[:, None])
         boxes.append(result.box_points[:, None, None, :])

@@ -129,7 +129,7 @@ def last_turn_distribution(card: Scorecard) -> Distribution:
         return found
     rules = card.rules
     if len(card.open_indices) != 1:
-        raise ValueError(f"A card with {len(card.open_indices)} open boxes has more than one turn left.")
+        raise AssertionError(f"A card with {len(card.open_indices)} open boxes has more than one turn left.")
     space = dice_space(rules.dice)
     rolls = rules.rolls
     points = np.zeros((rolls, len(space.rolls)), dtype=np.int64)

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from fivedice.actions import Action, Roll, Score
 from fivedice.errors import FiveDiceError
+from fivedice.i18n import _
 from fivedice.rl.solitaire import SolitaireEnv
 from fivedice.rl.spaces import EnvSetupError
 from fivedice.rules import RuleSet
@@ -105,7 +106,9 @@ def advisor_loss(solver: Solver, state: GameState, action: Action) -> float:
     else:
         found = []
     if not found:
-        raise FiveDiceError(f"The advisor has no option for {action!r}; expected it to rate every legal move.")
+        raise FiveDiceError(
+            _("The advisor has no option for {action!r}; expected it to rate every legal move.", action=action)
+        )
     return float(found[0].loss)
 
 
@@ -124,7 +127,7 @@ def evaluate(
     solver's advice, and the optimum's expected score is reported beside the mean.
     """
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
-        raise EnvSetupError(f"Episode count {episodes!r} is not valid; expected a whole number from 1.")
+        raise EnvSetupError(_("Episode count {count!r} is not valid; expected a whole number from 1.", count=episodes))
     env = SolitaireEnv(rules, options)
     solver = _advisor(env.rules) if advisor else None
     scores: list[float] = []
@@ -140,7 +143,7 @@ def evaluate(
                 if state.can(intent):
                     loss += advisor_loss(solver, state, intent)
             decisions += 1
-            obs, reward, done, _, info = env.step(action)
+            obs, reward, done, _truncated, info = env.step(action)
             total += reward
         scores.append(total)
     mean = sum(scores) / len(scores)

@@ -30,6 +30,7 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 from fivedice.actions import Roll
 from fivedice.dice import make_roller
 from fivedice.errors import IllegalActionError
+from fivedice.i18n import _
 from fivedice.render import score_table, standings_text
 from fivedice.rl.solitaire import ILLEGAL_MODES, describe_state, resolve_rules, roll_first
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
@@ -78,13 +79,17 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         if isinstance(players, bool) or not isinstance(players, int) or players < 1:
-            raise EnvSetupError(f"Player count {players!r} is not valid; expected a whole number from 1.")
+            raise EnvSetupError(
+                _("Player count {count!r} is not valid; expected a whole number from 1.", count=players)
+            )
         if reward not in REWARD_MODES:
-            raise EnvSetupError(f"Reward mode {reward!r} is not valid; expected 'win' or 'points'.")
+            raise EnvSetupError(_("Reward mode {mode!r} is not valid; expected 'win' or 'points'.", mode=reward))
         if illegal not in ILLEGAL_MODES:
-            raise EnvSetupError(f"Illegal-action mode {illegal!r} is not valid; expected 'ignore' or 'raise'.")
+            raise EnvSetupError(
+                _("Illegal-action mode {mode!r} is not valid; expected 'ignore' or 'raise'.", mode=illegal)
+            )
         if render_mode is not None and render_mode != "ansi":
-            raise EnvSetupError(f"Render mode {render_mode!r} is not supported; expected 'ansi' or None.")
+            raise EnvSetupError(_("Render mode {mode!r} is not supported; expected 'ansi' or None.", mode=render_mode))
         self.rules = resolve_rules(rules, options)
         self.codec = ActionCodec(self.rules)
         self.layout = ObservationLayout.of(self.rules, players)
@@ -128,7 +133,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
             start = GameState.new(self.rules, tuple(self.possible_agents), self.starter)
         elif not isinstance(start, GameState) or start.players != tuple(self.possible_agents):
             who = ", ".join(self.possible_agents)
-            raise EnvSetupError(f"The start state {describe_state(start)} is not a game of {who}.")
+            raise EnvSetupError(
+                _("The start state {state} is not a game of {players}.", state=describe_state(start), players=who)
+            )
         self._game = roll_first(start, self._roller)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -155,7 +162,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if action is None:
-            raise IllegalActionError(f"Agent {agent!r} must act; None is only for agents whose game has ended.")
+            raise IllegalActionError(
+                _("Agent {agent!r} must act; None is only for agents whose game has ended.", agent=agent)
+            )
         intent = self.codec.decode(action, state)
         reason = state.why_not(intent)
         if reason is not None:

@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from fivedice.actions import Action
 from fivedice.errors import IllegalActionError
+from fivedice.i18n import _
 from fivedice.rl.spaces import ActionCodec, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
@@ -50,7 +51,7 @@ class Policy(Protocol):
 def _state(info: Mapping[str, Any]) -> GameState:
     state = info.get("state")
     if not isinstance(state, GameState):
-        raise EnvSetupError("The info has no 'state'; pass the info that a fivedice environment returned.")
+        raise EnvSetupError(_("The info has no 'state'; pass the info that a fivedice environment returned."))
     return state
 
 
@@ -68,7 +69,7 @@ class MaskedRandomPolicy:
         """A random legal action."""
         legal = np.flatnonzero(info["action_mask"])
         if legal.size == 0:
-            raise IllegalActionError("No action is legal: the game is over or it is another player's turn.")
+            raise IllegalActionError(_("No action is legal: the game is over or it is another player's turn."))
         return int(self.rng.choice(legal))
 
 

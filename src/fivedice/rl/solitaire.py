@@ -26,6 +26,7 @@ from fivedice import rules as rules_mod
 from fivedice.actions import Action, Roll
 from fivedice.dice import DiceRoller, make_roller
 from fivedice.errors import IllegalActionError, RuleSetError
+from fivedice.i18n import _
 from fivedice.render import score_table
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
@@ -42,14 +43,16 @@ def resolve_rules(rules: RuleSet | str, options: Mapping[str, object] | None = N
     """A rule set from a :class:`RuleSet`, a name or a spec (``"yahtzee joker=free"``), plus options."""
     if isinstance(rules, RuleSet):
         if options:
-            raise RuleSetError(f"Options {sorted(options)} cannot be applied to a built rule set; pass its name.")
+            raise RuleSetError(
+                _("Options {options} cannot be applied to a built rule set; pass its name.", options=sorted(options))
+            )
         return rules
     name, *pairs = str(rules).split() or [""]
     merged: dict[str, object] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise RuleSetError(f"Option {pair!r} is not of the form key=value.")
+            raise RuleSetError(_("Option {option!r} is not of the form key=value.", option=pair))
         merged[key] = value
     merged.update(options or {})
     return rules_mod.get(name, **merged)
@@ -69,7 +72,7 @@ def roll_first(state: GameState, roller: DiceRoller, log: list[Action] | None = 
 def describe_state(state: object) -> str:
     """A short description of a would-be start state, for error messages."""
     if isinstance(state, GameState):
-        return f"(a {len(state.players)}-player game of {state.rules.spec})"
+        return _("(a {players}-player game of {rules})", players=len(state.players), rules=state.rules.spec)
     return f"{type(state).__name__!r}"
 
 
@@ -95,9 +98,11 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         illegal_reward: float = 0.0,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise EnvSetupError(f"Render mode {render_mode!r} is not supported; expected 'ansi' or None.")
+            raise EnvSetupError(_("Render mode {mode!r} is not supported; expected 'ansi' or None.", mode=render_mode))
         if illegal not in ILLEGAL_MODES:
-            raise EnvSetupError(f"Illegal-action mode {illegal!r} is not valid; expected 'ignore' or 'raise'.")
+            raise EnvSetupError(
+                _("Illegal-action mode {mode!r} is not valid; expected 'ignore' or 'raise'.", mode=illegal)
+            )
         self.rules = resolve_rules(rules, options)
         self.codec = ActionCodec(self.rules)
         self.layout = ObservationLayout.of(self.rules, 1)
@@ -124,13 +129,17 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         options = dict(options or {})
         start = options.pop("state", None)
         if options:
-            raise EnvSetupError(f"Reset options {sorted(options)} are unknown; expected only 'state'.")
+            raise EnvSetupError(
+                _("Reset options {options} are unknown; expected only 'state'.", options=sorted(options))
+            )
         self.log = []
         if start is None:
             start = GameState.new(self.rules, ("player",), starter=0)
         elif not isinstance(start, GameState) or len(start.players) != 1 or start.rules != self.rules:
             what = describe_state(start)
-            raise EnvSetupError(f"The start state {what} is not a one-player game of {self.rules.spec}.")
+            raise EnvSetupError(
+                _("The start state {state} is not a one-player game of {rules}.", state=what, rules=self.rules.spec)
+            )
         self._state = roll_first(start, self._roller, self.log)
         return self._outputs()
 
@@ -138,7 +147,7 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         """Play action ``action``; returns observation, points gained, terminated, truncated, info."""
         state = self._state
         if state.is_over:
-            raise IllegalActionError("The game is over; call reset() to start a new one.")
+            raise IllegalActionError(_("The game is over; call reset() to start a new one."))
         intent = self.codec.decode(action, state)
         reason = state.why_not(intent)
         if reason is not None:

@@ -39,6 +39,7 @@ from numpy.typing import NDArray
 from fivedice.actions import Action, Roll, Score
 from fivedice.dice import FACES, counts_of, multisets
 from fivedice.errors import FiveDiceError, IllegalActionError
+from fivedice.i18n import _
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 
@@ -93,7 +94,9 @@ class ActionCodec:
     def decode(self, index: ActionIndex, state: GameState) -> Action:
         """The engine intent for action ``index`` in ``state`` (not checked for legality)."""
         if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < self.size:
-            raise IllegalActionError(f"Action {index!r} is not an action; expected 0 to {self.size - 1}.")
+            raise IllegalActionError(
+                _("Action {index!r} is not an action; expected 0 to {most}.", index=index, most=self.size - 1)
+            )
         n = int(index)
         if n < self.rerolls:
             order = ascending_positions(state.dice or (1,) * self.rules.dice)
@@ -108,7 +111,7 @@ class ActionCodec:
         if isinstance(action, Roll):
             order = ascending_positions(state.dice or (1,) * self.rules.dice)
             return sum(1 << i for i, p in enumerate(order) if p not in action.held)
-        raise IllegalActionError(f"Action {action!r} has no index; only rolls and scores do.")
+        raise IllegalActionError(_("Action {action!r} has no index; only rolls and scores do.", action=action))
 
     def mask(self, state: GameState, options: Options | None = None) -> NDArray[np.int8]:
         """1 for every legal action in ``state``, else 0 (all zero when the game is over).
@@ -133,10 +136,12 @@ class ActionCodec:
         """
         if index < self.rerolls:
             dice = [str(i + 1) for i in range(self.rules.dice) if index >> i & 1]
-            return f"reroll sorted dice {','.join(dice)}" if dice else "keep all (never legal)"
+            return _("reroll sorted dice {dice}", dice=",".join(dice)) if dice else _("keep all (never legal)")
         card, box = divmod(index - self.rerolls, len(self.rules.boxes))
-        where = f" on card {card}" if len(self.rules.cards) > 1 else ""
-        return f"score {self.rules.boxes[box].name}{where}"
+        label = self.rules.boxes[box].name
+        if len(self.rules.cards) > 1:
+            return _("score {box} on card {card}", box=label, card=card)
+        return _("score {box}", box=label)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import numpy.typing as npt
 
 from fivedice.dice import FACES, Dice
 from fivedice.errors import DiceError, IllegalActionError, RuleSetError
+from fivedice.i18n import _
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver import kernel
@@ -81,7 +82,7 @@ class Solver:
         self._add = t.add.tolist()
         self._upper = [bool(u) for u in t.is_upper]
         self._possible = [{int(p) for p in row if p >= 0} for row in t.pvals]
-        self._keeps = [tuple(f + 1 for f in range(FACES) for _ in range(row[f])) for row in t.counts.tolist()]
+        self._keeps = [tuple(f + 1 for f in range(FACES) for _f in range(row[f])) for row in t.counts.tolist()]
         self._names = self.rules.box_names
         nb = t.nboxes
         self._widths = (t.subsets.shape[1], nb)
@@ -94,13 +95,24 @@ class Solver:
         """The dense index of the turn-start state of ``card``; raises if it cannot arise."""
         t = self._t
         if (card.rules is not self.rules and card.rules != self.rules) or card.order is not self.rules.cards[0]:
-            raise RuleSetError(f"The score card is for {card.rules.spec!r}; this solver is for {self.rules.spec!r}.")
+            raise RuleSetError(
+                _(
+                    "The score card is for {card!r}; this solver is for {solver!r}.",
+                    card=card.rules.spec,
+                    solver=self.rules.spec,
+                )
+            )
         mask = up = 0
         for b, e in enumerate(card.entries):
             if e is not None:
                 if e not in self._possible[b]:
                     raise IllegalActionError(
-                        f"Box {self._names[b]!r} holds {e} points, which it can never score in {self.rules.spec}."
+                        _(
+                            "Box {box!r} holds {points} points, which it can never score in {rules}.",
+                            box=self._names[b],
+                            points=e,
+                            rules=self.rules.spec,
+                        )
                     )
                 mask |= 1 << b
                 if self._upper[b]:
@@ -109,7 +121,9 @@ class Solver:
         index = (mask * t.units + t.frozen_up(mask, up)) * t.ybits + y
         if not self.table.reach[index]:
             filled = ", ".join(f"{self._names[b]}={e}" for b, e in enumerate(card.entries) if e is not None)
-            raise IllegalActionError(f"The score card {{{filled}}} cannot arise under {self.rules.spec}.")
+            raise IllegalActionError(
+                _("The score card {{{filled}}} cannot arise under {rules}.", filled=filled, rules=self.rules.spec)
+            )
         return index
 
     def state_value(self, card: Scorecard) -> float:
@@ -121,18 +135,27 @@ class Solver:
         t = self._t
         index = self.state_index(card)
         if card.is_full:
-            raise IllegalActionError("The score card is full; there is nothing left to decide.")
+            raise IllegalActionError(_("The score card is full; there is nothing left to decide."))
         values = dice.values if isinstance(dice, Dice) else tuple(dice)
         if len(values) != t.n:
-            raise DiceError(f"Dice {' '.join(map(str, values))!r} are {len(values)} values; expected exactly {t.n}.")
+            shown = " ".join(map(str, values))
+            raise DiceError(
+                _("Dice {dice!r} are {count} values; expected exactly {n}.", dice=shown, count=len(values), n=t.n)
+            )
         d = 0
         add = self._add
         for v in values:
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= FACES:
-                raise DiceError(f"Die value {v!r} is not a whole number from 1 to {FACES}.")
+                raise DiceError(_("Die value {value!r} is not a whole number from 1 to {faces}.", value=v, faces=FACES))
             d = add[d][v - 1]
         if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or not 0 <= rolls_left < self.rules.rolls:
-            raise IllegalActionError(f"Rolls left {rolls_left!r} is not valid; expected 0 to {self.rules.rolls - 1}.")
+            raise IllegalActionError(
+                _(
+                    "Rolls left {rolls!r} is not valid; expected 0 to {most}.",
+                    rolls=rolls_left,
+                    most=self.rules.rolls - 1,
+                )
+            )
         return index, d - t.off, rolls_left, d
 
     def _buffers(self) -> Buffers:
@@ -147,7 +170,7 @@ class Solver:
         return buffers
 
     def _run(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int, Buffers]:
-        index, d, k, _ = self._situation(card, dice, rolls_left)
+        index, d, k, _d = self._situation(card, dice, rolls_left)
         t = self._t
         y = index % t.ybits
         up = (index // t.ybits) % t.units
@@ -160,7 +183,7 @@ class Solver:
         self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int
     ) -> tuple[list[tuple[int, ...]], list[float], list[int], list[int], list[float]]:
         """The raw options: keeps and their values, then legal box indices, points and values."""
-        n, _, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
+        n, _c, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
         keeps = [self._keeps[i] for i in keep_idx[:n].tolist()]
         pts = box_pts.tolist()
         boxes = [b for b, p in enumerate(pts) if p >= 0]
@@ -190,7 +213,7 @@ class Solver:
 
     def best(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Option:
         """The best option (ties: scoring before keeping, then card order, then smaller keeps)."""
-        _, code, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
+        _n, code, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
         if code >= 0:
             return Option("keep", float(keep_val[code]), dice=self._keeps[int(keep_idx[code])])
         b = -code - 1

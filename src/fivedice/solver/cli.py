@@ -7,9 +7,10 @@ import time
 
 import click
 
-from fivedice.cli import friendly, get_rules, option_flag
+from fivedice.cli import I18nCommand, friendly, get_rules, option_flag
 from fivedice.dice import parse_dice
 from fivedice.errors import IllegalActionError
+from fivedice.i18n import N_, _, box_label, format_decimal, format_number
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import solve
@@ -30,25 +31,31 @@ def parse_card(rules: RuleSet, text: str) -> Scorecard:
             continue
         name, sep, value = item.partition("=")
         if not sep:
-            raise IllegalActionError(f"Card entry {item.strip()!r} is not of the form box=points.")
+            raise IllegalActionError(_("Card entry {entry!r} is not of the form box=points.", entry=item.strip()))
         index = rules.box_index(name)
         if entries[index] is not None:
-            raise IllegalActionError(f"Box {rules.boxes[index].name!r} is given twice on the card.")
+            raise IllegalActionError(_("Box {box!r} is given twice on the card.", box=rules.boxes[index].name))
         try:
             entries[index] = int(value)
         except ValueError:
             shown = value.strip()
-            raise IllegalActionError(f"Points {shown!r} for box {name.strip()!r} are not a whole number.") from None
+            raise IllegalActionError(
+                _("Points {points!r} for box {box!r} are not a whole number.", points=shown, box=name.strip())
+            ) from None
     return Scorecard(rules, rules.cards[0], tuple(entries))
 
 
-@click.command("solve")
+@click.command(
+    "solve",
+    cls=I18nCommand,
+    help=N_("Build (or load from the cache) the optimal table of rule set NAME; print its expected score."),
+)
 @click.argument("name")
 @option_flag
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the result as JSON."))
 @friendly
 def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
-    """Build (or load from the cache) the optimal table of rule set NAME; print its expected score."""
+    """Build (or load from the cache) the optimal table of a rule set; print its expected score."""
     rules = get_rules(name, options)
     start = time.perf_counter()
     solver = solve(rules)
@@ -69,23 +76,29 @@ def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
         }
         click.echo(json.dumps(data))
         return
-    click.echo(f"{rules.spec}: expected score {solver.expected_score:.5f}")
-    how = "built" if table.source == "built" else "loaded from the cache"
-    click.echo(f"time: {seconds:.2f} s ({how})")
-    size = f"table: {table.states:,} states, {solver.size_bytes / 1e6:.1f} MB of values"
+    click.echo(_("{rules}: expected score {score}", rules=rules.spec, score=format_decimal(solver.expected_score, 5)))
+    how = _("built") if table.source == "built" else _("loaded from the cache")
+    click.echo(_("time: {seconds} s ({how})", seconds=format_decimal(seconds, 2), how=how))
+    states, megabytes = format_number(table.states), format_decimal(solver.size_bytes / 1e6, 1)
+    size = _("table: {states} states, {megabytes} MB of values", states=states, megabytes=megabytes)
     if file_bytes is not None:
-        size += f", {file_bytes / 1e6:.1f} MB on disk ({path})"
+        on_disk = format_decimal(file_bytes / 1e6, 1)
+        size += _(", {megabytes} MB on disk ({path})", megabytes=on_disk, path=str(path))
     click.echo(size)
 
 
-@click.command("advise")
+@click.command(
+    "advise",
+    cls=I18nCommand,
+    help=N_("Every option for a situation of rule set NAME with its value and loss, best first."),
+)
 @click.argument("name")
 @click.argument("more_dice", nargs=-1, metavar="")
-@click.option("--card", "card_text", default="", help='Filled boxes and their points, e.g. "ones=3,yahtzee=50".')
-@click.option("--dice", "dice_text", required=True, help="The dice showing, e.g. --dice 1 3 3 5 6.")
-@click.option("--rolls-left", type=int, required=True, help="Rolls still allowed this turn.")
+@click.option("--card", "card_text", default="", help=N_('Filled boxes and their points, e.g. "ones=3,yahtzee=50".'))
+@click.option("--dice", "dice_text", required=True, help=N_("The dice showing, e.g. --dice 1 3 3 5 6."))
+@click.option("--rolls-left", type=int, required=True, help=N_("Rolls still allowed this turn."))
 @option_flag
-@click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the options as JSON."))
 @friendly
 def advise_cmd(
     name: str,
@@ -96,7 +109,7 @@ def advise_cmd(
     options: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Every option for a situation of rule set NAME with its value and loss, best first."""
+    """Every option for a situation of a rule set with its value and loss, best first."""
     rules = get_rules(name, options)
     card = parse_card(rules, card_text)
     dice = parse_dice(" ".join([dice_text, *more_dice]), rules.dice)
@@ -107,12 +120,25 @@ def advise_cmd(
         data = {"rules": rules.spec, "expected_final": expected, "options": [o.to_dict() for o in ranked]}
         click.echo(json.dumps(data))
         return
-    click.echo(f"{rules.spec}: dice {dice}, {rolls_left} rolls left, card total {card.total}")
-    click.echo(f"expected final score with optimal play: {expected:.3f}")
-    click.echo(f"{'value':>9} {'loss':>8}  option")
+    shown_dice = " ".join(map(str, dice))
+    click.echo(
+        _(
+            "{rules}: dice {dice}, {rolls} rolls left, card total {total}",
+            rules=rules.spec,
+            dice=shown_dice,
+            rolls=rolls_left,
+            total=card.total,
+        )
+    )
+    click.echo(_("expected final score with optimal play: {score}", score=format_decimal(expected, 3)))
+    click.echo(f"{_('value'):>9} {_('loss'):>8}  {_('option')}")
+    labels = {b.name: box_label(b) for b in rules.boxes}
     for o in ranked:
         if o.action == "keep":
-            what = "keep " + (" ".join(map(str, o.dice)) or "nothing") + " and roll"
+            kept = " ".join(map(str, o.dice))
+            what = _("keep {dice} and roll", dice=kept) if kept else _("reroll all")
         else:
-            what = f"score {o.points} in {o.box}" + (f" (+{o.bonus} bonus)" if o.bonus else "")
-        click.echo(f"{o.value:9.3f} {o.loss:8.3f}  {what}")
+            what = _("score {points} in {box}", points=o.points, box=labels.get(o.box or "", o.box))
+            if o.bonus:
+                what += _(" (+{bonus} bonus)", bonus=o.bonus)
+        click.echo(f"{format_decimal(o.value, 3):>9} {format_decimal(o.loss, 3):>8}  {what}")

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from fivedice.dice import FACES, multisets
 from fivedice.errors import RuleSetError
+from fivedice.i18n import _
 from fivedice.rules import Joker, RuleSet
 from fivedice.scorecard import Scorecard
 
@@ -141,10 +142,21 @@ def check_supported(rules: RuleSet) -> None:
     """Raise unless the solver handles ``rules`` (one score card, at most 20 boxes)."""
     if len(rules.cards) != 1:
         raise RuleSetError(
-            f"Rule set {rules.spec!r} plays {len(rules.cards)} score cards; the solver handles single-card rule sets."
+            _(
+                "Rule set {rules!r} plays {cards} score cards; the solver handles single-card rule sets.",
+                rules=rules.spec,
+                cards=len(rules.cards),
+            )
         )
     if len(rules.boxes) > MAX_BOXES:
-        raise RuleSetError(f"Rule set {rules.spec!r} has {len(rules.boxes)} boxes; the solver handles up to 20.")
+        raise RuleSetError(
+            _(
+                "Rule set {rules!r} has {boxes} boxes; the solver handles up to {most}.",
+                rules=rules.spec,
+                boxes=len(rules.boxes),
+                most=MAX_BOXES,
+            )
+        )
 
 
 def _multisets(n: int) -> list[tuple[int, ...]]:
