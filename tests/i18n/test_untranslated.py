@@ -33,6 +33,7 @@ TRANSLATED = [
     SRC / "analysis.py",
     SRC / "players",
     SRC / "rl",
+    SRC / "web",
 ]
 """Modules whose text is translated (``solver/cache.py`` keeps an internal message that never reaches a player)."""
 ALLOWED = ("   --option ",)

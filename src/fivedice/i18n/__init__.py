@@ -295,7 +295,7 @@ def catalog_json(code: str) -> dict[str, object]:
     """A catalog as JSON-ready data for a web client: ``{"language", "plural", "messages"}``.
 
     ``messages`` maps each English text to its translation (a list of forms for plurals;
-    contexts as ``"context\\u0004text"``); untranslated texts are left out.
+    contexts as ``"context\\u0004text"``); untranslated texts, and texts the same as in English, are left out.
     """
     code = _checked(code)
     trans = _translations(code)
@@ -303,7 +303,7 @@ def catalog_json(code: str) -> dict[str, object]:
     messages: dict[str, object] = {}
     plurals: dict[str, list[str]] = {}
     for key, value in catalog.items():
-        if key == "" or not value:
+        if key == "" or not value or value == key:  # the English text itself needs no entry
             continue
         if isinstance(key, tuple):
             plurals.setdefault(str(key[0]), []).append(value)

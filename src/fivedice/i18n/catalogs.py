@@ -15,9 +15,11 @@
 from __future__ import annotations
 
 import io
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from babel import Locale
 from babel.messages.catalog import Catalog
@@ -32,6 +34,8 @@ __all__ = ["compile_bytes", "extract", "main", "new_catalog", "read", "template"
 PACKAGE_DIR = LOCALE_DIR.parent
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 KEYWORDS = dict(DEFAULT_KEYWORDS)
+JS_KEYWORDS = {"t": None, "N_": None}
+"""The web client's translation calls: ``t("English text", {fields})`` and the marker ``N_("...")``."""
 SKIP = ("locales",)
 """Package directories not scanned for texts."""
 HEADER = "# {language} translations of fivedice.\n# Distributed under the same license as the fivedice project.\n#"
@@ -54,15 +58,40 @@ def new_catalog(code: str | None, language: str) -> Catalog:
 def template() -> Catalog:
     """A fresh template catalog with every marked text of the package's sources."""
     catalog = new_catalog(None, "Template for")
-    method_map = [("**.py", "python")]
     skip = tuple(f"{d}/" for d in SKIP)
-    for filename, lineno, message, comments, context in extract_from_dir(
-        PACKAGE_DIR, method_map, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
-    ):
-        if filename.startswith(skip):
-            continue
-        catalog.add(message, None, [(f"src/fivedice/{filename}", lineno)], auto_comments=comments, context=context)
+    methods: list[tuple[Any, dict[str, Any]]] = [
+        ([("**.py", "python")], KEYWORDS),
+        ([("**/static/**.js", "javascript"), ("**/static/**.html", extract_html)], JS_KEYWORDS),
+    ]
+    for method_map, keywords in methods:
+        for filename, lineno, message, comments, context in extract_from_dir(
+            PACKAGE_DIR, method_map, keywords=keywords, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
+        ):
+            if filename.startswith(skip):
+                continue
+            catalog.add(message, None, [(f"src/fivedice/{filename}", lineno)], auto_comments=comments, context=context)
     return catalog
+
+
+_HTML_TEXT = re.compile(r"<([a-z0-9]+)\b([^>]*\bdata-i18n(?:=\"([^\"]*)\")?(?=[\s>])[^>]*)>([^<]*)<", re.IGNORECASE)
+_HTML_ATTRS = re.compile(r"<[a-z0-9]+\b([^>]*\bdata-i18n-attr=\"([^\"]+)\"[^>]*)>", re.IGNORECASE)
+
+
+def extract_html(
+    fileobj: BinaryIO, keywords: object, comment_tags: object, options: object
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Babel extraction method for the web page: the text of every element marked ``data-i18n`` (or the
+    attribute's own value) and every attribute named in ``data-i18n-attr``."""
+    text = fileobj.read().decode("utf-8")
+    for match in _HTML_TEXT.finditer(text):
+        message = " ".join((match.group(3) or match.group(4)).split())
+        if message:
+            yield text.count("\n", 0, match.start()) + 1, "t", message, []
+    for match in _HTML_ATTRS.finditer(text):
+        for attr in match.group(2).split():
+            found = re.search(rf"\b{re.escape(attr)}=\"([^\"]*)\"", match.group(1))
+            if found and found.group(1).strip():
+                yield text.count("\n", 0, match.start()) + 1, "t", found.group(1), []
 
 
 def _write(catalog: Catalog, path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 from fivedice.actions import Action
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
-from fivedice.i18n import _
+from fivedice.i18n import N_, _
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
 
@@ -46,14 +46,14 @@ class UnknownStrategyError(FiveDiceError):
 
 
 LEVELS: dict[str, str] = {
-    "random": "picks uniformly among the legal moves",
-    "greedy": "maximises this turn's points (rerolls for their expectation), a classic baseline",
-    "tali": "GNOME Tali's computer: Monte Carlo rerolls rated by a one-step table",
-    "optimal": "the solver's best move: maximises the expected final score",
-    "easy": "the solver's values with much noise and blunders (mean near 180 in Yahtzee)",
-    "medium": "the solver's values with moderate noise (mean near 220 in Yahtzee)",
-    "hard": "the solver's values with a little noise (mean near 245 in Yahtzee)",
-    "win": "plays to finish first: the chance of beating the others, from the solver's values",
+    "random": N_("picks uniformly among the legal moves"),
+    "greedy": N_("maximises this turn's points (rerolls for their expectation), a classic baseline"),
+    "tali": N_("GNOME Tali's computer: Monte Carlo rerolls rated by a one-step table"),
+    "optimal": N_("the solver's best move: maximises the expected final score"),
+    "easy": N_("the solver's values with much noise and blunders (mean near 180 in Yahtzee)"),
+    "medium": N_("the solver's values with moderate noise (mean near 220 in Yahtzee)"),
+    "hard": N_("the solver's values with a little noise (mean near 245 in Yahtzee)"),
+    "win": N_("plays to finish first: the chance of beating the others, from the solver's values"),
 }
 """Every built-in level with a one-line description."""
 

@@ -4,28 +4,35 @@ from __future__ import annotations
 
 import click
 
-from fivedice.cli import friendly
+from fivedice.cli import I18nCommand, friendly
+from fivedice.i18n import N_, _
 
 __all__ = ["serve_cmd"]
 
 
-@click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
-@click.option("--db", "db", default=None, metavar="URL", help="Database URL (default: SQLite in the user data dir).")
+@click.command("serve", cls=I18nCommand, help=N_("Serve the browser game and its API at http://HOST:PORT."))
+@click.option("--host", default="127.0.0.1", show_default=True, help=N_("Address to listen on."))
+@click.option("--port", default=8000, show_default=True, type=int, help=N_("Port to listen on."))
+@click.option(
+    "--db", "db", default=None, metavar="URL", help=N_("Database URL (default: SQLite in the user data dir).")
+)
 @click.option(
     "--pubsub",
     default="auto",
     show_default=True,
     metavar="KIND",
-    help="Fan-out between processes: auto (PostgreSQL NOTIFY on PostgreSQL), none, postgres, or a redis:// URL.",
+    help=N_("Fan-out between processes: auto (PostgreSQL NOTIFY on PostgreSQL), none, postgres, or a redis:// URL."),
 )
-@click.option("--computer-delay", default=0.6, show_default=True, type=float, help="Seconds between computer moves.")
-@click.option("--seed", type=int, default=None, hidden=True, help="Repeatable dice (tests only).")
-@click.option("--table-prefix", default="web_", hidden=True, help="Prefix of the room tables.")
-@click.option("--no-scores", is_flag=True, hidden=True, help="Do not record finished games in the high scores.")
-@click.option("--rate", default=10.0, show_default=True, type=float, help="Messages a second allowed per connection.")
-@click.option("--log-level", default="warning", show_default=True, help="uvicorn log level.")
+@click.option(
+    "--computer-delay", default=0.6, show_default=True, type=float, help=N_("Seconds between computer moves.")
+)
+@click.option("--seed", type=int, default=None, hidden=True, help=N_("Repeatable dice (tests only)."))
+@click.option("--table-prefix", default="web_", hidden=True, help=N_("Prefix of the room tables."))
+@click.option("--no-scores", is_flag=True, hidden=True, help=N_("Do not record finished games in the high scores."))
+@click.option(
+    "--rate", default=10.0, show_default=True, type=float, help=N_("Messages a second allowed per connection.")
+)
+@click.option("--log-level", default="warning", show_default=True, help=N_("uvicorn log level."))
 @friendly
 def serve_cmd(
     host: str,
@@ -62,5 +69,6 @@ def serve_cmd(
     # fewer, cheaper garbage collections: the long-lived objects (rules, tables) are frozen
     gc.freeze()
     gc.set_threshold(20_000, 50, 100)
-    click.echo(f"fivedice: serving on http://{host}:{port}  (database: {app.state.service.store.url})")
+    url = app.state.service.store.url
+    click.echo(_("fivedice: serving on http://{host}:{port}  (database: {url})", host=host, port=port, url=url))
     uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=65536, ws_ping_interval=20)

@@ -16,13 +16,16 @@ from typing import Any
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
+from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 from fivedice.web.errors import RoomError
 
 __all__ = ["analysis", "choose", "default_level", "greedy", "hint", "levels"]
 
-_FALLBACK = {"greedy": "Scores the best box for the dice showing; otherwise rerolls toward more of a kind."}
+DEFAULT_LEVEL = "greedy"
+"""The level that plays a timed-out turn when it exists."""
+_FALLBACK = {"greedy": N_("Scores the best box for the dice showing; otherwise rerolls toward more of a kind.")}
 
 
 def _module(name: str) -> Any:
@@ -39,23 +42,25 @@ def levels() -> dict[str, str]:
     players = _module("fivedice.players")
     found = getattr(players, "LEVELS", None) if players is not None else None
     if isinstance(found, Mapping) and found:
-        return {str(k): str(v) for k, v in found.items()}
+        return {str(k): _(str(v)) for k, v in found.items()}
     if isinstance(found, list | tuple) and found:
         return {str(item[0]) if isinstance(item, tuple) else str(item): "" for item in found}
-    return dict(_FALLBACK)
+    return {k: _(v) for k, v in _FALLBACK.items()}
 
 
 def default_level() -> str:
     """The level that plays a timed-out player's turn: greedy if there is one, else the first."""
     names = levels()
-    return "greedy" if "greedy" in names else next(iter(names))
+    return DEFAULT_LEVEL if DEFAULT_LEVEL in names else next(iter(names))
 
 
 def check_level(level: str) -> str:
     """``level`` if it is one of :func:`levels`; raises :class:`RoomError` otherwise."""
     names = levels()
     if level not in names:
-        raise RoomError(f"Computer level {level!r} is unknown; expected one of: {', '.join(names)}.")
+        raise RoomError(
+            _("Computer level {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(names))
+        )
     return level
 
 
@@ -75,12 +80,12 @@ def greedy(state: GameState) -> Action:
     options = state.options()
     best = max(options.items(), key=lambda kv: (kv[1], -kv[0][0]))
     if state.rolls_left <= 0 or best[1] >= 25 or state.dice is None:
-        (card, box), _ = best
+        (card, box), _points = best
         return Score(box, card)
     face = max(range(1, 7), key=lambda f: (state.counts[f - 1], f))
     keep = tuple(p for p, v in enumerate(state.dice) if v == face)
     if len(keep) == len(state.dice):
-        (card, box), _ = best
+        (card, box), _points = best
         return Score(box, card)
     return Roll(keep)
 
@@ -102,7 +107,7 @@ def choose(level: str, state: GameState) -> Action:
 def hint(state: GameState) -> dict[str, Any]:
     """Ranked advice for the player to act: from the solver when it exists, else the boxes by points."""
     if state.phase is not Phase.PLAY or state.dice is None:
-        raise RoomError("A hint needs dice on the table; roll first.")
+        raise RoomError(_("A hint needs dice on the table; roll first."))
     solver = _module("fivedice.solver")
     card = state.cards[state.current][0]
     if solver is not None and hasattr(solver, "solve") and len(state.cards[state.current]) == 1:

@@ -43,9 +43,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.pool import StaticPool
 
+from fivedice.i18n import _
 from fivedice.web.errors import ConflictError, RoomNotFoundError, SchemaError
 
 __all__ = ["SCHEMA_VERSION", "MoveRow", "RoomRow", "RoomStore", "SeatRow", "Tables", "default_url", "normalize_url"]
+
+PSYCOPG_SCHEME = "postgresql+psycopg://"
+POSTGRES_SCHEME = "postgresql://"
+SQLITE_SCHEME = "sqlite:///"
 
 SCHEMA_VERSION = 1
 """The version of the room tables this code writes; older databases are upgraded on start."""
@@ -59,13 +64,13 @@ def normalize_url(url: str) -> str:
     """
     for scheme in ("postgresql://", "postgres://"):
         if url.startswith(scheme):
-            return "postgresql+psycopg://" + url[len(scheme) :]
+            return PSYCOPG_SCHEME + url[len(scheme) :]
     return url
 
 
 def libpq_url(url: str) -> str:
     """The plain libpq form of a PostgreSQL URL (for psycopg's own connections)."""
-    return "postgresql://" + url.split("://", 1)[1]
+    return POSTGRES_SCHEME + url.split("://", 1)[1]
 
 
 def default_url() -> str:
@@ -77,7 +82,7 @@ def default_url() -> str:
 
     folder = Path(platformdirs.user_data_dir("fivedice"))
     folder.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{folder / 'web.sqlite3'}"
+    return SQLITE_SCHEME + str(folder / "web.sqlite3")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +100,9 @@ class Tables:
 def make_tables(prefix: str = "web_") -> Tables:
     """Build the table definitions with names starting ``prefix``."""
     if not prefix.replace("_", "").isalnum() or not prefix[0].isalpha():
-        raise SchemaError(f"Table prefix {prefix!r} is not valid; expected letters, digits and underscores.")
+        raise SchemaError(
+            _("Table prefix {prefix!r} is not valid; expected letters, digits and underscores.", prefix=prefix)
+        )
     md = MetaData()
     meta = Table(
         f"{prefix}meta", md, Column("key", String(40), primary_key=True), Column("value", String(200), nullable=False)
@@ -241,7 +248,11 @@ class RoomStore:
             version = int(found) if found is not None else 0
             if version > SCHEMA_VERSION:
                 raise SchemaError(
-                    f"Room database schema {version} is newer than this fivedice supports ({SCHEMA_VERSION})."
+                    _(
+                        "Room database schema {version} is newer than this fivedice supports ({supported}).",
+                        version=version,
+                        supported=SCHEMA_VERSION,
+                    )
                 )
             for v in range(version + 1, SCHEMA_VERSION + 1):
                 MIGRATIONS[v](conn, t)
@@ -273,7 +284,7 @@ class RoomStore:
             query = query.with_for_update(read=lock == "share")
         row = conn.execute(query).mappings().first()
         if row is None:
-            raise RoomNotFoundError(f"Room {code!r} does not exist; check the invite code.")
+            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=code))
         seats = conn.execute(select(t.seats).where(t.seats.c.code == code).order_by(t.seats.c.seat)).mappings()
         return RoomRow(
             code=row["code"],
@@ -343,7 +354,7 @@ class RoomStore:
         """Lock the room's row and return its version (the cheap check before a write)."""
         found = conn.execute(self._lock, {"code": code}).scalar()
         if found is None:
-            raise RoomNotFoundError(f"Room {code!r} does not exist; check the invite code.")
+            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=code))
         return int(found)
 
     def bump(self, conn: Connection, room: RoomRow, *, now: float, **values: Any) -> int:
@@ -356,7 +367,9 @@ class RoomStore:
         else:
             result = conn.execute(self._bump, params)
         if result.rowcount != 1:
-            raise ConflictError(f"Room {room.code!r} changed at the same moment; the request was not applied.")
+            raise ConflictError(
+                _("Room {code!r} changed at the same moment; the request was not applied.", code=room.code)
+            )
         return room.version + 1
 
     def add_move(self, conn: Connection, code: str, game_no: int, move: MoveRow) -> None:

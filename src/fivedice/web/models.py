@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from fivedice.i18n import N_, _
 from fivedice.web.errors import MessageError
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "JoinRoom",
     "RollIntent",
     "ScoreIntent",
+    "SetLanguage",
     "Simple",
     "clean_text",
     "describe_error",
@@ -52,21 +54,30 @@ def clean_text(value: str, what: str, limit: int) -> str:
     'Ann Lee'
     """
     text = " ".join(value.split())
+    what = _(what)
     if not text:
-        raise ValueError(f"{what} is empty; expected 1 to {limit} characters")
+        raise ValueError(_("{what} is empty; expected 1 to {limit} characters", what=what, limit=limit))
     if len(text) > limit:
-        raise ValueError(f"{what} {text[:30]!r} is {len(text)} characters long; expected at most {limit}")
+        raise ValueError(
+            _(
+                "{what} {text!r} is {length} characters long; expected at most {limit}",
+                what=what,
+                text=text[:30],
+                length=len(text),
+                limit=limit,
+            )
+        )
     if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in text):
-        raise ValueError(f"{what} {text[:30]!r} contains control or unassigned characters")
+        raise ValueError(_("{what} {text!r} contains control or unassigned characters", what=what, text=text[:30]))
     return text
 
 
 def _name(value: str) -> str:
-    return clean_text(value, "name", NAME_MAX)
+    return clean_text(value, N_("name"), NAME_MAX)
 
 
 def _chat(value: str) -> str:
-    return clean_text(value, "chat text", CHAT_MAX)
+    return clean_text(value, N_("chat text"), CHAT_MAX)
 
 
 Name = Annotated[str, Field(max_length=200), AfterValidator(_name)]
@@ -79,11 +90,23 @@ class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+LanguageCode = Annotated[str, Field(min_length=1, max_length=20)]
+
+
 class Hello(_Message):
-    """The first message on a socket: the seat's secret token, or none to watch."""
+    """The first message on a socket: the seat's secret token (none to watch) and the client's language."""
 
     type: Literal["hello"]
     token: Annotated[str, Field(max_length=64)] | None = None
+    lang: LanguageCode | None = None
+
+
+class SetLanguage(_Message):
+    """Switch this connection's language (its error messages, hints and analysis)."""
+
+    type: Literal["language"]
+    lang: LanguageCode
+    id: MessageId | None = None
 
 
 class RollIntent(_Message):
@@ -118,39 +141,49 @@ class Chat(_Message):
     id: MessageId | None = None
 
 
-ClientMessage = Annotated[Hello | RollIntent | ScoreIntent | Simple | Chat, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[Hello | RollIntent | ScoreIntent | Simple | Chat] = TypeAdapter(ClientMessage)
+AnyMessage = Hello | SetLanguage | RollIntent | ScoreIntent | Simple | Chat
+ClientMessage = Annotated[AnyMessage, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(ClientMessage)
 
 
-def describe_error(exc: ValidationError, what: str = "Message") -> str:
+def describe_error(exc: ValidationError, what: str = N_("Message")) -> str:
     """One sentence for the first problem pydantic found."""
     err = exc.errors(include_url=False)[0]
     loc = ".".join(str(p) for p in err["loc"] if not isinstance(p, str) or p not in _TAGS)
     msg = str(err["msg"]).removeprefix("Value error, ")
     msg = msg[0].lower() + msg[1:] if msg else msg
     if not loc:
-        return f"{what} is not valid: {msg}."
-    return f"{what} field {loc!r} is not valid: {msg}."
+        return _("{what} is not valid: {problem}.", what=_(what), problem=msg)
+    return _("{what} field {field!r} is not valid: {problem}.", what=_(what), field=loc, problem=msg)
 
 
-_TAGS = {"hello", "roll", "score", "start", "rematch", "undo", "hint", "analysis", "ping", "chat"}
+_ROLL = '{"type": "roll"}'
+_TAGS = {"hello", "language", "roll", "score", "start", "rematch", "undo", "hint", "analysis", "ping", "chat"}
 
 
-def parse_message(text: str | bytes) -> Hello | RollIntent | ScoreIntent | Simple | Chat:
+def parse_message(text: str | bytes) -> AnyMessage:
     """Validate one WebSocket message; raises :class:`MessageError` with a clear sentence."""
     if len(text) > MAX_MESSAGE:
-        raise MessageError(f"Message of {len(text)} characters is too long; expected at most {MAX_MESSAGE}.")
+        raise MessageError(
+            _(
+                "Message of {length} characters is too long; expected at most {limit}.",
+                length=len(text),
+                limit=MAX_MESSAGE,
+            )
+        )
     try:
         data: Any = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise MessageError('Message is not valid JSON; expected an object like {"type": "roll"}.') from None
+        raise MessageError(_("Message is not valid JSON; expected an object like {example}.", example=_ROLL)) from None
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise MessageError('Message is not a JSON object with a string \'type\'; expected e.g. {"type": "roll"}.')
+        raise MessageError(
+            _("Message is not a JSON object with a string 'type'; expected e.g. {example}.", example=_ROLL)
+        )
     try:
         return _ADAPTER.validate_python(data)
     except ValidationError as exc:
         if exc.errors()[0]["type"] == "union_tag_invalid":
-            raise MessageError(f"Message type {data['type'][:30]!r} is unknown.") from None
+            raise MessageError(_("Message type {kind!r} is unknown.", kind=data["type"][:30])) from None
         raise MessageError(describe_error(exc)) from None
 
 
@@ -175,8 +208,12 @@ class CreateRoom(BaseModel):
     def _seats(self) -> CreateRoom:
         if self.humans + len(self.computers) > MAX_SEATS:
             raise ValueError(
-                f"{self.humans} players and {len(self.computers)} computers make too many seats; "
-                f"expected at most {MAX_SEATS}"
+                _(
+                    "{humans} players and {computers} computers make too many seats; expected at most {limit}",
+                    humans=self.humans,
+                    computers=len(self.computers),
+                    limit=MAX_SEATS,
+                )
             )
         return self
 

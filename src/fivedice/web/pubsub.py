@@ -220,6 +220,7 @@ class RedisHub(_Listener):
 def make_hub(kind: str, db_url: str, channel: str) -> Hub:
     """``auto`` (PostgreSQL NOTIFY on a PostgreSQL database, else none), ``none``, ``postgres``,
     or a ``redis://`` URL."""
+    from fivedice.i18n import _
     from fivedice.web.db import libpq_url, normalize_url
     from fivedice.web.errors import RoomError
 
@@ -230,8 +231,8 @@ def make_hub(kind: str, db_url: str, channel: str) -> Hub:
         return NullHub()
     if kind == "postgres":
         if not url.startswith("postgresql"):
-            raise RoomError(f"Pub/sub 'postgres' needs a PostgreSQL database; the database is {db_url!r}.")
+            raise RoomError(_("Pub/sub 'postgres' needs a PostgreSQL database; the database is {url!r}.", url=db_url))
         return PostgresHub(libpq_url(url), channel)
     if kind.startswith(("redis://", "rediss://", "unix://")):
         return RedisHub(kind, channel)
-    raise RoomError(f"Pub/sub {kind!r} is unknown; expected auto, none, postgres or a redis:// URL.")
+    raise RoomError(_("Pub/sub {kind!r} is unknown; expected auto, none, postgres or a redis:// URL.", kind=kind))

@@ -13,6 +13,7 @@ import json
 import secrets
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,12 +21,24 @@ from fivedice import notation
 from fivedice.actions import Score
 from fivedice.dice import DiceRoller
 from fivedice.game import Game
+from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.scorecard import Scorecard
 from fivedice.state import Phase
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 
-__all__ = ["CODE_ALPHABET", "Client", "Room", "SecretsRoller", "TokenBucket", "describe_move", "new_code"]
+__all__ = [
+    "CODE_ALPHABET",
+    "Client",
+    "Room",
+    "SecretsRoller",
+    "TokenBucket",
+    "describe_move",
+    "english_text",
+    "event_text",
+    "move_event",
+    "new_code",
+]
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Invite codes avoid letters and digits that look alike (0/O, 1/I/L)."""
@@ -35,7 +48,7 @@ EVENTS_KEPT = 12
 
 def new_code(length: int = 8) -> str:
     """A fresh random invite code (31**8, about 8.5e11 codes)."""
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(length))
+    return "".join(secrets.choice(CODE_ALPHABET) for _i in range(length))
 
 
 class SecretsRoller:
@@ -43,7 +56,7 @@ class SecretsRoller:
 
     def roll(self, n: int) -> tuple[int, ...]:
         """Roll ``n`` dice."""
-        return tuple(secrets.randbelow(6) + 1 for _ in range(n))
+        return tuple(secrets.randbelow(6) + 1 for _i in range(n))
 
 
 class TokenBucket:
@@ -82,25 +95,56 @@ class Client:
         return True
 
 
-def describe_move(names: tuple[str, ...], move: MoveRow) -> str:
-    """A move as one line of text for the room's event list."""
-    who = names[move.seat] if 0 <= move.seat < len(names) else f"Seat {move.seat + 1}"
+def move_event(names: tuple[str, ...], move: MoveRow, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A move as a language-neutral event: ``{"msg": English text with {fields}, "args": fields}``
+    (and ``"more"``, a second text, for a move the timer made). ``args["box"]`` is the box's English label,
+    translated where the event is shown, like ``msg`` itself."""
+    who = names[move.seat] if 0 <= move.seat < len(names) else str(move.seat + 1)
     rec = move.record
     kind = rec.get("type")
+    dice = " ".join(map(str, rec.get("dice", [])))
     if kind == "undo":
-        line = f"{who} takes back their last score."
+        event: dict[str, Any] = {"msg": N_("{who} takes back their last score."), "args": {"who": who}}
     elif kind == "rolloff":
-        dice = rec.get("dice", [])
-        line = f"{who} rolls off: {' '.join(map(str, dice))} ({sum(dice)})."
+        total = sum(rec.get("dice", []))
+        event = {"msg": N_("{who} rolls off: {dice} ({total})."), "args": {"who": who, "dice": dice, "total": total}}
+    elif kind == "roll" and rec.get("held"):
+        kept = len(rec.get("held", []))
+        event = {"msg": N_("{who} rolls {dice}, keeping {kept}."), "args": {"who": who, "dice": dice, "kept": kept}}
     elif kind == "roll":
-        held = rec.get("held", [])
-        kept = f", keeping {len(held)}" if held else ""
-        line = f"{who} rolls {' '.join(map(str, rec.get('dice', [])))}{kept}."
+        event = {"msg": N_("{who} rolls {dice}."), "args": {"who": who, "dice": dice}}
     else:
-        line = f"{who} scores {rec.get('points')} in {str(rec.get('box', '')).replace('_', ' ')}."
+        name = str(rec.get("box", ""))
+        box = (labels or {}).get(name, name.replace("_", " "))
+        event = {
+            "msg": N_("{who} scores {points} in {box}."),
+            "args": {"who": who, "points": rec.get("points"), "box": box},
+        }
     if move.by == "timer":
-        line += " (time ran out: the computer played)"
-    return line
+        event["more"] = N_("(time ran out: the computer played)")
+    return event
+
+
+def event_text(event: Mapping[str, Any]) -> str:
+    """An event of :func:`move_event` (or a notice) as text in the current language."""
+    args = dict(event.get("args") or {})
+    if "box" in args:
+        args["box"] = _(str(args["box"]))
+    text = _(str(event["msg"]), **args)
+    more = event.get("more")
+    return f"{text} {_(str(more))}" if more else text
+
+
+def english_text(event: Mapping[str, Any]) -> str:
+    """An event or notice in English (the source text filled in), whatever the current language."""
+    text = str(event["msg"]).format(**(event.get("args") or {}))
+    more = event.get("more")
+    return f"{text} {more}" if more else text
+
+
+def describe_move(names: tuple[str, ...], move: MoveRow, labels: Mapping[str, str] | None = None) -> str:
+    """A move as one line of text in the current language."""
+    return event_text(move_event(names, move, labels))
 
 
 class Room:
@@ -110,6 +154,7 @@ class Room:
         self.code = row.code
         self.spec = row.spec
         self.rules: RuleSet = parse_spec(row.spec)
+        self._labels = {b.name: b.label for b in self.rules.boxes}
         self.roller = roller
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
@@ -131,7 +176,7 @@ class Room:
         self.game: Game | None = None
         self.movers: list[int] = []
         self.seq = 0
-        self.events: deque[str] = deque(maxlen=EVENTS_KEPT)
+        self.events: deque[dict[str, Any]] = deque(maxlen=EVENTS_KEPT)
         if row.status != "lobby":
             self.game = Game(self.rules, self.names, self.roller)
             for move in moves:
@@ -166,7 +211,7 @@ class Room:
         else:
             self.movers.append(move.seat)
         self.seq = move.seq
-        self.events.append(describe_move(self.names, move))
+        self.events.append(move_event(self.names, move, self._labels))
 
     def invalidate(self) -> None:
         """Force a full reload at the next refresh (after a write that may have half-applied)."""
@@ -269,7 +314,8 @@ class Room:
             ],
             "deadline": self.deadline,
             "game": self._game_data(),
-            "events": list(self.events),
+            "events": [english_text(e) for e in self.events],
+            "event_keys": list(self.events),
         }
 
     def _game_data(self) -> dict[str, Any] | None:

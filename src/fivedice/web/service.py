@@ -33,6 +33,7 @@ from sqlalchemy.exc import IntegrityError
 from fivedice import notation
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
+from fivedice.i18n import N_, _
 from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
 from fivedice.web import computer
@@ -56,10 +57,21 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def notice(msg: str, **args: Any) -> dict[str, Any]:
+    """A notice to a whole room: the English ``text`` and the message with its fields for each client to translate.
+
+    >>> notice("{who} joined.", who="Ann")
+    {'type': 'notice', 'text': 'Ann joined.', 'msg': '{who} joined.', 'args': {'who': 'Ann'}}
+    """
+    return {"type": "notice", "text": msg.format(**args), "msg": msg, "args": args}
+
+
 def check_code(code: str) -> str:
     """The invite code in upper case; raises :class:`RoomNotFoundError` for a malformed one."""
     if not _CODE.match(code):
-        raise RoomNotFoundError(f"Room {code[:20]!r} does not exist; an invite code is 8 letters and digits.")
+        raise RoomNotFoundError(
+            _("Room {code!r} does not exist; an invite code is 8 letters and digits.", code=code[:20])
+        )
     return code.upper()
 
 
@@ -306,7 +318,9 @@ class RoomService:
 
                     def decide(r: Room, _conn: Connection, state: Any = state, action: Any = action) -> Change:
                         if r.game is None or r.game.state is not state:
-                            raise ConflictError(f"Room {r.code!r} changed while the computer was thinking.")
+                            raise ConflictError(
+                                _("Room {code!r} changed while the computer was thinking.", code=r.code)
+                            )
                         return Change(entry=notation.to_json(r.game.play(action)))
 
                     try:
@@ -339,8 +353,8 @@ class RoomService:
                     self._spawn(self._drive(room, timer=True))
                 elif room.notified_timeout != (room.row.game_no, room.seq):
                     room.notified_timeout = (room.row.game_no, room.seq)
-                    text = f"Time is up for {seat.name}; the room waits for them."
-                    await self._message(room, {"type": "notice", "text": text})
+                    text = N_("Time is up for {who}; the room waits for them.")
+                    await self._message(room, notice(text, who=seat.name))
 
     async def _record(self, room: Room) -> None:
         """Put a finished game into the high scores and history (exactly one process claims it)."""
@@ -371,7 +385,13 @@ class RoomService:
         """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
         key = normalize_name(req.rules)
         if key not in BUILTINS:
-            raise RoomError(f"Rule set {req.rules!r} is unknown; expected one of: {', '.join(BUILTINS)}.")
+            raise RoomError(
+                _(
+                    "Rule set {rules!r} is unknown; expected one of: {known}.",
+                    rules=req.rules,
+                    known=", ".join(BUILTINS),
+                )
+            )
         rules = get(key, **req.options)
         for level in req.computers:
             computer.check_level(level)
@@ -381,9 +401,9 @@ class RoomService:
         for n, level in enumerate(req.computers, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
         if req.name.lower() in {s.name.lower() for s in seats[1:] if s.name}:
-            raise RoomError(f"Name {req.name!r} is taken by a computer seat; choose another.")
+            raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
         settings = {"hints": req.hints, "undo": req.undo, "timer": req.timer, "away": req.away}
-        for _ in range(5):
+        for _attempt in range(5):
             code = new_code()
             try:
                 await self.db(partial(self.store.create, code, rules.spec, settings, seats, now=self.clock()))
@@ -391,7 +411,7 @@ class RoomService:
             except IntegrityError:
                 continue
         else:  # pragma: no cover - 5 collisions among 8.5e11 codes
-            raise RoomError("Could not find a free invite code; try again.")
+            raise RoomError(_("Could not find a free invite code; try again."))
         return {"code": code, "token": token, "seat": 0, "link": f"/r/{code}"}
 
     async def join(self, code: str, req: JoinRoom) -> dict[str, Any]:
@@ -400,17 +420,19 @@ class RoomService:
         if req.spectator:
             return {"code": room.code, "token": None, "seat": None, "link": f"/r/{room.code}"}
         if req.name is None:
-            raise RoomError("Joining as a player needs a name; give one, or join as a spectator.")
+            raise RoomError(_("Joining as a player needs a name; give one, or join as a spectator."))
         name, token = req.name, secrets.token_urlsafe(24)
 
         def decide(r: Room, conn: Connection) -> Change:
             if r.status != "lobby":
-                raise RoomError(f"Room {r.code!r} has already started; join it as a spectator.")
+                raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
             if any(s.name and s.name.lower() == name.lower() for s in r.seats):
-                raise RoomError(f"Name {name!r} is already taken in room {r.code!r}; choose another.")
+                raise RoomError(
+                    _("Name {name!r} is already taken in room {code!r}; choose another.", name=name, code=r.code)
+                )
             free = next((s for s in r.seats if s.kind == "human" and s.name is None), None)
             if free is None:
-                raise RoomError(f"Room {r.code!r} is full; join it as a spectator.")
+                raise RoomError(_("Room {code!r} is full; join it as a spectator.", code=r.code))
             self.store.set_seat(conn, r.code, free.seat, name, hash_token(token))
             seats = tuple(
                 dataclasses.replace(s, name=name, token=hash_token(token)) if s is free else s for s in r.seats
@@ -418,7 +440,7 @@ class RoomService:
             return Change(seats=seats, result=free.seat)
 
         seat = await self._change(room, -1, "join", decide)
-        await self._message(room, {"type": "notice", "text": f"{name} joined."})
+        await self._message(room, notice(N_("{who} joined."), who=name))
         return {"code": room.code, "token": token, "seat": seat, "link": f"/r/{room.code}"}
 
     async def moves(self, code: str, game_no: int | None = None) -> dict[str, Any]:
@@ -443,7 +465,7 @@ class RoomService:
             digest = hash_token(hello.token)
             match = [s.seat for s in room.seats if s.token and hmac.compare_digest(s.token, digest)]
             if not match:
-                raise RoomError(f"That token is not a seat of room {room.code!r}; join the room again.")
+                raise RoomError(_("That token is not a seat of room {code!r}; join the room again.", code=room.code))
             seat = match[0]
         client = Client(seat)
         first = not room.clients
@@ -466,12 +488,12 @@ class RoomService:
         """Act on one validated message from ``client``."""
         seat = client.seat
         if isinstance(msg, Hello):
-            raise RoomError("This connection has already said hello; send intents now.")
+            raise RoomError(_("This connection has already said hello; send intents now."))
         if isinstance(msg, Simple) and msg.type == "ping":
             client.send(json.dumps({"type": "pong", "id": msg.id}))
             return
         if seat is None:
-            raise RoomError("Spectators can watch but not act or chat; join the room to play.")
+            raise RoomError(_("Spectators can watch but not act or chat; join the room to play."))
         if isinstance(msg, RollIntent | ScoreIntent):
             await self._change(room, seat, "seat", partial(_play, seat, msg))
         elif isinstance(msg, Chat):
@@ -481,10 +503,10 @@ class RoomService:
             await self._change(room, seat, "seat", partial(_undo, seat))
         elif msg.type == "start":
             await self._change(room, seat, "seat", partial(_start, seat))
-            await self._message(room, {"type": "notice", "text": "The game has started."})
+            await self._message(room, notice(N_("The game has started.")))
         elif msg.type == "rematch":
             await self._change(room, seat, "seat", partial(_rematch, seat))
-            await self._message(room, {"type": "notice", "text": f"{room.seats[seat].name} started a rematch."})
+            await self._message(room, notice(N_("{who} started a rematch."), who=room.seats[seat].name))
         elif msg.type == "hint":
             client.send(json.dumps({"type": "hint", "id": msg.id, **(await self._hint(room, seat))}))
         elif msg.type == "analysis":
@@ -492,18 +514,18 @@ class RoomService:
 
     async def _hint(self, room: Room, seat: int) -> dict[str, Any]:
         if not room.settings.get("hints"):
-            raise RoomError("Hints are turned off in this room.")
+            raise RoomError(_("Hints are turned off in this room."))
         async with room.lock:
             current = room.current_seat()
             if current is None or current.seat != seat or room.game is None:
-                raise RoomError("Hints are for the player whose turn it is.")
+                raise RoomError(_("Hints are for the player whose turn it is."))
             state = room.game.state
         return await asyncio.to_thread(computer.hint, state)
 
     async def _analysis(self, room: Room) -> dict[str, Any] | None:
         async with room.lock:
             if room.game is None or room.status != "over":
-                raise RoomError("The analysis is ready when the game is over.")
+                raise RoomError(_("The analysis is ready when the game is over."))
             game, number = room.game, room.row.game_no
             if room.analysis is not None and room.analysis[0] == number:
                 return room.analysis[1]
@@ -515,12 +537,14 @@ class RoomService:
 # -- decisions (run inside the write transaction, after the room is up to date) ---------
 def _playing(room: Room, seat: int) -> Any:
     if room.status == "lobby":
-        raise RoomError("The game has not started yet; the host starts it from the lobby.")
+        raise RoomError(_("The game has not started yet; the host starts it from the lobby."))
     if room.status == "over" or room.game is None:
-        raise RoomError("The game is over; start a rematch to play again.")
+        raise RoomError(_("The game is over; start a rematch to play again."))
     current = room.game.state.current
     if current != seat:
-        raise RoomError(f"It is {room.names[current]}'s turn, not {room.names[seat]}'s.")
+        raise RoomError(
+            _("It is {current}'s turn, not {player}'s.", current=room.names[current], player=room.names[seat])
+        )
     return room.game
 
 
@@ -532,27 +556,29 @@ def _play(seat: int, msg: RollIntent | ScoreIntent, room: Room, _conn: Connectio
 
 def _undo(seat: int, room: Room, _conn: Connection) -> Change:
     if not room.settings.get("undo"):
-        raise RoomError("This room does not allow undo.")
+        raise RoomError(_("This room does not allow undo."))
     if room.status != "playing" or room.game is None:
-        raise RoomError("Only a game in play can be undone.")
+        raise RoomError(_("Only a game in play can be undone."))
     if room.last_score_by() != seat:
-        raise RoomError(f"{room.names[seat]} can only take back their own score, before anyone else acts.")
+        raise RoomError(
+            _("{player} can only take back their own score, before anyone else acts.", player=room.names[seat])
+        )
     room.game.undo(1)
     return Change(entry={"type": "undo"})
 
 
 def _start(seat: int, room: Room, _conn: Connection) -> Change:
     if seat != 0:
-        raise RoomError(f"Only the host, {room.names[0]}, can start the game.")
+        raise RoomError(_("Only the host, {host}, can start the game.", host=room.names[0]))
     if room.status != "lobby":
-        raise RoomError("The game has already started.")
+        raise RoomError(_("The game has already started."))
     waiting = [s.seat + 1 for s in room.seats if s.name is None]
     if waiting:
-        raise RoomError(f"Seats {waiting} are still open; wait until every player has joined.")
+        raise RoomError(_("Seats {seats} are still open; wait until every player has joined.", seats=waiting))
     return Change(values={"status": "playing"})
 
 
 def _rematch(seat: int, room: Room, _conn: Connection) -> Change:
     if room.status != "over":
-        raise RoomError("A rematch can start only when the game is over.")
+        raise RoomError(_("A rematch can start only when the game is over."))
     return Change(values={"status": "playing", "game_no": room.row.game_no + 1})

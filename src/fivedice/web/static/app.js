@@ -1,7 +1,8 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
+import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
 import {
-  $, appendLine, el, renderAnalysis, renderCards, renderDice, renderHint, renderList, renderOver, renderSeats,
+  $, appendLine, el, renderAnalysis, renderCards, renderDice, renderEvents, renderHint, renderOver, renderSeats,
   turnText,
 } from "./render.js";
 
@@ -15,7 +16,17 @@ const ui = {
   lastMoves: -1,
   retry: 500,
   nextId: 1,
+  status: "", // the connection line, an English text translated when shown
+  hint: null, // the last hint and analysis shown, drawn again after a language switch
+  analysis: undefined,
 };
+
+const languageKey = "fivedice:language";
+
+function setStatus(text) {
+  ui.status = text;
+  $("#connection").textContent = text ? t(text) : "";
+}
 
 const tokenKey = (code) => `fivedice:token:${code}`;
 
@@ -28,13 +39,14 @@ function toast(message) {
 }
 
 async function api(method, path, body) {
-  const response = await fetch(path, {
+  const url = `${path}${path.includes("?") ? "&" : "?"}lang=${encodeURIComponent(currentLanguage())}`;
+  const response = await fetch(url, {
     method,
     headers: body ? { "Content-Type": "application/json" } : {},
     body: body ? JSON.stringify(body) : undefined,
   });
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error || `The server answered ${response.status}.`);
+  if (!response.ok) throw new Error(data.error || t("The server answered {status}.", { status: response.status }));
   return data;
 }
 
@@ -45,7 +57,10 @@ async function showLobby() {
   $("#room").hidden = true;
   $("#lobby").hidden = false;
   document.title = "fivedice";
-  if (!catalogue) catalogue = await api("GET", "/api/rules");
+  if (!catalogue || catalogue.language !== currentLanguage()) {
+    catalogue = await api("GET", "/api/rules");
+    catalogue.language = currentLanguage();
+  }
   const select = $("#rules-select");
   if (!select.options.length) {
     for (const r of catalogue.rules) select.append(el("option", { value: r.name, text: r.name }));
@@ -56,6 +71,7 @@ async function showLobby() {
 
 function showRuleOptions() {
   const rule = catalogue.rules.find((r) => r.name === $("#rules-select").value);
+  const chosen = new Map([...$("#rule-options").querySelectorAll("select")].map((s) => [s.name, s.value]));
   $("#rules-description").textContent = rule.description;
   $("#rule-options").replaceChildren(
     ...rule.options.map((o) =>
@@ -63,7 +79,11 @@ function showRuleOptions() {
         "label",
         { title: o.help },
         `${o.name.replace(/_/g, " ")}`,
-        el("select", { name: `option:${o.name}`, "aria-description": o.help }, ...o.choices.map((c) => el("option", { value: c, text: c }))),
+        el(
+          "select",
+          { name: `option:${o.name}`, "aria-description": o.help },
+          ...o.choices.map((c) => el("option", { value: c, text: c, selected: chosen.get(`option:${o.name}`) === c })),
+        ),
       ),
     ),
   );
@@ -77,14 +97,25 @@ function addComputer() {
     el(
       "label",
       {},
-      "Level",
+      el("span", { "data-i18n": "Level", text: t("Level") }),
       el(
         "select",
         { name: "computer" },
         ...levels.map((l) => el("option", { value: l, text: l, title: catalogue.levels[l], selected: l === "greedy" })),
       ),
     ),
-    el("button", { type: "button", "aria-label": "Remove this computer", onclick: () => item.remove() }, "Remove"),
+    el(
+      "button",
+      {
+        type: "button",
+        "data-i18n": "Remove",
+        "data-i18n-attr": "aria-label",
+        "data-i18n-source-aria-label": "Remove this computer",
+        "aria-label": t("Remove this computer"),
+        onclick: () => item.remove(),
+      },
+      t("Remove"),
+    ),
   );
   $("#computer-list").append(item);
 }
@@ -126,7 +157,7 @@ function openRoom(code) {
   const link = `${location.origin}/r/${ui.code}`;
   $("#invite-link").textContent = link;
   $("#invite-link").href = link;
-  document.title = `fivedice — room ${ui.code}`;
+  document.title = "fivedice — " + t("room {code}", { code: ui.code });
   connect();
 }
 
@@ -135,15 +166,15 @@ function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${scheme}://${location.host}/ws/${ui.code}`);
   ui.ws = ws;
-  $("#connection").textContent = "connecting…";
+  setStatus(N_("connecting…"));
   ws.addEventListener("open", () => {
     ui.retry = 500;
-    ws.send(JSON.stringify({ type: "hello", token: localStorage.getItem(tokenKey(ui.code)) }));
+    ws.send(JSON.stringify({ type: "hello", token: localStorage.getItem(tokenKey(ui.code)), lang: currentLanguage() }));
   });
   ws.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   ws.addEventListener("close", (event) => {
     if (ui.ws !== ws) return;
-    $("#connection").textContent = "offline — reconnecting…";
+    setStatus(N_("offline — reconnecting…"));
     if (event.code === 4400) return; // the server refused the room or token: do not hammer it
     setTimeout(connect, ui.retry);
     ui.retry = Math.min(ui.retry * 2, 8000);
@@ -152,7 +183,7 @@ function connect() {
 
 function send(message) {
   if (!ui.ws || ui.ws.readyState !== WebSocket.OPEN) {
-    toast("Not connected to the server; reconnecting.");
+    toast(t("Not connected to the server; reconnecting."));
     return;
   }
   ui.ws.send(JSON.stringify({ ...message, id: ui.nextId++ }));
@@ -163,18 +194,20 @@ function receive(msg) {
     if (ui.room && msg.state.version < ui.room.version) return; // an older broadcast arrived late
     ui.room = msg.state;
     ui.you = msg.you;
-    $("#connection").textContent = ui.you === null ? "watching" : "connected";
+    setStatus(ui.you === null ? N_("watching") : N_("connected"));
     render();
   } else if (msg.type === "error") {
     toast(msg.message);
-    if (!ui.room) $("#connection").textContent = "not in this room";
+    if (!ui.room) setStatus(N_("not in this room"));
   } else if (msg.type === "chat") {
     appendLine("#chat-log", `${msg.name}: ${msg.text}`);
   } else if (msg.type === "notice") {
-    appendLine("#events", msg.text);
+    appendLine("#events", msg.msg ? eventText(msg) : msg.text);
   } else if (msg.type === "hint") {
-    renderHint(msg);
+    ui.hint = msg;
+    renderHint(msg, ui.room);
   } else if (msg.type === "analysis") {
+    ui.analysis = msg.analysis;
     renderAnalysis(msg.analysis);
   }
 }
@@ -196,6 +229,7 @@ function render() {
       ui.kept.clear();
       ui.selected = 0;
       ui.lastMoves = moves;
+      ui.hint = null;
       $("#hint-box").replaceChildren();
     }
     const turn = $("#turn");
@@ -209,8 +243,11 @@ function render() {
     $("#undo").hidden = !(room.settings.undo && g.undo_by === ui.you && ui.you !== null);
     if (room.status === "over") renderOver(room);
   }
-  if (!g || room.status !== "over") $("#analysis").replaceChildren();
-  renderList("#events", room.events);
+  if (!g || room.status !== "over") {
+    ui.analysis = undefined;
+    $("#analysis").replaceChildren();
+  }
+  renderEvents(room);
 }
 
 function myTurn() {
@@ -303,14 +340,51 @@ $("#show-analysis").addEventListener("click", () => send({ type: "analysis" }));
 $("#copy-link").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("#invite-link").href);
-    toast("Invite link copied.");
+    toast(t("Invite link copied."));
   } catch {
-    toast("Copy the link shown next to the button.");
+    toast(t("Copy the link shown next to the button."));
   }
 });
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
+// -- language: the selector switches at any moment; the game and the page state stay as they are ------
+async function switchLanguage(wanted) {
+  const code = await loadLanguage(wanted);
+  localStorage.setItem(languageKey, code);
+  $("#language").value = code;
+  setStatus(ui.status);
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN) ui.ws.send(JSON.stringify({ type: "language", lang: code, id: ui.nextId++ }));
+  if (ui.room) {
+    render();
+    if (ui.hint) renderHint(ui.hint, ui.room);
+    if (ui.analysis !== undefined) renderAnalysis(ui.analysis);
+    document.title = "fivedice — " + t("room {code}", { code: ui.code });
+  }
+  if (!$("#lobby").hidden || catalogue) {
+    catalogue = await api("GET", "/api/rules");
+    catalogue.language = code;
+    if ($("#rules-select").options.length) showRuleOptions();
+    for (const select of document.querySelectorAll('#computer-list select[name="computer"]')) {
+      for (const option of select.options) option.title = catalogue.levels[option.value] || "";
+    }
+  }
+}
+
+async function startLanguage() {
+  // no ?lang= here: the server answers with the best language of the browser's Accept-Language
+  const found = await fetch("/api/languages")
+    .then((response) => response.json())
+    .catch(() => ({ languages: { en: "English" }, current: "en" }));
+  const select = $("#language");
+  select.replaceChildren(...Object.entries(found.languages).map(([code, name]) => el("option", { value: code, text: name })));
+  const stored = localStorage.getItem(languageKey);
+  const wanted = stored && stored in found.languages ? stored : found.current;
+  select.value = wanted;
+  select.addEventListener("change", () => switchLanguage(select.value).catch((err) => toast(err.message)));
+  if (wanted !== "en") await loadLanguage(wanted).catch((err) => toast(err.message));
+}
+
 setInterval(() => {
   if (ui.room && ui.room.deadline && ui.room.game) $("#turn").textContent = turnText(ui.room, ui.you, Date.now() / 1000);
 }, 1000);
-route();
+startLanguage().finally(route);

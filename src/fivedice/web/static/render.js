@@ -1,6 +1,8 @@
 // Drawing the room from the server's snapshot. Every text goes in with textContent (never
 // innerHTML), so names and chat are always escaped. No game rule lives here: the points
-// shown for open boxes are the engine's own options, sent by the server.
+// shown for open boxes are the engine's own options, sent by the server. Every text goes through t()
+// (./i18n.js), so drawing again after a language switch writes it in the new language.
+import { eventText, t } from "./i18n.js";
 
 export const $ = (selector) => document.querySelector(selector);
 
@@ -23,21 +25,21 @@ const FACES = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 
 export function nameOf(room, seat) {
   const s = room.seats[seat];
-  return (s && s.name) || `Seat ${seat + 1}`;
+  return (s && s.name) || t("Seat {n}", { n: seat + 1 });
 }
 
 export function renderSeats(room, you) {
   const current = room.game && room.status === "playing" ? room.game.current : null;
   $("#seats").replaceChildren(
     ...room.seats.map((s) => {
-      const label = s.name || "open seat";
-      const kind = s.kind === "computer" ? ` (computer, ${s.level})` : "";
-      const status = s.kind === "computer" ? "" : s.online ? "online" : s.taken ? "offline" : "waiting";
+      const label = s.name || t("open seat");
+      const kind = s.kind === "computer" ? t(" (computer, {level})", { level: s.level }) : "";
+      const status = s.kind === "computer" ? "" : s.online ? t("online") : s.taken ? t("offline") : t("waiting");
       return el(
         "li",
         { class: s.seat === current ? "current" : null, "aria-label": `${label}${kind}, ${status}` },
         el("span", { class: s.online ? "dot on" : "dot", "aria-hidden": "true" }),
-        el("span", { text: label + kind + (s.seat === you ? " (you)" : "") }),
+        el("span", { text: label + kind + (s.seat === you ? t(" (you)") : "") }),
       );
     }),
   );
@@ -48,15 +50,20 @@ export function renderSeats(room, you) {
 
 export function turnText(room, you, now) {
   const g = room.game;
-  if (room.status === "lobby") return "Waiting for the host to start the game.";
-  if (room.status === "over") return "The game is over.";
-  const who = g.current === you ? "Your" : `${nameOf(room, g.current)}'s`;
+  if (room.status === "lobby") return t("Waiting for the host to start the game.");
+  if (room.status === "over") return t("The game is over.");
+  const mine = g.current === you;
+  const who = nameOf(room, g.current);
   let text;
-  if (g.phase === "rolloff") text = `Roll-off to decide who starts: ${who.toLowerCase()} roll.`;
-  else text = `${who} turn — round ${g.round} of ${g.rounds}.`;
+  if (g.phase === "rolloff") {
+    text = mine ? t("Roll-off to decide who starts: your roll.") : t("Roll-off to decide who starts: {who}'s roll.", { who });
+  } else {
+    const args = { who, round: g.round, rounds: g.rounds };
+    text = mine ? t("Your turn — round {round} of {rounds}.", args) : t("{who}'s turn — round {round} of {rounds}.", args);
+  }
   if (room.deadline) {
     const left = Math.round(room.deadline - now);
-    text += left > 0 ? ` ${left} s left.` : " Time is up.";
+    text += " " + (left > 0 ? t("{seconds} s left.", { seconds: left }) : t("Time is up."));
   }
   return text;
 }
@@ -74,7 +81,12 @@ export function renderDice(room, you, kept, onToggle) {
           type: "button",
           class: "die",
           "aria-pressed": kept.has(i) ? "true" : "false",
-          "aria-label": v === null ? `Die ${i + 1}: not rolled` : `Die ${i + 1}: ${v}${kept.has(i) ? ", kept" : ""}`,
+          "aria-label":
+            v === null
+              ? t("Die {n}: not rolled", { n: i + 1 })
+              : kept.has(i)
+                ? t("Die {n}: {value}, kept", { n: i + 1, value: v })
+                : t("Die {n}: {value}", { n: i + 1, value: v }),
           title: v === null ? "" : `${FACES[v]} ${v}`,
           disabled: !canKeep,
           "data-value": v === null ? "" : v,
@@ -86,8 +98,10 @@ export function renderDice(room, you, kept, onToggle) {
   );
   const roll = $("#roll");
   roll.disabled = !(mine && g.rolls_left > 0);
-  roll.textContent = g.phase === "rolloff" ? "Roll off" : kept.size ? `Roll the other ${dice.length - kept.size}` : "Roll";
-  $("#rolls-left").textContent = g.phase === "play" ? `${g.rolls_left} of ${room.rules.rolls} rolls left` : "";
+  roll.textContent =
+    g.phase === "rolloff" ? t("Roll off") : kept.size ? t("Roll the other {n}", { n: dice.length - kept.size }) : t("Roll");
+  const left = { left: g.rolls_left, rolls: room.rules.rolls };
+  $("#rolls-left").textContent = g.phase === "play" ? t("{left} of {rolls} rolls left", left) : "";
 }
 
 // The score cards side by side: one column per player (per card, for multi-card rules).
@@ -97,7 +111,7 @@ export function renderCards(room, you, selected, onScore) {
   const ncards = room.rules.cards.length;
   const options = new Map(g.options.map((o) => [`${o.card}:${o.box}`, o.points]));
   const mine = g.current === you && room.status === "playing";
-  const head = el("tr", {}, el("th", { scope: "col", text: "Box" }));
+  const head = el("tr", {}, el("th", { scope: "col", text: t("Box") }));
   for (const s of room.seats) {
     for (let c = 0; c < ncards; c++) {
       const label = ncards > 1 ? `${nameOf(room, s.seat)} (${room.rules.cards[c].replace("_", " ")})` : nameOf(room, s.seat);
@@ -114,10 +128,11 @@ export function renderCards(room, you, selected, onScore) {
   boxes.forEach((box, i) => {
     if (box.section === "lower" && !upperDone) {
       upperDone = true;
-      body.push(sumRow("Upper total", (c) => c.upper_total));
-      if (room.rules.upper_bonus) body.push(sumRow("Upper bonus", (c) => c.upper_bonus));
+      body.push(sumRow(t("Upper total"), (c) => c.upper_total));
+      if (room.rules.upper_bonus) body.push(sumRow(t("Upper bonus"), (c) => c.upper_bonus));
     }
-    const row = el("tr", {}, el("th", { scope: "row", text: box.label }));
+    const label = t(box.label);
+    const row = el("tr", {}, el("th", { scope: "row", text: label }));
     g.cards.forEach((cards, seat) => {
       cards.forEach((card, c) => {
         const value = card.entries[i];
@@ -130,7 +145,10 @@ export function renderCards(room, you, selected, onScore) {
             type: "button",
             class: index === selected ? "selected" : null,
             disabled: !mine,
-            "aria-label": `Score ${points} in ${box.label}${ncards > 1 ? ` on card ${c + 1}` : ""}`,
+            "aria-label":
+              ncards > 1
+                ? t("Score {points} in {box} on card {card}", { points, box: label, card: c + 1 })
+                : t("Score {points} in {box}", { points, box: label }),
             "data-box": box.name,
             "data-card": c,
             onclick: () => onScore(c, box.name),
@@ -141,28 +159,41 @@ export function renderCards(room, you, selected, onScore) {
     });
     body.push(row);
   });
-  if (room.rules.yahtzee_bonus) body.push(sumRow("Yahtzee bonus", (c) => c.yahtzee_bonus));
-  body.push(sumRow("Total", (c) => c.total));
+  if (room.rules.yahtzee_bonus) body.push(sumRow(t("Yahtzee bonus"), (c) => c.yahtzee_bonus));
+  body.push(sumRow(t("Total"), (c) => c.total));
   $("#cards").replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
 }
 
 export function renderOver(room) {
   const g = room.game;
   $("#ranking").replaceChildren(
-    ...(g.standings || []).map((s) => el("li", { text: `${s.place}. ${s.name} — ${s.total} points` })),
+    ...(g.standings || []).map((s) => el("li", { text: t("{place}. {name} — {total} points", s) })),
   );
 }
 
-export function renderHint(hint) {
+const number = (x, digits) =>
+  Number(x).toLocaleString(document.documentElement.lang || "en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+export function renderHint(hint, room) {
+  const labels = new Map(((room && room.rules.boxes) || []).map((b) => [b.name, t(b.label)]));
   const items = hint.options.map((o) => {
     let text;
-    if (o.action === "keep") text = `Keep ${o.dice && o.dice.length ? o.dice.join(" ") : "nothing"} and roll`;
-    else text = `Score ${o.points} in ${String(o.box).replace(/_/g, " ")}`;
-    if (typeof o.value === "number") text += ` (expected ${o.value.toFixed(1)}${o.loss ? `, loss ${o.loss.toFixed(1)}` : ""})`;
+    if (o.action === "keep" && o.dice && o.dice.length) text = t("Keep {dice} and roll", { dice: o.dice.join(" ") });
+    else if (o.action === "keep") text = t("Reroll all");
+    else text = t("Score {points} in {box}", { points: o.points, box: labels.get(o.box) || String(o.box).replace(/_/g, " ") });
+    if (typeof o.value === "number") {
+      const value = number(o.value, 1);
+      text += " " + (o.loss ? t("(expected {value}, loss {loss})", { value, loss: number(o.loss, 1) }) : t("(expected {value})", { value }));
+    }
     return el("li", { text });
   });
-  const source = hint.source === "solver" ? "Best choices (optimal solver):" : "Boxes by points now (solver not available):";
+  const source = hint.source === "solver" ? t("Best choices (optimal solver):") : t("Boxes by points now (solver not available):");
   $("#hint-box").replaceChildren(el("p", { text: source }), el("ol", {}, ...items));
+}
+
+// The room's events: each {msg, args} translated here (older servers sent English lines only).
+export function renderEvents(room) {
+  renderList("#events", room.event_keys ? room.event_keys.map(eventText) : room.events);
 }
 
 export function renderList(selector, lines) {
@@ -182,25 +213,31 @@ export function appendLine(selector, text, keep = 50) {
 export function renderAnalysis(analysis) {
   const box = $("#analysis");
   if (!analysis) {
-    box.replaceChildren(el("p", { text: "The analysis needs the solver, which this server does not have." }));
+    box.replaceChildren(el("p", { text: t("The analysis needs the solver, which this server does not have.") }));
     return;
   }
   const players = (analysis.players || []).map((p) =>
     el("li", {
-      text: `${p.player}: grade ${p.grade}, ${p.mistakes} of ${p.decisions} decisions lost points, ` +
-        `expected points lost ${Number(p.total_loss).toFixed(1)} (mean ${Number(p.mean_loss).toFixed(2)})`,
+      text: t("{player}: grade {grade}, {mistakes} of {decisions} decisions lost points, expected points lost {lost} (mean {mean})", {
+        ...p,
+        lost: number(p.total_loss, 1),
+        mean: number(p.mean_loss, 2),
+      }),
     }),
   );
   const worst = [...(analysis.decisions || [])].sort((a, b) => b.loss - a.loss).slice(0, 5).filter((d) => d.loss > 0);
   const mistakes = worst.map((d) =>
     el("li", {
-      text: `${d.player}, round ${d.round}, roll ${d.roll}, dice ${d.dice.join(" ")}: ${d.chosen} ` +
-        `instead of ${d.best} (−${Number(d.loss).toFixed(2)})`,
+      text: t("{player}, round {round}, roll {roll}, dice {dice}: {chosen} instead of {best} (−{loss})", {
+        ...d,
+        dice: d.dice.join(" "),
+        loss: number(d.loss, 2),
+      }),
     }),
   );
   box.replaceChildren(
-    el("h3", { text: "Analysis" }),
+    el("h3", { text: t("Analysis") }),
     el("ul", {}, ...players),
-    ...(mistakes.length ? [el("p", { text: "Costliest decisions:" }), el("ol", {}, ...mistakes)] : []),
+    ...(mistakes.length ? [el("p", { text: t("Costliest decisions:") }), el("ol", {}, ...mistakes)] : []),
   );
 }

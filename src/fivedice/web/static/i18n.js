@@ -1,0 +1,67 @@
+// The browser's languages: the server's catalog for the chosen language (GET /i18n/{code}.json, English
+// text -> translation) and t(), whose keys are the English texts. A text the catalog lacks shows in English.
+// Static page texts carry data-i18n (the element's text, or the English text as its value) or
+// data-i18n-attr="aria-label title" (attributes, the English kept in data-i18n-source-<attribute>);
+// `python -m fivedice.i18n extract` collects both, and the text of every t() call in these scripts, into the catalogs.
+
+let messages = {};
+let code = "en";
+
+// Fill {name} and {name!r} placeholders from args (as Python's str.format does for the same texts).
+function fill(text, args) {
+  return text.replace(/\{(\w+)(?:!([rs]))?\}/g, (whole, name, conv) => {
+    if (!(name in args)) return whole;
+    const value = String(args[name]);
+    return conv === "r" ? `'${value}'` : value;
+  });
+}
+
+const fields = (text) => (text.match(/\{\w+(?:![rs])?\}/g) || []).sort().join();
+
+// The English text `text` in the current language, with `args` filled in.
+export function t(text, args = null) {
+  let found = messages[text];
+  if (typeof found !== "string" || fields(found) !== fields(text)) found = text; // a broken translation: English
+  return args ? fill(found, args) : found;
+}
+
+// Marks a text for the catalogs where it is kept and translated later (t(text) where shown).
+export const N_ = (text) => text;
+
+export const currentLanguage = () => code;
+
+// Write every marked text of the page (or of `root`) again in the current language.
+export function translatePage(root = document) {
+  for (const node of root.querySelectorAll("[data-i18n]")) {
+    // the English text: the attribute's value, else the element's text as the page first had it
+    if (!node.dataset.i18nSource) node.dataset.i18nSource = node.dataset.i18n || node.textContent.trim();
+    node.textContent = t(node.dataset.i18nSource);
+  }
+  for (const node of root.querySelectorAll("[data-i18n-attr]")) {
+    for (const attr of node.dataset.i18nAttr.split(" ")) {
+      const key = `i18nSource${attr.replace(/(^|-)(\w)/g, (_m, _d, c) => c.toUpperCase())}`;
+      if (!node.dataset[key]) node.dataset[key] = node.getAttribute(attr) || "";
+      node.setAttribute(attr, t(node.dataset[key]));
+    }
+  }
+}
+
+// Fetch the catalog of `wanted` and make it current; the page's marked texts follow at once.
+export async function loadLanguage(wanted) {
+  const response = await fetch(`/i18n/${encodeURIComponent(wanted)}.json`);
+  if (!response.ok) throw new Error(t("Language {code!r} is not available.", { code: wanted }));
+  const data = await response.json();
+  messages = data.messages || {};
+  code = data.language;
+  document.documentElement.lang = code;
+  translatePage();
+  return code;
+}
+
+// An event or notice sent as {msg, args, more}: its box label and its text in the current language.
+export function eventText(event) {
+  const args = { ...(event.args || {}) };
+  if ("box" in args) args.box = t(String(args.box));
+  const text = t(event.msg, args);
+  return event.more ? `${text} ${t(event.more)}` : text;
+}
