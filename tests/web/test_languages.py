@@ -9,10 +9,11 @@ from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 
 from fivedice.i18n.catalogs import template
-from tests.web.conftest import Conn, create
+from tests.web.conftest import Conn, create, play
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "fivedice" / "web" / "static"
 
@@ -190,3 +191,23 @@ def test_every_text_of_the_page_and_scripts_is_in_the_catalogs() -> None:
         assert set(calls) <= ids, set(calls) - ids
         # what the page shows is built with t(); no English sentence goes to textContent or a toast directly
         assert not re.search(r'(textContent = |toast\()"[A-Z]', source), script
+
+
+def test_the_analysis_comes_in_each_asked_language(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=1)
+    with speaker(client, made["code"], made["token"], "it") as ann:
+        ann.send(type="start")
+        assert play({0: ann})["status"] == "over"
+        ann.send(type="analysis")
+        italian = ann.until(lambda m: m["type"] == "analysis")["analysis"]
+        ann.send(type="language", lang="en")
+        ann.send(type="analysis")
+        english = ann.until(lambda m: m["type"] == "analysis")["analysis"]
+    if italian is None:
+        pytest.skip("the solver is not available; the analysis is empty in every language")
+    assert italian["players"] == english["players"]
+    words = {d["chosen"].split()[0] for d in italian["decisions"]} | {
+        d["best"].split()[0] for d in italian["decisions"]
+    }
+    assert words <= {"segna", "tieni", "ritira"}
+    assert {d["chosen"].split()[0] for d in english["decisions"]} <= {"score", "keep", "reroll"}

@@ -162,7 +162,7 @@ class Room:
         self.driving = False
         self.recording = False
         self.notified_timeout: tuple[int, int] | None = None
-        self.analysis: tuple[int, dict[str, Any] | None] | None = None
+        self.analysis: tuple[tuple[int, str], dict[str, Any] | None] | None = None
         self._snapshot: tuple[tuple[int, int], str] | None = None
         self._presence_rev = 0
         self.load(row, moves)

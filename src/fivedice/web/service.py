@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
-from fivedice import notation
+from fivedice import i18n, notation
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
@@ -526,11 +526,11 @@ class RoomService:
         async with room.lock:
             if room.game is None or room.status != "over":
                 raise RoomError(_("The analysis is ready when the game is over."))
-            game, number = room.game, room.row.game_no
-            if room.analysis is not None and room.analysis[0] == number:
+            game, key = room.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
+            if room.analysis is not None and room.analysis[0] == key:
                 return room.analysis[1]
         result = await asyncio.to_thread(computer.analysis, game)
-        room.analysis = (number, result)
+        room.analysis = (key, result)
         return result
 
 

@@ -353,7 +353,11 @@ async function switchLanguage(wanted) {
   localStorage.setItem(languageKey, code);
   $("#language").value = code;
   setStatus(ui.status);
-  if (ui.ws && ui.ws.readyState === WebSocket.OPEN) ui.ws.send(JSON.stringify({ type: "language", lang: code, id: ui.nextId++ }));
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN) {
+    ui.ws.send(JSON.stringify({ type: "language", lang: code, id: ui.nextId++ }));
+    // the analysis names its moves in words: ask again for them in the new language
+    if (ui.analysis) ui.ws.send(JSON.stringify({ type: "analysis", id: ui.nextId++ }));
+  }
   if (ui.room) {
     render();
     if (ui.hint) renderHint(ui.hint, ui.room);
