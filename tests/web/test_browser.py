@@ -6,6 +6,7 @@ saves the screenshot used in the README (docs/web-game.png). Skips when chromium
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -176,7 +177,8 @@ def test_accessible_names_and_escaped_text(server: Server, browser: Any) -> None
     page.get_by_role("button", name="Start the game").click()
     page.get_by_role("button", name="Roll", exact=True).wait_for()
     page.get_by_role("button", name="Roll", exact=True).click()
-    page.get_by_role("button", name="Die 1:").wait_for()
+    for i in range(1, 6):  # wait for the roll to land: "Die 1: not rolled" would also match "Die 1:"
+        page.get_by_role("button", name=re.compile(rf"^Die {i}: [1-6]")).wait_for()
     labels = [page.get_by_role("button", name=f"Die {i}:").get_attribute("aria-label") for i in range(1, 6)]
     assert all(label and label[7] in "123456" for label in labels)
     score = page.get_by_role("button", name="Score").first
