@@ -15,8 +15,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.web.conftest import Server
-from tests.web.test_browser import ARGS, CHROMIUM
+from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS, Server
 
 SWITCH = """async (code) => {
   const start = performance.now();
@@ -40,7 +39,7 @@ def main(rounds: int = 20) -> None:
                 body = httpx.get(f"{server.url}/i18n/{code}.json").content
                 print(f"/i18n/{code}.json: {len(body):,} bytes, {len(gzip.compress(body)):,} gzipped")
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1100, "height": 860})
                 page.goto(server.url + "/")
                 form = page.locator("#create-form")

@@ -235,3 +235,28 @@ def replays(log: Msg) -> Any:
         else:
             game.push(notation.from_json(move["record"]))
     return game
+
+
+CHROMIUM = "/usr/bin/chromium"
+"""Debian's chromium: the browser tests never download a browser."""
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Headless chromium through Playwright (the browser test modules skip when either is missing)."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

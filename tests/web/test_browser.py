@@ -16,19 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import Server
+from tests.web.conftest import CHROMIUM, Server
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # The README's screenshots are rewritten only on request (FIVEDICE_SCREENSHOTS=1), so a test run
 # leaves the working tree clean; otherwise they go to a temporary folder.
 _DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -38,7 +27,7 @@ if not Path(CHROMIUM).exists():
     pytest.skip(
         f"{CHROMIUM} is not installed (apt-get install chromium); browser tests skipped.", allow_module_level=True
     )
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed; browser tests skipped.")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed; browser tests skipped.")
 
 
 @pytest.fixture
@@ -47,14 +36,6 @@ def server(tmp_path: Path) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def version(page: Any) -> int:

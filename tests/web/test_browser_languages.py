@@ -9,9 +9,7 @@ from typing import Any
 import pytest
 
 from tests.web.conftest import Server
-from tests.web.test_browser import ARGS, CHROMIUM, version, wait_newer
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed; browser tests skipped.")
+from tests.web.test_browser import version, wait_newer
 
 
 @pytest.fixture
@@ -20,14 +18,6 @@ def server(tmp_path: Any) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser: Any) -> None:
