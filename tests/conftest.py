@@ -1,8 +1,20 @@
-"""Suite-wide settings: tests see an English locale whatever the machine's is."""
+"""Suite-wide settings: an English locale whatever the machine's, a throwaway score store, and
+one solver cache for the whole session (never the user's; tables built once are shared)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Solver tables go to one temporary directory for the session; tests of the cache itself
+    point it elsewhere."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FIVEDICE_CACHE_DIR", str(tmp_path_factory.mktemp("solver-cache")))
+        yield
 
 
 @pytest.fixture(autouse=True)

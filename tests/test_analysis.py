@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,17 +12,6 @@ from fivedice import Game, rules, saves
 from fivedice.analysis import AnalysisError, analyze, grade
 from fivedice.cli import main
 from fivedice.players import get, play_game
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    old = os.environ.get("FIVEDICE_CACHE_DIR")
-    os.environ["FIVEDICE_CACHE_DIR"] = str(tmp_path_factory.mktemp("solver-cache"))
-    yield
-    if old is None:
-        os.environ.pop("FIVEDICE_CACHE_DIR", None)
-    else:
-        os.environ["FIVEDICE_CACHE_DIR"] = old
 
 
 @pytest.fixture(scope="module")

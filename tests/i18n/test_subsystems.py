@@ -16,11 +16,6 @@ from fivedice.players import get, play_game
 CLEAN = {"LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": None}
 
 
-@pytest.fixture(autouse=True)
-def _cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "i18n-solver-cache"))
-
-
 def run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, list(args), env=CLEAN)
     return result.exit_code, result.stdout, result.stderr
