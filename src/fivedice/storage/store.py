@@ -32,6 +32,7 @@ from fivedice.game import Game
 from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.rules.ruleset import normalize_name
+from fivedice.seat import Seat
 from fivedice.storage import migrate
 from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
 
@@ -49,18 +50,8 @@ class StoreError(FiveDiceError):
     """The score database cannot be opened, read or written."""
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerProfile:
-    """A remembered player: ``kind`` is "human" or "computer" (with a ``level``)."""
-
-    name: str
-    kind: str = "human"
-    level: str | None = None
-
-    @property
-    def is_computer(self) -> bool:
-        """Whether a computer plays this seat."""
-        return self.kind == "computer"
+PlayerProfile = Seat
+"""A remembered player is a :class:`~fivedice.seat.Seat`: a name, "human" or "computer", a level."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from fivedice.errors import FiveDiceError, SaveFormatError
 from fivedice.game import Game
 from fivedice.i18n import N_, _, box_label
 from fivedice.rules import RuleSet
+from fivedice.seat import Seat
 from fivedice.state import GameState, Phase
 
 __all__ = [
@@ -142,24 +143,6 @@ def make_strategy(level: str, rules: RuleSet, seed: int | None = None) -> Strate
             )
         )
     return GreedyFallback(rules, seed, random_moves=level == "random")
-
-
-@dataclass(frozen=True, slots=True)
-class Seat:
-    """Who plays a seat: a human, or a computer of some ``level``."""
-
-    name: str
-    kind: str = "human"
-    level: str | None = None
-
-    @property
-    def is_computer(self) -> bool:
-        """Whether a computer plays this seat."""
-        return self.kind == "computer"
-
-    def to_data(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"name": self.name, "kind": self.kind, "level": self.level}
 
 
 @dataclass(frozen=True, slots=True)

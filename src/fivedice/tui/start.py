@@ -128,7 +128,7 @@ class StartScreen(Screen[None]):
             except FiveDiceError:
                 last = []
             if last:
-                return [Seat(p.name, p.kind, p.level) for p in last]
+                return list(last)
         levels = computer_levels()
         level = "medium" if "medium" in levels else next(iter(levels))
         return [Seat(_("Player")), Seat(_("Computer"), "computer", level)]
@@ -307,10 +307,8 @@ class StartScreen(Screen[None]):
         self._remember()
         app.save_setting("rules", rules.spec)
         if app.store is not None:
-            from fivedice.storage import PlayerProfile
-
             try:
-                app.store.remember_players([PlayerProfile(s.name, s.kind, s.level) for s in seats])
+                app.store.remember_players(seats)
             except FiveDiceError as exc:
                 app.store_error = str(exc)
         app.switch_screen(GameScreen(session))
