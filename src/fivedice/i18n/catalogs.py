@@ -18,6 +18,7 @@ import io
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -38,6 +39,8 @@ JS_KEYWORDS = {"t": None, "N_": None}
 """The web client's translation calls: ``t("English text", {fields})`` and the marker ``N_("...")``."""
 SKIP = ("locales",)
 """Package directories not scanned for texts."""
+FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)
+"""The creation and revision date written into every catalog (a real date would conflict on every merge)."""
 HEADER = "# {language} translations of fivedice.\n# Distributed under the same license as the fivedice project.\n#"
 """The comment at the top of every catalog."""
 
@@ -95,8 +98,12 @@ def extract_html(
 
 
 def _write(catalog: Catalog, path: Path) -> None:
+    """Write a catalog sorted by text, locations without line numbers and a fixed creation date, so that
+    branches adding texts in different places merge without conflicts."""
+    catalog.creation_date = FIXED_DATE
+    catalog.revision_date = FIXED_DATE
     buf = io.BytesIO()
-    write_po(buf, catalog, width=100, sort_output=False, omit_header=False, include_previous=False)
+    write_po(buf, catalog, width=100, sort_output=True, include_lineno=False, omit_header=False, include_previous=False)
     path.write_bytes(buf.getvalue())
 
 
