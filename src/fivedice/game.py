@@ -130,14 +130,8 @@ class Game:
         """Verify an intent or record, complete it (rolling dice as needed) and apply it.
 
         Nothing changes if it is illegal. Returns the logged record."""
-        state = self.state
-        state.verify(action)
-        rolled = None
-        if isinstance(action, RollOff | Roll) and action.dice is None:
-            free = state.rules.dice - (len(action.held) if isinstance(action, Roll) else 0)
-            rolled = self.roller.roll(free)
-        record = state.complete(action, rolled)
-        self._states.append(state.apply(record))
+        state, record = self.state.step(action, self.roller)
+        self._states.append(state)
         self._log.append(record)
         self._redo.clear()
         return record

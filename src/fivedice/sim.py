@@ -212,13 +212,9 @@ def play_chunk(rules: RuleSet, strategies: Sequence[str], seed: int, chunk: int,
         roller = RandomRoller(random.Random(f"{dice_seed}:{g}"))
         while not state.is_over:
             action = players[state.current].choose(state)
-            rolled = None
-            if isinstance(action, Roll | RollOff) and action.dice is None:
-                held = len(action.held) if isinstance(action, Roll) else 0
-                rolled = roller.roll(rules.dice - held)
-            elif not isinstance(action, Score):
+            if not isinstance(action, Roll | RollOff | Score):
                 raise SimulationError(_("Strategy returned {action!r}, which is not a move.", action=action))
-            state = state.apply(state.complete(action, rolled))
+            state = state.step(action, roller)[0]
         totals[g] = state.totals
         for s in range(seats):
             for k, card in enumerate(state.cards[s]):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from fivedice.actions import Action, Roll, RollOff, Score
-from fivedice.dice import FACES, counts_of, multisets
+from fivedice.dice import FACES, DiceRoller, counts_of, multisets
 from fivedice.errors import FiveDiceError, IllegalActionError
 from fivedice.i18n import _
 from fivedice.rules.ruleset import RuleSet
@@ -323,6 +323,37 @@ class GameState:
         base = self.dice or (0,) * self.rules.dice
         dice = tuple(base[p] if p in action.held else next(new) for p in range(self.rules.dice))
         return Roll(tuple(sorted(action.held)), dice)
+
+    def rolled_count(self, action: Action) -> int:
+        """How many dice ``action`` rolls: every die for a roll-off, the dice not held for a roll, 0 otherwise."""
+        if isinstance(action, RollOff):
+            return self.rules.dice
+        if isinstance(action, Roll):
+            return self.rules.dice - len(action.held)
+        return 0
+
+    def step(self, action: Action, roller: DiceRoller | None = None) -> tuple[GameState, Action]:
+        """The pure transition: verify ``action``, roll its free dice with ``roller`` if it is an intent
+        without an outcome, and return the next state with the completed record.
+
+        >>> from fivedice import rules
+        >>> from fivedice.dice import RandomRoller
+        >>> import random
+        >>> state = GameState.new(rules.get("yacht"), ("Ann",))
+        >>> state, record = state.step(Roll(), RandomRoller(random.Random(7)))
+        >>> record
+        Roll(held=(), dice=(3, 2, 4, 6, 1))
+        >>> state.step(Score("ones"))[1]
+        Score(box='ones', card=0, points=1)
+        """
+        self.verify(action)
+        rolled = None
+        if isinstance(action, RollOff | Roll) and action.dice is None:
+            if roller is None:
+                raise IllegalActionError(_("A roll needs its outcome; none was given."))
+            rolled = roller.roll(self.rolled_count(action))
+        record = self.complete(action, rolled)
+        return self.apply(record), record
 
     def apply(self, action: Action) -> GameState:
         """The state after a completed action record (verified first)."""

@@ -28,7 +28,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from fivedice.actions import Roll
 from fivedice.dice import RandomRoller
 from fivedice.players.solved import OptimalPlayer, ValuePlayer, filled
 from fivedice.players.turn import FloatArray, IntArray, dice_space, gains, option_table, turn_plan
@@ -100,8 +99,7 @@ def spread_model(rules: RuleSet, games: int = 1000, seed: int = 12345) -> Spread
             if state.dice is None:
                 snapshots.append((g, len(card.open_indices), card, card.total + solver.state_value(card)))
             action = player.choose(state)
-            rolled = roller.roll(rules.dice - len(action.held)) if isinstance(action, Roll) else None
-            state = state.apply(state.complete(action, rolled))
+            state = state.step(action, roller)[0]
         card = state.cards[0][0]
         boxes[g] = [e or 0 for e in card.entries]
         bonus[g] = card.upper_bonus

@@ -27,7 +27,6 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from fivedice.actions import Roll
 from fivedice.dice import make_roller
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _
@@ -176,8 +175,7 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
             self.infos[agent]["illegal"] = reason
             return
         before = state.total(seat)
-        rolled = self._roller.roll(self.rules.dice - len(intent.held)) if isinstance(intent, Roll) else None
-        state = roll_first(state.apply(state.complete(intent, rolled)), self._roller)
+        state = roll_first(state.step(intent, self._roller)[0], self._roller)
         self._game = state
         if self.reward_mode == "points":
             self.rewards[agent] = float(state.total(seat) - before)

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fivedice import rules as rules_mod
-from fivedice.actions import Action, Roll
+from fivedice.actions import Action
 from fivedice.dice import DiceRoller, make_roller
 from fivedice.errors import IllegalActionError, RuleSetError
 from fivedice.i18n import _
@@ -61,9 +61,7 @@ def resolve_rules(rules: RuleSet | str, options: Mapping[str, object] | None = N
 def roll_first(state: GameState, roller: DiceRoller, log: list[Action] | None = None) -> GameState:
     """Make the turn's first roll if the player to act has no dice yet (and play any roll-off)."""
     while state.phase is not Phase.OVER and state.dice is None:
-        intent = state.legal_actions()[0]
-        record = state.complete(intent, roller.roll(state.rules.dice))
-        state = state.apply(record)
+        state, record = state.step(state.legal_actions()[0], roller)
         if log is not None:
             log.append(record)
     return state
@@ -157,10 +155,9 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
             info["illegal"] = reason
             return obs, self.illegal_reward, False, False, info
         before = state.total(0)
-        rolled = self._roller.roll(self.rules.dice - len(intent.held)) if isinstance(intent, Roll) else None
-        record = state.complete(intent, rolled)
+        state, record = state.step(intent, self._roller)
         self.log.append(record)
-        state = roll_first(state.apply(record), self._roller, self.log)
+        state = roll_first(state, self._roller, self.log)
         self._state = state
         obs, info = self._outputs()
         return obs, float(state.total(0) - before), state.is_over, False, info
