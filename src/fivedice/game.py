@@ -65,6 +65,11 @@ class Game:
         return self._states[0]
 
     @property
+    def states(self) -> tuple[GameState, ...]:
+        """Every state of the game line, the first before any action and the last the current one."""
+        return tuple(self._states)
+
+    @property
     def log(self) -> tuple[Action, ...]:
         """Every action taken, as completed records, oldest first."""
         return tuple(self._log)

@@ -19,7 +19,7 @@ from fivedice.i18n import _
 from fivedice.rules import BUILTINS, RuleSet, parse_spec
 from fivedice.rules import from_data as rules_from_data
 
-__all__ = ["FORMAT", "VERSION", "dumps", "load", "loads", "save", "to_data"]
+__all__ = ["FORMAT", "VERSION", "dumps", "load", "loads", "parse", "read", "save", "to_data", "write"]
 
 FORMAT = "fivedice-game"
 VERSION = 1
@@ -36,8 +36,9 @@ def _rules_data(rules: RuleSet) -> dict[str, Any]:
     return {"definition": rules.to_data()}
 
 
-def to_data(game: Game) -> dict[str, Any]:
-    """The save as a JSON-ready dict."""
+def to_data(game: Game, table: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The save as a JSON-ready dict; ``table`` is what a :class:`~fivedice.table.Table` adds (seats, dice
+    tape, undo count), covered by the checksum and ignored by tools that only replay the game."""
     state = game.state
     body: dict[str, Any] = {
         "format": FORMAT,
@@ -51,6 +52,8 @@ def to_data(game: Game) -> dict[str, Any]:
         "over": state.is_over,
         "totals": list(state.totals),
     }
+    if table is not None:
+        body["table"] = table
     body["sha256"] = _digest(body)
     return body
 
@@ -62,9 +65,14 @@ def dumps(game: Game) -> str:
 
 def save(game: Game, path: str | Path) -> None:
     """Write the game to ``path`` (atomically: a temporary file, then a rename)."""
+    write(to_data(game), path)
+
+
+def write(data: dict[str, Any], path: str | Path) -> None:
+    """Write a save's dict to ``path`` as JSON (atomically: a temporary file, then a rename)."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps(game), encoding="utf-8")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
     tmp.replace(path)
 
 
@@ -123,19 +131,23 @@ def _definition(data: object) -> RuleSet:
     return rules_from_data(data)
 
 
-def loads(text: str, rng: object = None) -> Game:
-    """Rebuild a game from JSON text."""
+def parse(text: str) -> object:
+    """The JSON of a save (not yet checked)."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise SaveFormatError(
             _("The saved game is not valid JSON ({reason} at line {line}).", reason=exc.msg, line=exc.lineno)
         ) from None
-    return from_data(data, rng)
 
 
-def load(path: str | Path, rng: object = None) -> Game:
-    """Read a game saved by :func:`save`."""
+def loads(text: str, rng: object = None) -> Game:
+    """Rebuild a game from JSON text."""
+    return from_data(parse(text), rng)
+
+
+def read(path: str | Path) -> object:
+    """The JSON of the save file at ``path`` (not yet checked)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -144,4 +156,9 @@ def load(path: str | Path, rng: object = None) -> Game:
         ) from None
     except UnicodeDecodeError:
         raise SaveFormatError(_("Save file {path!r} is not UTF-8 text.", path=str(path))) from None
-    return loads(text, rng)
+    return parse(text)
+
+
+def load(path: str | Path, rng: object = None) -> Game:
+    """Read a game saved by :func:`save`."""
+    return from_data(read(path), rng)

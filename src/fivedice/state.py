@@ -240,12 +240,14 @@ class GameState:
                 rolls=self.rules.rolls,
                 round=self.round,
             )
-        for p in action.held:
+        for p in action.held:  # positions are 0-based in records, spoken 1-based to players
             if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < n:
-                return _("Die position {position!r} is not a die; expected 0 to {last}.", position=p, last=n - 1)
+                spoken = p + 1 if isinstance(p, int) and not isinstance(p, bool) else p
+                return _("Die position {position!r} is not a die; expected 1 to {last}.", position=spoken, last=n)
         if len(set(action.held)) != len(action.held):
             return _(
-                "Die positions {positions} name a die twice; expected distinct positions.", positions=list(action.held)
+                "Die positions {positions} name a die twice; expected distinct positions.",
+                positions=" ".join(str(p + 1) for p in action.held),
             )
         if action.held and self.dice is None:
             return _("{who} cannot keep dice before the turn's first roll.", who=who)
@@ -257,12 +259,15 @@ class GameState:
         if self.dice is None:
             return _("{who} must roll before scoring (round {round}).", who=who, round=self.round)
         cards = self.cards[self.current]
-        if not isinstance(action.card, int) or not 0 <= action.card < len(cards):
+        if isinstance(action.card, bool) or not isinstance(action.card, int) or not 0 <= action.card < len(cards):
+            spoken = (
+                action.card + 1 if isinstance(action.card, int) and not isinstance(action.card, bool) else action.card
+            )
             return _(
-                "Card {card!r} is not one of {who}'s cards; expected 0 to {last}.",
-                card=action.card,
+                "Card {card!r} is not one of {who}'s cards; expected 1 to {last}.",
+                card=spoken,
                 who=who,
-                last=len(cards) - 1,
+                last=len(cards),
             )
         card = cards[action.card]
         try:

@@ -94,7 +94,7 @@ def test_solver_and_player_errors_follow_the_language() -> None:
 
     with i18n.language("hr"), pytest.raises(FiveDiceError, match="rješavač"):
         check_supported(rules.get("yahtzee", cards="jetsi"))
-    with i18n.language("it"), pytest.raises(FiveDiceError, match="è sconosciuta"):
+    with i18n.language("it"), pytest.raises(FiveDiceError, match="è sconosciuto"):
         get("genius", rules.get("yacht"))
 
 

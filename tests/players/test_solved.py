@@ -9,13 +9,12 @@ import pytest
 
 from fivedice import Game, rules
 from fivedice.actions import Roll, Score
-from fivedice.players import get, play_game
+from fivedice.players import UnknownStrategyError, get, play_game
 from fivedice.players.solved import (
     NOISE,
     ExpectedPlayer,
     NoisyPlayer,
     OptimalPlayer,
-    SolverUnavailableError,
     solver_for,
 )
 from fivedice.players.win import WinPlayer, beat_chance, last_turn_distribution, spread_model
@@ -73,7 +72,7 @@ def test_noisy_levels_rank_by_mean_score() -> None:
 
 
 def test_solver_levels_need_one_card() -> None:
-    with pytest.raises(SolverUnavailableError, match="3 score cards"):
+    with pytest.raises(UnknownStrategyError, match=r"^Computer level 'optimal' needs the solver: .*3 score cards"):
         get("optimal", rules.get("yahtzee", cards="jetsi"))
 
 

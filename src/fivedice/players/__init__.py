@@ -24,7 +24,16 @@ from fivedice.i18n import N_, _
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
 
-__all__ = ["LEVELS", "SOLVER_LEVELS", "Strategy", "UnknownStrategyError", "get", "play_game", "play_turn"]
+__all__ = [
+    "LEVELS",
+    "SOLVER_LEVELS",
+    "Strategy",
+    "UnknownStrategyError",
+    "check_level",
+    "get",
+    "play_game",
+    "play_turn",
+]
 
 
 @runtime_checkable
@@ -63,11 +72,7 @@ SOLVER_LEVELS = frozenset({"optimal", "easy", "medium", "hard", "win"})
 
 def get(level: str, rules: RuleSet, *, seed: int | None = None) -> Strategy:
     """A fresh player of ``level`` for ``rules``; ``seed`` fixes its own randomness."""
-    key = level.strip().lower()
-    if key not in LEVELS:
-        raise UnknownStrategyError(
-            _("Strategy {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
-        )
+    key = check_level(level, rules)
     if key in SOLVER_LEVELS:
         from fivedice.players import solved
 
@@ -80,6 +85,28 @@ def get(level: str, rules: RuleSet, *, seed: int | None = None) -> Strategy:
     if key == "greedy":
         return basic.GreedyPlayer(rules, seed)
     return basic.TaliPlayer(rules, seed)
+
+
+def check_level(level: str, rules: RuleSet) -> str:
+    """The level's key if a player of ``level`` can play ``rules`` (cheap: builds nothing); otherwise
+    raises :class:`UnknownStrategyError` in one sentence. Never a silent substitute."""
+    key = level.strip().lower()
+    if key not in LEVELS:
+        raise UnknownStrategyError(
+            _("Computer level {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
+        )
+    reason = rules.solver_refusal() if key in SOLVER_LEVELS else None
+    if reason is not None:
+        plain = ", ".join(k for k in LEVELS if k not in SOLVER_LEVELS)
+        raise UnknownStrategyError(
+            _(
+                "Computer level {level!r} needs the solver: {reason} Choose {levels}.",
+                level=key,
+                reason=reason,
+                levels=plain,
+            )
+        )
+    return key
 
 
 def play_turn(game: Game, strategy: Strategy) -> list[Action]:

@@ -23,6 +23,10 @@ def normalize_name(name: str) -> str:
     return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split())
 
 
+SOLVER_MAX_BOXES = 20
+"""The most boxes the exact solver handles (its states are subsets of the boxes)."""
+
+
 class Joker(enum.Enum):
     """What five alike may do once the Yahtzee box is filled (RULES.md, VARIANTS.md)."""
 
@@ -212,6 +216,24 @@ class RuleSet:
     def box(self, name: str) -> Box:
         """A box by name or alias (case-insensitive; spaces, ``-`` and ``_`` alike)."""
         return self.boxes[self.box_index(name)]
+
+    def solver_refusal(self) -> str | None:
+        """Why the exact solver cannot play this rule set (a sentence), or None: it handles one score card
+        of at most :data:`SOLVER_MAX_BOXES` boxes. The one place this is decided."""
+        if len(self.cards) != 1:
+            return _(
+                "Rule set {rules!r} plays {cards} score cards; the solver handles single-card rule sets.",
+                rules=self.spec,
+                cards=len(self.cards),
+            )
+        if len(self.boxes) > SOLVER_MAX_BOXES:
+            return _(
+                "Rule set {rules!r} has {boxes} boxes; the solver handles up to {most}.",
+                rules=self.spec,
+                boxes=len(self.boxes),
+                most=SOLVER_MAX_BOXES,
+            )
+        return None
 
     @property
     def box_names(self) -> tuple[str, ...]:

@@ -1,0 +1,108 @@
+"""Hints and the computer's reasoning: the advisor's ranked options as language-neutral values.
+
+:func:`advise` asks the exact solver where it can (single-card rule sets: every keep and every box,
+each with its expected final points and its loss against the best) and otherwise ranks the open
+boxes by the points they score now. Views word an option with :func:`describe`.
+
+>>> from fivedice import GameState, rules
+>>> from fivedice.actions import Roll
+>>> state = GameState.new(rules.get("yahtzee", cards="jetsi"), ("Ann",)).apply(Roll((), (6, 6, 6, 2, 2)))
+>>> advice = advise(state)
+>>> advice.source, describe(advice.options[0], state.rules)
+('points', 'score Full House (25) on card 1')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fivedice.actions import Action, Roll, Score
+from fivedice.errors import FiveDiceError
+from fivedice.i18n import _, box_label
+from fivedice.rules import RuleSet
+from fivedice.state import GameState, Phase
+
+__all__ = ["Advice", "HintOption", "advise", "describe", "describe_action"]
+
+
+@dataclass(frozen=True, slots=True)
+class HintOption:
+    """One option: the intent that carries it out, the faces it keeps (a roll) or the points it scores
+    (a box), its ``value`` and its ``loss`` against the best option; ``win`` is its chance to win where known."""
+
+    action: Action
+    kept: tuple[int, ...] = ()
+    points: int | None = None
+    value: float = 0.0
+    loss: float = 0.0
+    win: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """Ranked options, best first. ``source`` says what ``value`` is: ``"solver"``, the expected points
+    still to come under optimal play; ``"points"``, the points the box scores now."""
+
+    source: str
+    options: tuple[HintOption, ...]
+
+    @property
+    def best(self) -> HintOption:
+        """The top option."""
+        return self.options[0]
+
+
+def advise(state: GameState) -> Advice:
+    """The ranked options of the player to act (the solver's when it handles the rule set)."""
+    if state.phase is not Phase.PLAY or state.dice is None:
+        raise FiveDiceError(_("Roll first: hints are for the dice showing."))
+    if state.rules.solver_refusal() is None:
+        return _solver_advice(state)
+    ranked = sorted(state.options().items(), key=lambda kv: (-kv[1], kv[0][0], state.rules.box_index(kv[0][1])))
+    best = ranked[0][1] if ranked else 0
+    options = tuple(
+        HintOption(Score(box, card), points=p, value=float(p), loss=float(best - p)) for (card, box), p in ranked
+    )
+    return Advice("points", options)
+
+
+def _solver_advice(state: GameState) -> Advice:
+    from fivedice.solver import solve  # the solver loads numba: only when a hint is asked for
+
+    assert state.dice is not None
+    card = state.cards[state.current][0]
+    out = []
+    for o in solve(state.rules).advise(card, state.dice, state.rolls_left):
+        if o.action == "keep":
+            action: Action = Roll(state.positions_of(list(o.dice)))
+            out.append(HintOption(action, kept=tuple(o.dice), value=float(o.value), loss=float(o.loss)))
+        else:
+            assert o.box is not None
+            out.append(HintOption(Score(o.box, 0), points=o.points, value=float(o.value), loss=float(o.loss)))
+    return Advice("solver", tuple(out))
+
+
+def describe(option: HintOption, rules: RuleSet) -> str:
+    """An option in a few words of the current language: ``keep 3 3 5``, ``score Full House (25)``."""
+    action = option.action
+    if isinstance(action, Roll):
+        return _("keep {dice}", dice=" ".join(map(str, option.kept))) if option.kept else _("reroll all")
+    assert isinstance(action, Score)
+    box = box_label(rules.box(action.box))
+    if len(rules.cards) > 1:
+        return _("score {box} ({points}) on card {card}", box=box, points=option.points, card=action.card + 1)
+    return _("score {box} ({points})", box=box, points=option.points)
+
+
+def describe_action(rules: RuleSet, action: Action, dice: tuple[int, ...] | None = None) -> str:
+    """An action in a few words: ``roll all``, ``keep 3 3 5`` (with the dice it was made on), ``score Chance``."""
+    if isinstance(action, Roll):
+        if not action.held or dice is None:
+            return _("roll all")
+        return _("keep {dice}", dice=" ".join(str(dice[p]) for p in action.held))
+    if isinstance(action, Score):
+        box = box_label(rules.box(action.box))
+        if len(rules.cards) > 1:
+            return _("score {box} (card {card})", box=box, card=action.card + 1)
+        return _("score {box}", box=box)
+    return _("roll off")

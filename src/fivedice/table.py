@@ -1,0 +1,554 @@
+"""The :class:`Table`: one game at one table, the single controller every front end drives.
+
+A table owns what sits around the rules: who plays each seat (a human here, a human elsewhere, a
+computer of some level), the automations (the roll-off, each turn's first roll, computer turns
+stepped one action at a time so a view can pace them), the dice tape (chance drawn once and
+written down), the one undo policy, hints, and the events of the game as language-neutral
+records. The plain mode, the terminal game and the web only show what the table says and pass on
+what their player asks; none of them decides a rule, rolls dice or plays a computer turn itself.
+
+**Undo takes back decisions, never chance.** Every roll takes its dice from the tape, so after any
+sequence of undo and redo the same roll of the same turn shows the same dice. The policy:
+in solitaire any decision can be taken back; with several players (and in a challenge) a player
+may take back their own last score until the next roll is seen. Each undo is counted
+(:attr:`Table.undos`), saved with the game and shown in the high scores.
+
+>>> t = Table("yacht", ["Ann"], seed=7)
+>>> t.run_automatic()              # the first roll is made for the player
+[Roll(held=(), dice=(3, 2, 4, 6, 1))]
+>>> t.roll(keep=(3,))              # keep the 6, reroll the rest
+Roll(held=(3,), dice=(1, 5, 1, 6, 3))
+>>> t.undo()
+(Roll(held=(3,), dice=(1, 5, 1, 6, 3)),)
+>>> t.roll(keep=(0, 3))            # the same roll again: the tape gives the same dice where rerolled
+Roll(held=(0, 3), dice=(3, 5, 1, 6, 3))
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fivedice import saves
+from fivedice.actions import Action, Roll, RollOff, Score
+from fivedice.advice import Advice, advise
+from fivedice.dice import DiceRoller, make_roller, parse_dice
+from fivedice.errors import FiveDiceError, IllegalActionError, SaveFormatError
+from fivedice.events import Event, events_for, undo_event
+from fivedice.game import Game
+from fivedice.i18n import _
+from fivedice.players import Strategy, check_level
+from fivedice.players import get as get_strategy
+from fivedice.rules import RuleSet, get
+from fivedice.seat import Seat, parse_seats
+from fivedice.state import GameState, Phase
+from fivedice.tape import ChallengeDice, DiceTape, TapeKey
+
+__all__ = ["BY", "StaleStateError", "Table", "UndoPolicy", "UndoRefusedError"]
+
+BY = ("seat", "auto", "computer", "timer")
+"""Who made an action: the seat's player, the table by itself, a computer seat, or a computer standing in
+for a player whose time ran out."""
+
+
+class UndoPolicy(enum.Enum):
+    """What undo may take back (one policy for every front end)."""
+
+    NONE = "none"
+    """Nothing."""
+    LAST_SCORE = "last_score"
+    """A player's own last score, until the next roll is seen (several players; challenges)."""
+    ANY = "any"
+    """Any decision, any time (solitaire)."""
+
+
+class UndoRefusedError(IllegalActionError):
+    """Undo or redo is not allowed now."""
+
+
+class StaleStateError(FiveDiceError):
+    """A move was chosen for a state that has since changed."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    record: Action
+    by: str
+
+
+class Table:
+    """A game with its seats, dice tape, undo policy, hints and events (see the module's text).
+
+    ``seats`` are :class:`~fivedice.seat.Seat` values or entries like ``"Ann"`` and ``"Max:optimal"``.
+    ``seed``/``rng`` feed the dice tape (a ``random.Random``, numpy ``Generator`` or ``DiceRoller``);
+    ``challenge`` derives the tape from a code instead. ``auto_first_roll`` makes each human turn's
+    first roll by itself (see :meth:`automatic`).
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet | str,
+        seats: Sequence[Seat | str] | str = ("Player",),
+        *,
+        seed: int | None = None,
+        rng: object = None,
+        challenge: str | None = None,
+        starter: int | None = None,
+        undo: UndoPolicy | str | None = None,
+        auto_first_roll: bool = True,
+        game: Game | None = None,
+    ) -> None:
+        self.rules = get(rules) if isinstance(rules, str) else rules
+        self.seats = _seats(seats)
+        for seat in self.seats:
+            if seat.is_computer:
+                check_level(seat.level or "greedy", self.rules)
+        self.seed = seed
+        self.roller: DiceRoller = make_roller(rng, seed)
+        self.challenge = challenge
+        dice = ChallengeDice(challenge, self.rules.spec) if challenge is not None else None
+        self.tape = DiceTape(self.rules.dice, self.roller, dice)
+        names = [s.name for s in self.seats]
+        if game is not None and game.players != tuple(names):
+            raise FiveDiceError(_("The seats' names differ from the game's players."))
+        first = game.initial.starter if game is not None else 0 if len(names) == 1 else starter
+        self.game = Game(self.rules, names, self.roller, starter=first)
+        self.policy = UndoPolicy(undo) if undo is not None else default_policy(len(self.seats), challenge)
+        self.auto_first_roll = auto_first_roll
+        self.undos = 0
+        self.hints: list[tuple[int, int]] = []
+        self.events: list[Event] = []
+        self._listeners: list[Callable[[Event], None]] = []
+        self._by: list[str] = []
+        self._redo_by: list[str] = []
+        self._strategies: dict[int, Strategy] = {}
+        if game is not None:
+            self.adopt(game.log, game.redo_stack)
+
+    def adopt(
+        self,
+        log: Sequence[Action],
+        redo: Sequence[Action] = (),
+        by: Sequence[str] | None = None,
+        redo_by: Sequence[str] | None = None,
+    ) -> None:
+        """Replay completed records (a saved or stored game line, and its redo stack, next to redo last)
+        onto this fresh table, writing their dice on the tape; raises if any record is illegal or
+        contradicts the tape. No events are emitted."""
+        if self.game.log or self.game.can_redo:
+            raise FiveDiceError(_("Only a fresh table can take a game's records."))
+        by = list(by) if by is not None else ["seat"] * len(log)
+        redo_by = list(redo_by) if redo_by is not None else ["seat"] * len(redo)
+        if len(by) != len(log) or len(redo_by) != len(redo) or not set(by) | set(redo_by) <= set(BY):
+            raise FiveDiceError(_("The actors of the records do not match the records."))
+        for record in log:
+            self._note_tape(record)
+            self.game.push(record)
+        probe = Game(self.rules, self.players, starter=self.game.initial.starter)
+        for record in log:
+            probe.push(record)
+        for record in reversed(redo):
+            self._note_tape(record, probe.state, probe.log)
+            probe.push(record)
+        self.game.restore_redo(redo)
+        self._by, self._redo_by = by, redo_by
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def state(self) -> GameState:
+        """The current, immutable state."""
+        return self.game.state
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The players' names by seat."""
+        return self.game.players
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.game.is_over
+
+    @property
+    def log(self) -> tuple[tuple[Action, str], ...]:
+        """Every action of the game line, with who made it (one of :data:`BY`)."""
+        return tuple(zip(self.game.log, self._by, strict=True))
+
+    @property
+    def solitaire(self) -> bool:
+        """Whether one player plays alone."""
+        return len(self.seats) == 1
+
+    def seat(self, index: int | None = None) -> Seat:
+        """The seat ``index`` (default: the one to act)."""
+        return self.seats[self.state.current if index is None else index]
+
+    @property
+    def human_to_move(self) -> bool:
+        """Whether a person (here or remote) is to decide the next action."""
+        state = self.state
+        return not state.is_over and self.automatic() is None and not self.seat().is_computer
+
+    @property
+    def computer_to_move(self) -> bool:
+        """Whether the next action is a computer seat's (after any automatic action)."""
+        state = self.state
+        return not state.is_over and state.phase is Phase.PLAY and self.seat().is_computer
+
+    # -- events -------------------------------------------------------------------------
+    def listen(self, callback: Callable[[Event], None]) -> None:
+        """Call ``callback`` with every new event."""
+        self._listeners.append(callback)
+
+    def _publish(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.events.append(event)
+            for callback in self._listeners:
+                callback(event)
+
+    # -- the dice tape ------------------------------------------------------------------
+    def tape_key(
+        self, action: Roll | RollOff, state: GameState | None = None, log: Sequence[Action] | None = None
+    ) -> TapeKey:
+        """Where on the tape the dice of ``action`` are, made in ``state`` after ``log`` (default: now)."""
+        state = state or self.state
+        if isinstance(action, RollOff):
+            done = sum(
+                1 for r in (self.game.log if log is None else log) if isinstance(r, RollOff) and r.seat == action.seat
+            )
+            return TapeKey(action.seat, 0, done + 1)
+        return TapeKey(state.current, state.round, state.rolls + 1)
+
+    def _rerolled(self, action: Roll | RollOff) -> tuple[int, ...]:
+        held = action.held if isinstance(action, Roll) else ()
+        return tuple(p for p in range(self.rules.dice) if p not in held)
+
+    def dice_needed(self, keep: Iterable[int] = ()) -> int:
+        """How many dice a roll keeping ``keep`` needs from outside (physical dice): those never seen."""
+        intent = self._intent(keep)
+        return len(self.tape.missing(self.tape_key(intent), self._rerolled(intent)))
+
+    def _record(self, intent: Action, typed: Sequence[int] | None) -> Action:
+        """The completed record of a verified intent: dice from the tape (typed ones written first)."""
+        state = self.state
+        if not isinstance(intent, Roll | RollOff):
+            return state.complete(intent, None)
+        key, rerolled = self.tape_key(intent), self._rerolled(intent)
+        if intent.dice is not None:
+            self._note_tape(intent)
+            return intent
+        if typed is not None:
+            missing = self.tape.missing(key, rerolled)
+            faces = parse_dice(list(typed), len(missing)).values
+            self.tape.write(key, missing, faces)
+        return state.complete(intent, self.tape.draw(key, rerolled))
+
+    def _note_tape(self, record: Action, state: GameState | None = None, log: Sequence[Action] | None = None) -> None:
+        """Write the dice of a completed record on the tape (raises if they contradict it)."""
+        if isinstance(record, Roll | RollOff) and record.dice is not None:
+            key, rerolled = self.tape_key(record, state, log), self._rerolled(record)
+            self.tape.write(key, rerolled, [record.dice[p] for p in rerolled])
+
+    # -- playing ------------------------------------------------------------------------
+    def _intent(self, keep: Iterable[int]) -> Roll | RollOff:
+        state = self.state
+        held = tuple(sorted(keep))
+        if state.phase is Phase.ROLLOFF:
+            if held:
+                raise IllegalActionError(_("Nothing can be kept in the roll-off; every die is rolled."))
+            return RollOff(state.current)
+        return Roll(held)
+
+    def verify(self, action: Action) -> None:
+        """Raise a one-sentence :class:`IllegalActionError` unless ``action`` is legal now."""
+        self.state.verify(action)
+
+    def can(self, action: Action) -> bool:
+        """Whether ``action`` is legal now."""
+        return self.state.can(action)
+
+    def play(self, action: Action, by: str = "seat", typed: Sequence[int] | None = None) -> Action:
+        """Carry out an intent (or a completed record) for whoever is to act; returns the logged record.
+
+        Dice come from the tape; ``typed`` gives the faces of physical dice for the positions the tape
+        has never seen (:meth:`dice_needed`). Nothing changes if the action is illegal."""
+        if by not in BY:
+            raise FiveDiceError(_("Actor {by!r} is unknown; expected one of: {known}.", by=by, known=", ".join(BY)))
+        before = self.state
+        before.verify(action)
+        record = self._record(action, typed)
+        self.game.play(record)
+        self._by.append(by)
+        self._redo_by.clear()
+        self._publish(events_for(before, record, self.state))
+        return record
+
+    def verify_roll(self, keep: Iterable[int] = ()) -> None:
+        """Raise unless rolling now, keeping the dice at positions ``keep`` (0-based), is legal."""
+        self.verify(self._intent(keep))
+
+    def can_roll(self, keep: Iterable[int] = ()) -> bool:
+        """Whether :meth:`roll` with ``keep`` is legal now."""
+        try:
+            self.verify_roll(keep)
+        except IllegalActionError:
+            return False
+        return True
+
+    def roll(self, keep: Iterable[int] = (), typed: Sequence[int] | None = None, by: str = "seat") -> Roll | RollOff:
+        """Keep the dice at positions ``keep`` (0-based) and roll the others (or roll off)."""
+        record = self.play(self._intent(keep), by, typed)
+        assert isinstance(record, Roll | RollOff)
+        return record
+
+    def verify_score(self, box: str, card: int = 0) -> None:
+        """Raise unless filling ``box`` on ``card`` now is legal."""
+        self.verify(Score(box, card))
+
+    def can_score(self, box: str, card: int = 0) -> bool:
+        """Whether :meth:`score` is legal now."""
+        return self.can(Score(box, card))
+
+    def score(self, box: str, card: int = 0, by: str = "seat") -> Score:
+        """Fill ``box`` on ``card`` with the dice showing."""
+        record = self.play(Score(box, card), by)
+        assert isinstance(record, Score)
+        return record
+
+    # -- automations --------------------------------------------------------------------
+    def automatic(self) -> Action | None:
+        """The action the table makes by itself next, if any: a roll-off roll, or a human turn's first
+        roll (with ``auto_first_roll``, and not while the previous player may still take back a score)."""
+        state = self.state
+        if state.is_over:
+            return None
+        if state.phase is Phase.ROLLOFF:
+            return RollOff(state.current)
+        if state.dice is None and self.auto_first_roll and not self.seat().is_computer and not self._score_open():
+            return Roll()
+        return None
+
+    def run_automatic(self) -> list[Action]:
+        """Make every automatic action due now; returns their records."""
+        done = []
+        while (action := self.automatic()) is not None:
+            done.append(self.play(action, "auto"))
+        return done
+
+    def strategy(self, seat: int) -> Strategy:
+        """The computer player of ``seat``, made on first use (it may load the solver: call it in a worker)."""
+        if seat not in self._strategies:
+            level = self.seats[seat].level or "greedy"
+            seed = None if self.seed is None else self.seed * 31 + seat
+            self._strategies[seat] = get_strategy(level, self.rules, seed=seed)
+        return self._strategies[seat]
+
+    def computer_intent(self, state: GameState | None = None) -> Action:
+        """What the computer to move would do in ``state`` (default now); may be slow, changes nothing."""
+        state = state or self.state
+        if state.is_over or not self.seats[state.current].is_computer:
+            raise IllegalActionError(_("It is not a computer's turn."))
+        return self.strategy(state.current).choose(state)
+
+    def play_computer(self, intent: Action | None = None, state: GameState | None = None) -> Action:
+        """Play one action of the computer to move (``intent`` as chosen for ``state`` in a worker)."""
+        if not self.computer_to_move:
+            raise IllegalActionError(_("It is not a computer's turn."))
+        if state is not None and state is not self.state:
+            raise StaleStateError(_("The game moved on while the computer was thinking."))
+        return self.play(intent if intent is not None else self.computer_intent(), "computer")
+
+    def advance(self) -> list[Action]:
+        """Make every automatic action and play every computer action until a human is to act (or the end)."""
+        done = self.run_automatic()
+        while self.computer_to_move:
+            done.append(self.play_computer())
+            done += self.run_automatic()
+        return done
+
+    # -- hints --------------------------------------------------------------------------
+    def advice(self, state: GameState | None = None) -> Advice:
+        """The advisor's ranked options for ``state`` (default now); may be slow, changes nothing."""
+        return advise(state or self.state)
+
+    def hint(self) -> Advice:
+        """The advisor's options for the player to act, noted as a hint used by that seat."""
+        advice = self.advice()
+        self.hints.append((self.state.current, len(self.game.log)))
+        return advice
+
+    @property
+    def hint_counts(self) -> dict[int, int]:
+        """Hints used per seat, over the moves still in the game line."""
+        moves = len(self.game.log)
+        counts: dict[int, int] = {}
+        for seat, move in self.hints:
+            if move <= moves:
+                counts[seat] = counts.get(seat, 0) + 1
+        return counts
+
+    # -- undo and redo ------------------------------------------------------------------
+    def _score_open(self) -> bool:
+        """Whether the last action is a human's score that may still be taken back (LAST_SCORE)."""
+        if self.policy is not UndoPolicy.LAST_SCORE or not self.game.log:
+            return False
+        return isinstance(self.game.log[-1], Score) and self._by[-1] == "seat"
+
+    def _undo_count(self) -> int:
+        """How many actions one undo pops (0 if nothing may be taken back)."""
+        log, by = self.game.log, self._by
+        if self.policy is UndoPolicy.LAST_SCORE:
+            return 1 if self._score_open() else 0
+        if self.policy is UndoPolicy.NONE:
+            return 0
+        for i in range(len(log) - 1, -1, -1):
+            if by[i] == "seat":
+                return len(log) - i
+        return 0
+
+    def why_not_undo(self, seat: int | None = None) -> str | None:
+        """Why :meth:`undo` (by ``seat``, if given) is not allowed now (a sentence), or None."""
+        if self.policy is UndoPolicy.NONE:
+            return _("Undo is turned off for this game.")
+        if self.is_over:
+            return _("The game is over; its scores are final.")
+        n = self._undo_count()
+        if n == 0:
+            if self.policy is UndoPolicy.LAST_SCORE and self.game.log and isinstance(self.game.log[-1], Roll):
+                return _("Only a score can be taken back, and only before the next roll is seen.")
+            return _("There is nothing to undo.")
+        owner = self.game.states[-n - 1].current
+        if seat is not None and seat != owner:
+            return _("{player} can only take back their own score, before anyone else acts.", player=self.players[seat])
+        return None
+
+    def can_undo(self, seat: int | None = None) -> bool:
+        """Whether :meth:`undo` is allowed now."""
+        return self.why_not_undo(seat) is None
+
+    def undo(self, seat: int | None = None) -> tuple[Action, ...]:
+        """Take back the last decision (and the automatic and computer actions after it); returns the
+        records taken back, newest first. The dice stay on the tape: rolling again shows them again."""
+        reason = self.why_not_undo(seat)
+        if reason is not None:
+            raise UndoRefusedError(reason)
+        n = self._undo_count()
+        states, bys = self.game.states[-n - 1 : -1], self._by[-n:]
+        self.game.undo(n)
+        undone = tuple(self.game.redo_stack[-n:])
+        for _i in range(n):
+            self._redo_by.append(self._by.pop())
+        self.undos += 1
+        for record, before, by in zip(reversed(undone), states, bys, strict=True):
+            if by == "seat":
+                self._publish([undo_event("undone", before, record)])
+        return undone
+
+    def why_not_redo(self) -> str | None:
+        """Why :meth:`redo` is not allowed now, or None."""
+        if not self._redo_by:
+            return _("There is nothing to redo.")
+        return None
+
+    def redo(self) -> tuple[Action, ...]:
+        """Replay the next undone decision (and the automatic and computer actions after it) with the
+        dice it had; returns the records replayed, oldest first."""
+        reason = self.why_not_redo()
+        if reason is not None:
+            raise UndoRefusedError(reason)
+        done = []
+        while self._redo_by:
+            before = self.state
+            self.game.redo()
+            by = self._redo_by.pop()
+            self._by.append(by)
+            record = self.game.log[-1]
+            done.append(record)
+            if by == "seat":
+                self._publish([undo_event("redone", before, record)])
+            if not self._redo_by or self._redo_by[-1] == "seat":
+                break
+        return tuple(done)
+
+    # -- saving -------------------------------------------------------------------------
+    def to_data(self) -> dict[str, Any]:
+        """The game as a standard save (every tool loads it) with the table's part under ``"table"``."""
+        table = {
+            "seats": [s.to_data() for s in self.seats],
+            "by": list(self._by),
+            "redo_by": list(self._redo_by),
+            "tape": self.tape.to_data(),
+            "undos": self.undos,
+            "policy": self.policy.value,
+            "challenge": self.challenge,
+            "hints": [list(h) for h in self.hints],
+        }
+        return saves.to_data(self.game, table=table)
+
+    def save(self, path: Any) -> None:
+        """Write :meth:`to_data` to ``path`` (atomically)."""
+        saves.write(self.to_data(), path)
+
+    @classmethod
+    def from_data(cls, data: object, rng: object = None, auto_first_roll: bool = True) -> Table:
+        """A table from :meth:`to_data` (or a plain game save, every seat human); everything is checked."""
+        game = saves.from_data(data, rng)
+        extra = data.get("table") if isinstance(data, dict) else None
+        if extra is None:
+            return cls(game.rules, list(game.players), rng=rng, game=game, auto_first_roll=auto_first_roll)
+        return _load_table(cls, game, extra, rng, auto_first_roll)
+
+    @classmethod
+    def load(cls, path: Any, rng: object = None, auto_first_roll: bool = True) -> Table:
+        """Read a table saved by :meth:`save` (or any game save)."""
+        return cls.from_data(saves.read(path), rng, auto_first_roll)
+
+
+def default_policy(players: int, challenge: str | None) -> UndoPolicy:
+    """Solitaire: any decision; several players or a challenge: the own last score before the next roll."""
+    return UndoPolicy.ANY if players == 1 and challenge is None else UndoPolicy.LAST_SCORE
+
+
+def _seats(seats: Sequence[Seat | str] | str) -> tuple[Seat, ...]:
+    if isinstance(seats, str):
+        return parse_seats(seats)
+    out: list[Seat] = []
+    for s in seats:
+        out.extend(parse_seats([s]) if isinstance(s, str) else [s])
+    return tuple(out)
+
+
+def _load_table(cls: type[Table], game: Game, extra: object, rng: object, auto_first_roll: bool) -> Table:
+    if not isinstance(extra, dict):
+        raise SaveFormatError(_("The saved table is not a JSON object."))
+    try:
+        seats = [Seat.from_data(s) for s in extra["seats"]]
+        challenge = extra.get("challenge")
+        if challenge is not None and not isinstance(challenge, str):
+            raise SaveFormatError(_("The saved challenge {code!r} is not text.", code=challenge))
+        table = cls(
+            game.rules,
+            seats,
+            rng=rng if rng is not None else random.Random(),
+            challenge=challenge,
+            undo=extra.get("policy"),
+            auto_first_roll=auto_first_roll,
+            starter=game.initial.starter,
+        )
+        table.tape.load(extra["tape"])
+        table.adopt(game.log, game.redo_stack, extra["by"], extra["redo_by"])
+        undos, hints = extra["undos"], extra["hints"]
+        if isinstance(undos, bool) or not isinstance(undos, int) or undos < 0:
+            raise SaveFormatError(_("The saved undo count {count!r} is not a whole number.", count=undos))
+        table.undos = undos
+        table.hints = [(int(s), int(m)) for s, m in hints]
+    except SaveFormatError:
+        raise
+    except FiveDiceError as exc:
+        raise SaveFormatError(_("The saved table does not replay: {reason}", reason=exc)) from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SaveFormatError(_("The saved table lacks or garbles {what}.", what=exc)) from None
+    return table
