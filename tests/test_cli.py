@@ -66,7 +66,7 @@ def test_play_plain_whole_two_player_game_from_answers_file(tmp_path: Path) -> N
     answers = (DATA / "answers.txt").read_text()
     code, out, _ = run("play", "--plain", "--seed", "1", input=answers)
     assert code == 0, out
-    assert "Game over." in out
+    assert "Game over: Bob wins with 52." in out
     assert "1. " in out
     assert "2. " in out
     assert out.count("scores ") == 26

@@ -14,11 +14,12 @@ import click
 
 from fivedice import i18n
 from fivedice import rules as rules_mod
+from fivedice.challenge import challenge_code
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError, RuleSetError
-from fivedice.game import Game
 from fivedice.i18n import N_, _
 from fivedice.render import rules_card
+from fivedice.table import Table
 
 __all__ = ["I18nCommand", "main"]
 
@@ -247,7 +248,13 @@ def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tu
 @click.option(
     "--players",
     default=None,
-    help=N_('Comma-separated names, e.g. "Ann,Bob"; in the full-screen game "Robo:hard" is a computer of that level.'),
+    help=N_('Comma-separated names, e.g. "Ann,Bob"; "Max:optimal" is a computer of that level.'),
+)
+@click.option(
+    "--challenge",
+    default=None,
+    metavar="CODE",
+    help=N_("Play a challenge: every player of CODE meets the same dice ('daily' for today's)."),
 )
 @click.option("--seed", type=int, default=None, help=N_("Seed the dice for a repeatable game."))
 @click.option("--physical", is_flag=True, help=N_("Type in the dice rolled at a real table."))
@@ -267,10 +274,12 @@ def play_cmd(
     load: str | None,
     db: str | None,
     pace: float | None,
+    challenge: str | None,
 ) -> None:
     """Play a game in the full-screen game or the plain line mode."""
     rs = get_rules(rules_name or "yahtzee", options)
     names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
+    code_ = challenge_code(challenge) if challenge is not None else None
     if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
         click.echo(_("Not a terminal: playing in the plain line mode."), err=True)
         plain = True
@@ -304,15 +313,18 @@ def play_cmd(
             click.echo(line.rstrip("\n"))
         return line.rstrip("\n")
 
-    def store(game: Game) -> None:
+    def store(table: Table) -> None:
         from fivedice.storage import Store, StoreError
 
         try:
-            Store(db).record_game(game, source="plain")
+            Store(db).record_table(table, source="plain")
         except StoreError as exc:
             click.echo(_("The game was not stored: {reason}", reason=str(exc)), err=True)
         else:
             click.echo(_("The game is stored with the high scores."))
 
-    code = play_plain(rs, names, sys.stdout, read, seed=seed, physical=physical, load=load, on_finish=store)
+    seats = players if players is not None else None
+    code = play_plain(
+        rs, seats, sys.stdout, read, seed=seed, physical=physical, load=load, challenge=code_, on_finish=store
+    )
     sys.exit(code)

@@ -107,9 +107,9 @@ def test_plain_game_in_italian_takes_italian_box_names() -> None:
     lines = ["Ann", "tris", "scala piccola", "full house", "chance", "nope", "quit"]
     code, out, _err = run("--lang", "it", "play", "--plain", "--seed", "3", input="\n".join(lines) + "\n")
     assert code == 0
-    assert "Giocatori (nomi separati da virgole) [Giocatore]> " in out
+    assert "Giocatori (nomi separati da virgole; Nome:livello per un computer) [Giocatore]> " in out
     assert "Yahtzee (yahtzee) per Ann. Scrivi 'aiuto' per i comandi." in out
-    assert "Round 1: tocca a Ann." in out
+    assert "Round 1 di 13: tocca a Ann." in out
     assert "Caselle possibili: assi 0, due 4, tre 3, quattro 0, cinque 10, sei 0, tris 0," in out
     assert "Ann segna 0 in Tris." in out
     assert "Ann segna 0 in Scala piccola." in out
@@ -125,7 +125,7 @@ def test_plain_game_in_croatian_to_the_end() -> None:
     code, out, _err = run("--lang", "hr", "play", "--plain", "--seed", "5", "--players", "Ivo", input="\n".join(boxes))
     assert code == 0
     assert out.count("Ivo upisuje ") == 13
-    assert "Kraj igre." in out
+    assert "Kraj igre: Ivo završava s " in out
     assert "Ukupno" in out
     assert "1. Ivo: " in out
 
@@ -134,12 +134,12 @@ def test_plain_commands_in_the_players_language() -> None:
     lines = ["Ann", "tieni 5 5", "segna tris", "opzioni", "fissa 1", "cartella", "aiuto", "keep 5", "esci"]
     code, out, _err = run("--lang", "it", "play", "--plain", "--seed", "3", input="\n".join(lines) + "\n")
     assert code == 0
-    assert "[1] Ann, lancio 1 di 3> tieni 5 5\nLancio 2 di 3: 5 5 5 4 6\n" in out
+    assert "[1] Ann, lancio 1 di 3> tieni 5 5\nAnn tiene 5 5 e lancia 5 5 5 4 6 (lancio 2 di 3).\n" in out
     assert "Ann segna 25 in Tris." in out
     assert "[3] Ann, lancio 1 di 3> opzioni\nCaselle possibili: assi 2," in out
-    assert "[4] Ann, lancio 1 di 3> fissa 1\nLancio 2 di 3: 5 " in out
+    assert "[4] Ann, lancio 1 di 3> fissa 1\nAnn tiene 5 e lancia 5 " in out
     assert "Comandi (vanno bene anche le parole inglesi tra parentesi):" in out
-    assert "> keep 5\nLancio 3 di 3:" in out  # English words work in every language
+    assert "> keep 5\nAnn tiene 5 e lancia " in out  # English words work in every language
     assert out.rstrip().endswith("Arrivederci.")
 
 

@@ -20,7 +20,7 @@ from fivedice.cli import main
 from fivedice.rules import parse_spec
 from fivedice.storage import SCHEMA_VERSION, PlayerProfile, Store, StoreError, default_path, resolve_url
 from fivedice.storage.cli import bar_chart
-from fivedice.storage.schema import results, v1_metadata
+from fivedice.storage.schema import games, results, v1_metadata
 
 
 def finished_game(players: list[str], seed: int, rules: str = "yacht") -> Game:
@@ -214,8 +214,9 @@ def test_upgrade_from_schema_version_1_keeps_and_backfills_everything(tmp_path: 
     old = finished_game(["Ann", "Bob"], 11, rules="yahtzee")
     _make_v1_database(path, old)
     with Store(str(path)) as store:
-        assert store.schema_version == SCHEMA_VERSION == 2
+        assert store.schema_version == SCHEMA_VERSION == 3
         assert (tmp_path / "old.db.v1.bak").exists()
+        assert store.high_scores()[0].undos == 0  # undo was not counted before version 3
         with store.engine.connect() as conn:
             rows = conn.execute(select(results.c.seat, results.c.upper_total, results.c.upper_bonus)).all()
         expected = {(s, old.state.cards[s][0].upper_total, old.state.cards[s][0].upper_bonus) for s in (0, 1)}
@@ -271,7 +272,7 @@ def test_scores_and_history_commands_in_italian(tmp_path: Path) -> None:
     assert "Record a più giocatori" in out.output
     assert "Robo (computer greedy)" in out.output
     heading = next(line for line in out.output.splitlines() if line.lstrip().startswith("#"))
-    assert heading.split() == ["#", "Giocatore", "Punti", "Regole", "Giocatori", "Data"]
+    assert heading.split() == ["#", "Giocatore", "Punti", "Regole", "Giocatori", "Data", "Note"]
     assert played.strftime("%d/%m/%y") in out.output  # the Italian short date
     out = runner.invoke(main, ["--lang", "it", "history", "ann", "--db", db])
     assert out.exit_code == 0, out.output
@@ -342,3 +343,38 @@ def test_save_json_is_a_standard_save(store: Store) -> None:
     with store.engine.connect() as conn:
         raw = conn.execute(text("SELECT save_json FROM fivedice_games WHERE id = :i"), {"i": gid}).scalar_one()
     assert json.loads(raw)["format"] == "fivedice-game"
+
+
+def test_a_table_is_stored_with_its_undo_count_and_challenge_and_the_tables_say_so(tmp_path: Path) -> None:
+    from fivedice.table import Table
+
+    db = str(tmp_path / "t.db")
+    tables = []
+    for name, undo in (("Ann", True), ("Bob", False), ("Cy", False)):
+        table = Table("yacht", [name], challenge="friday")
+        while not table.is_over:
+            table.run_automatic()
+            if table.state.dice is None:  # the challenge waits: the last score may still be taken back
+                if undo:
+                    table.undo()
+                    undo = False
+                    continue
+                table.roll()
+            (card, box), _points = max(table.state.options().items(), key=lambda kv: kv[1])
+            table.score(box, card)
+        tables.append(table)
+    with Store(db) as store:
+        for table in tables:
+            store.record_table(table, source="plain")
+        board = store.high_scores(challenge="friday")
+        assert [r.name for r in board] == [r.name for r in sorted(board, key=lambda r: (-r.total, r.game_id))]
+        assert {r.name: r.undos for r in board}["Ann"] == tables[0].undos == 1
+        assert all(r.challenge == "friday" for r in board)
+        assert store.high_scores(challenge="other") == []
+        with store.engine.connect() as conn:
+            text_ = conn.execute(select(games.c.save_json)).scalars().first()
+        assert Table.from_data(json.loads(str(text_))).challenge == "friday"
+    out = CliRunner().invoke(main, ["scores", "--challenge", "Friday", "--db", db])
+    assert out.exit_code == 0, out.output
+    assert "Challenge friday" in out.output
+    assert "undo used 1 time; challenge friday" in out.output

@@ -7,6 +7,7 @@ from datetime import date, datetime
 
 import click
 
+from fivedice.challenge import challenge_code
 from fivedice.cli import I18nCommand, friendly
 from fivedice.i18n import (
     N_,
@@ -77,15 +78,25 @@ def scores_title(solo: bool, rules_name: str | None = None) -> str:
     return _("Solo high scores") if solo else _("Multiplayer high scores")
 
 
+def _notes(row: ScoreRow) -> str:
+    """What sets a game apart in a high-score table: undo used, a challenge."""
+    notes = []
+    if row.undos:
+        notes.append(ngettext("undo used {n} time", "undo used {n} times", row.undos, n=row.undos))
+    if row.challenge is not None:
+        notes.append(_("challenge {code}", code=row.challenge))
+    return "; ".join(notes)
+
+
 def scores_text(rows: Sequence[ScoreRow], title: str) -> str:
-    """A high-score table with a title line."""
+    """A high-score table with a title line; games where undo was used, and challenge games, say so."""
     if not rows:
         return _("{title}: no games yet.", title=title)
-    body = [["#", _("Player"), pgettext("heading", "Score"), _("Rules"), _("Players"), _("Date")]]
+    body = [["#", _("Player"), pgettext("heading", "Score"), _("Rules"), _("Players"), _("Date"), _("Notes")]]
     for r in rows:
         who = r.name if r.kind != "computer" else _("{name} (computer {level})", name=r.name, level=r.level)
-        body.append([str(r.rank), who, str(r.total), r.rules, str(r.players), _when(r.played_at)])
-    return f"{title}\n{table(body, [True, False, True, False, True, False])}"
+        body.append([str(r.rank), who, str(r.total), r.rules, str(r.players), _when(r.played_at), _notes(r)])
+    return f"{title}\n{table(body, [True, False, True, False, True, False, False])}"
 
 
 def history_text(history: History, recent: int = 10, chart: int = 30) -> str:
@@ -121,10 +132,19 @@ def history_text(history: History, recent: int = 10, chart: int = 30) -> str:
     help=N_("Only this rule set (a name, or a spec like 'yahtzee joker=free')."),
 )
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help=N_("Rows per table."))
+@click.option(
+    "--challenge", default=None, metavar="CODE", help=N_("The leaderboard of challenge CODE ('daily' for today's).")
+)
 @db_option
 @friendly
-def scores_cmd(rules_name: str | None, limit: int, db: str | None) -> None:
-    """Show the high-score tables (solo and multiplayer)."""
+def scores_cmd(rules_name: str | None, limit: int, challenge: str | None, db: str | None) -> None:
+    """Show the high-score tables (solo and multiplayer), or one challenge's leaderboard."""
+    if challenge is not None:
+        code = challenge_code(challenge)
+        with Store(db) as store:
+            board = store.high_scores(rules_name, limit, challenge=code)
+        click.echo(scores_text(board, _("Challenge {code}", code=code)))
+        return
     with Store(db) as store:
         solo = store.high_scores(rules_name, limit, solo=True)
         multi = store.high_scores(rules_name, limit, solo=False)

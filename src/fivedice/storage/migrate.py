@@ -76,7 +76,15 @@ def _v1_to_v2(conn: Connection) -> None:
         )
 
 
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+def _v2_to_v3(conn: Connection) -> None:
+    """Games gain the undo count (older games: 0, undo was not counted then) and the challenge code."""
+    op = Operations(MigrationContext.configure(conn))
+    op.add_column("fivedice_games", Column("undos", Integer, nullable=False, server_default="0"))
+    op.add_column("fivedice_games", Column("challenge", String(64), nullable=True))
+    op.create_index("ix_fivedice_games_challenge", "fivedice_games", ["challenge"])
+
+
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 """``STEPS[n]`` upgrades a version-``n`` database to version ``n + 1``."""
 
 

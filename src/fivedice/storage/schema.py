@@ -1,4 +1,4 @@
-"""The store's tables (schema version 2) and the frozen definition of version 1.
+"""The store's tables (schema version 3) and the frozen definition of version 1.
 
 Every table name starts with ``fivedice_`` so the store can share a database with
 other subsystems (the web server keeps its rooms in its own tables).
@@ -10,6 +10,8 @@ Version history:
 2. Results gain ``kind``, ``level``, ``upper_total``, ``upper_bonus``, ``yahtzee_bonus``,
    ``hints``, ``loss`` and ``decisions`` (backfilled by replaying each stored game);
    new tables ``fivedice_profiles`` (remembered players) and ``fivedice_settings``.
+3. Games gain ``undos`` (how many times undo was used; 0 for older games) and ``challenge``
+   (the challenge code, for challenge leaderboards).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from sqlalchemy import (
 
 __all__ = ["SCHEMA_VERSION", "games", "metadata", "profiles", "results", "settings", "v1_metadata", "version"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The schema version this code writes; older databases are upgraded on open."""
 
 metadata = MetaData()
@@ -51,7 +53,11 @@ games = Table(
     Column("players", Integer, nullable=False),
     Column("source", String(32), nullable=False),
     Column("save_json", Text, nullable=False),
+    # version 3
+    Column("undos", Integer, nullable=False, server_default="0"),
+    Column("challenge", String(64), nullable=True),
     Index("ix_fivedice_games_rules", "rules_name"),
+    Index("ix_fivedice_games_challenge", "challenge"),
 )
 
 results = Table(

@@ -35,6 +35,7 @@ from fivedice.rules.ruleset import normalize_name
 from fivedice.seat import Seat
 from fivedice.storage import migrate
 from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
+from fivedice.table import Table
 
 __all__ = ["ENV_VAR", "GameSummary", "History", "PlayerProfile", "ScoreRow", "Store", "StoreError", "resolve_url"]
 
@@ -67,6 +68,8 @@ class ScoreRow:
     game_id: int
     kind: str
     level: str | None
+    undos: int = 0
+    challenge: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,11 +285,15 @@ class Store:
         computer: Mapping[int, str] | None = None,
         hints: Mapping[int, int] | None = None,
         losses: Mapping[int, tuple[float, int]] | None = None,
+        undos: int = 0,
+        challenge: str | None = None,
+        save_json: str | None = None,
     ) -> int:
         """Store a finished game with its full move log; returns its id.
 
         ``computer`` maps computer seats to their level, ``hints`` seats to hints used,
-        ``losses`` seats to ``(expected points lost, decisions)`` from a game analysis.
+        ``losses`` seats to ``(expected points lost, decisions)`` from a game analysis;
+        ``undos`` counts the undos used and ``challenge`` is the challenge code, if any.
         """
         state = game.state
         if not state.is_over:
@@ -336,12 +343,31 @@ class Store:
                     rules_spec=game.rules.spec,
                     players=len(game.players),
                     source=source,
-                    save_json=saves.dumps(game),
+                    save_json=save_json if save_json is not None else saves.dumps(game),
+                    undos=undos,
+                    challenge=challenge,
                 )
                 .returning(games.c.id)
             ).scalar_one()
             conn.execute(insert(results), [{**r, "game_id": game_id} for r in rows])
         return int(game_id)
+
+    def record_table(
+        self, table: Table, *, source: str = "terminal", losses: Mapping[int, tuple[float, int]] | None = None
+    ) -> int:
+        """Store a finished game of a :class:`~fivedice.table.Table`: its seats' levels, hints, undo count,
+        challenge and the whole table save (dice tape included); returns its id."""
+        computer = {i: s.level or "greedy" for i, s in enumerate(table.seats) if s.is_computer}
+        return self.record_game(
+            table.game,
+            source=source,
+            computer=computer,
+            hints=table.hint_counts,
+            losses=losses,
+            undos=table.undos,
+            challenge=table.challenge,
+            save_json=json.dumps(table.to_data()),
+        )
 
     def record_analysis(self, game_id: int, losses: Mapping[int, tuple[float, int]]) -> None:
         """Attach a game analysis to a stored game: per seat ``(expected points lost, decisions)``."""
@@ -378,27 +404,36 @@ class Store:
         return games.c.rules_name == normalize_name(rules)
 
     def high_scores(
-        self, rules: str | RuleSet | None = None, limit: int = 10, *, solo: bool | None = None
+        self,
+        rules: str | RuleSet | None = None,
+        limit: int = 10,
+        *,
+        solo: bool | None = None,
+        challenge: str | None = None,
     ) -> list[ScoreRow]:
         """The best totals, best first: ``rules`` is a name (every variant), a spec or a
         :class:`RuleSet` (that exact variant); ``solo`` keeps only solo (True) or
-        multiplayer (False) games."""
+        multiplayer (False) games; ``challenge`` only the games of that challenge (its leaderboard).
+        Equal totals share a rank, as in a game's standings; the earlier game is listed first."""
         query = select(
             results.c.name, results.c.total, games.c.rules_spec, games.c.players, games.c.played_at,
-            games.c.id, results.c.kind, results.c.level,
+            games.c.id, results.c.kind, results.c.level, games.c.undos, games.c.challenge,
         ).join(games, games.c.id == results.c.game_id)  # fmt: skip
         clause = self._rules_clause(rules)
         if clause is not None:
             query = query.where(clause)
         if solo is not None:
             query = query.where(games.c.players == 1 if solo else games.c.players > 1)
-        query = query.order_by(results.c.total.desc(), games.c.played_at, results.c.seat).limit(max(0, limit))
+        if challenge is not None:
+            query = query.where(games.c.challenge == challenge)
+        order = (results.c.total.desc(), games.c.played_at, games.c.id, results.c.seat)
+        query = query.order_by(*order).limit(max(0, limit))
         with self._guard(), self.engine.connect() as conn:
             found = conn.execute(query).all()
         out: list[ScoreRow] = []
-        for i, (name, total, spec, players, played, gid, kind, level) in enumerate(found):
+        for i, (name, total, spec, players, played, gid, kind, level, undos, code) in enumerate(found):
             rank = out[-1].rank if out and out[-1].total == total else i + 1
-            out.append(ScoreRow(rank, name, total, spec, players, _utc(played), gid, kind, level))
+            out.append(ScoreRow(rank, name, total, spec, players, _utc(played), gid, kind, level, undos, code))
         return out
 
     def history(self, player: str, rules: str | RuleSet | None = None) -> History:
