@@ -15,12 +15,26 @@ True
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from datetime import date
 
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import _
+from fivedice.i18n import _, format_decimal
+from fivedice.rules import RuleSet
+from fivedice.seat import Seat
+from fivedice.table import Table
 
-__all__ = ["DAILY", "ChallengeError", "challenge_code"]
+__all__ = [
+    "DAILY",
+    "ChallengeError",
+    "ChallengeReport",
+    "PlayerReport",
+    "benchmark_level",
+    "challenge_code",
+    "replay_on_tape",
+    "report",
+    "report_lines",
+]
 
 DAILY = "daily"
 """The code that stands for today's challenge (the local date, ``YYYY-MM-DD``)."""
@@ -47,3 +61,92 @@ def challenge_code(text: str, today: date | None = None) -> str:
             )
         )
     return code
+
+
+def benchmark_level(rules: RuleSet) -> str:
+    """The player a challenge compares with: ``optimal`` where the solver plays the rule set, else ``tali``
+    (the strongest level that plays several cards)."""
+    return "optimal" if rules.solver_refusal() is None else "tali"
+
+
+def replay_on_tape(rules: RuleSet, code: str, level: str | None = None) -> Table:
+    """The game a computer of ``level`` (default :func:`benchmark_level`) plays on challenge ``code``'s dice
+    tape: the same dice a player met wherever it makes the same choices, replayed, not simulated anew."""
+    level = level or benchmark_level(rules)
+    table = Table(rules, [Seat(level.capitalize(), "computer", level)], challenge=code)
+    table.advance()
+    return table
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerReport:
+    """One player of a challenge: their total and, where the advisor rates the game, what their decisions
+    cost in expected points and the grade that gives."""
+
+    seat: int
+    name: str
+    total: int
+    loss: float | None
+    grade: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeReport:
+    """How a challenge game went, next to what ``level`` made of the same dice."""
+
+    code: str
+    level: str
+    benchmark: int
+    players: tuple[PlayerReport, ...]
+
+
+def report(table: Table) -> ChallengeReport:
+    """Each player's total and decision cost next to the benchmark player's total on the same tape."""
+    if table.challenge is None:
+        raise ChallengeError(_("This game is not a challenge; it has no dice tape to compare on."))
+    level = benchmark_level(table.rules)
+    bench = replay_on_tape(table.rules, table.challenge, level).state.total(0)
+    losses: dict[int, tuple[float, str]] = {}
+    if table.rules.solver_refusal() is None:
+        from fivedice.analysis import analyze  # the solver: only when a challenge ends
+
+        for p in analyze(table.game).players:
+            losses[p.seat] = (p.total_loss, p.grade)
+    players = tuple(
+        PlayerReport(
+            seat,
+            seat_.name,
+            table.state.total(seat),
+            losses[seat][0] if seat in losses else None,
+            losses[seat][1] if seat in losses else None,
+        )
+        for seat, seat_ in enumerate(table.seats)
+        if not seat_.is_computer
+    )
+    return ChallengeReport(table.challenge, level, bench, players)
+
+
+def report_lines(rep: ChallengeReport) -> list[str]:
+    """The report in sentences of the current language (the one narrator of challenge results)."""
+    lines = [
+        _(
+            "Challenge {code}: on the same dice, the {level} player scored {total}.",
+            code=rep.code,
+            level=rep.level,
+            total=rep.benchmark,
+        )
+    ]
+    for p in rep.players:
+        if p.loss is None:
+            lines.append(_("{player}: {total}.", player=p.name, total=p.total))
+        else:
+            lines.append(
+                _(
+                    "{player}: {total}; your decisions cost {loss} expected points (grade {grade}).",
+                    player=p.name,
+                    total=p.total,
+                    loss=format_decimal(p.loss, 1),
+                    grade=p.grade,
+                )
+            )
+    return lines

@@ -317,11 +317,17 @@ def play_cmd(
         from fivedice.storage import Store, StoreError
 
         try:
-            Store(db).record_table(table, source="plain")
+            with Store(db) as scores:
+                scores.record_table(table, source="plain")
+                board = scores.high_scores(limit=5, challenge=table.challenge) if table.challenge else None
         except StoreError as exc:
             click.echo(_("The game was not stored: {reason}", reason=str(exc)), err=True)
-        else:
-            click.echo(_("The game is stored with the high scores."))
+            return
+        click.echo(_("The game is stored with the high scores."))
+        if board is not None:
+            from fivedice.storage.cli import scores_text
+
+            click.echo(scores_text(board, _("Challenge {code}", code=table.challenge)))
 
     seats = players if players is not None else None
     code = play_plain(

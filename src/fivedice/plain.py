@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from fivedice.advice import describe
+from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
 from fivedice.events import Event, narrate
@@ -131,6 +132,12 @@ class PlainSession:
         )
         if table.challenge is not None:
             self.say(_("Challenge {code}: every player of it meets the same dice.", code=table.challenge))
+            if table.solitaire and not table.game.log:
+                level = benchmark_level(table.rules)
+                goal = replay_on_tape(table.rules, table.challenge, level).state.total(0)
+                self.say(
+                    _("Your goal: beat {total}, what the {level} player scored on these dice.", total=goal, level=level)
+                )
         try:
             while not table.is_over:
                 self._turn()
@@ -142,6 +149,9 @@ class PlainSession:
             return 1
         self.say(score_table(table.state))
         self.say(standings_text(table.state))
+        if table.challenge is not None:
+            for line in report_lines(report(table)):
+                self.say(line)
         return 0
 
     def _turn(self) -> None:

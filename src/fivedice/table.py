@@ -27,6 +27,7 @@ Roll(held=(0, 3), dice=(3, 5, 1, 6, 3))
 from __future__ import annotations
 
 import enum
+import hashlib
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -342,7 +343,8 @@ class Table:
         """The computer player of ``seat``, made on first use (it may load the solver: call it in a worker)."""
         if seat not in self._strategies:
             level = self.seats[seat].level or "greedy"
-            seed = None if self.seed is None else self.seed * 31 + seat
+            base = self.seed if self.seed is not None else _stable_seed(self.challenge)
+            seed = None if base is None else base * 31 + seat
             self._strategies[seat] = get_strategy(level, self.rules, seed=seed)
         return self._strategies[seat]
 
@@ -505,6 +507,13 @@ class Table:
     def load(cls, path: Any, rng: object = None, auto_first_roll: bool = True) -> Table:
         """Read a table saved by :meth:`save` (or any game save)."""
         return cls.from_data(saves.read(path), rng, auto_first_roll)
+
+
+def _stable_seed(challenge: str | None) -> int | None:
+    """A challenge's computers play the same way every time (their own randomness seeded by the code)."""
+    if challenge is None:
+        return None
+    return int.from_bytes(hashlib.sha256(challenge.encode()).digest()[:6], "big")
 
 
 def default_policy(players: int, challenge: str | None) -> UndoPolicy:
