@@ -262,3 +262,15 @@ def test_rolloff_records_are_not_undone() -> None:
     assert isinstance(records[0], RollOff)
     assert isinstance(records[-1], Roll)
     assert table.why_not_undo() == "There is nothing to undo."  # chance alone is never taken back
+
+
+def test_a_stand_in_plays_a_timed_out_turn_and_says_so() -> None:
+    table = Table("yacht", ["Ann", "Bob"], starter=0, seed=8)
+    table.run_automatic()
+    while table.state.current == 0:
+        table.play(table.stand_in_intent(), by="timer")
+    assert next(e for e in table.events if e.kind == "stand_in").fields["player"] == "Ann"
+    assert narrate(next(e for e in table.events if e.kind == "stand_in"), table.rules) == (
+        "Time ran out for Ann: the computer plays for them."
+    )
+    assert table.why_not_undo(0) is not None  # a stand-in's score is not Ann's to take back

@@ -66,6 +66,7 @@ _TEXTS: dict[str, str] = {
     "finished": N_("Game over: {player} finishes with {total}."),
     "tied": N_("Game over: {players} tie with {total}."),
     "over": N_("Game over."),
+    "stand_in": N_("Time ran out for {player}: the computer plays for them."),
 }
 """The English text of each kind of event (the message key and its fields)."""
 

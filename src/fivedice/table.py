@@ -126,6 +126,7 @@ class Table:
         self._by: list[str] = []
         self._redo_by: list[str] = []
         self._strategies: dict[int, Strategy] = {}
+        self._stand_in: Strategy | None = None
         if game is not None:
             self.adopt(game.log, game.redo_stack)
 
@@ -284,7 +285,10 @@ class Table:
         self.game.play(record)
         self._by.append(by)
         self._redo_by.clear()
-        self._publish(events_for(before, record, self.state))
+        events = events_for(before, record, self.state)
+        if by == "timer":
+            events.insert(0, Event("stand_in", before.current, {"player": before.players[before.current]}))
+        self._publish(events)
         return record
 
     def verify_roll(self, keep: Iterable[int] = ()) -> None:
@@ -354,6 +358,19 @@ class Table:
         if state.is_over or not self.seats[state.current].is_computer:
             raise IllegalActionError(_("It is not a computer's turn."))
         return self.strategy(state.current).choose(state)
+
+    STAND_IN = "greedy"
+    """The level that plays a human's turn when their time runs out (where a front end has a timer)."""
+
+    def stand_in_intent(self, state: GameState | None = None) -> Action:
+        """What a stand-in computer (:attr:`STAND_IN`) would do for the human to move; play it with
+        ``play(intent, by="timer")``."""
+        state = state or self.state
+        if state.is_over:
+            raise IllegalActionError(_("The game is over; no more actions can be taken."))
+        if self._stand_in is None:
+            self._stand_in = get_strategy(self.STAND_IN, self.rules, seed=self.seed)
+        return self._stand_in.choose(state)
 
     def play_computer(self, intent: Action | None = None, state: GameState | None = None) -> Action:
         """Play one action of the computer to move (``intent`` as chosen for ``state`` in a worker)."""
