@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-__all__ = ["STOP_SIGNALS", "exit_code", "mute", "on_signals", "terminal_gone"]
+__all__ = ["STOP_SIGNALS", "exit_code", "mute", "on_signals", "terminal_gone", "wait_for_hangup"]
 
 STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
     getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name)
@@ -55,6 +55,31 @@ def terminal_gone(fd: int) -> bool:
     poller = select.poll()
     poller.register(fd, 0)  # no events asked for: only a hang-up or an error is reported
     return any(events & _GONE for _fd, events in poller.poll(0))
+
+
+def wait_for_hangup(fd: int, stop: threading.Event, pause: float = 0.05, longest: float = 1.0) -> bool:
+    """Wait until ``fd`` hangs up (True) or ``stop`` is set (False), never reading it: asleep in
+    ``poll`` until there is input or a hang-up (which wakes every reader), looking again ``pause``
+    seconds after input (another thread's to read) and at least every ``longest`` seconds.
+
+    >>> read_end, write_end = os.pipe()
+    >>> os.close(write_end)
+    >>> wait_for_hangup(read_end, threading.Event())
+    True
+    >>> os.close(read_end)
+    """
+    if not hasattr(select, "poll"):
+        stop.wait()
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    while not stop.is_set():
+        events = poller.poll(int(longest * 1000))
+        if any(ev & _GONE for _fd, ev in events):
+            return True
+        if events:
+            stop.wait(pause)
+    return False
 
 
 def mute(fds: Iterable[int]) -> None:

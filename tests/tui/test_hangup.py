@@ -22,9 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from fivedice import rules
 from fivedice.actions import Roll
 from fivedice.game import Game
+from fivedice.tui import Config, FiveDiceApp, Seat
+from fivedice.tui.demo import demo_config
+from fivedice.tui.play import GameScreen, HelpScreen
 from fivedice.tui.session import Session, saved_games
+from fivedice.tui.terminal import GuardedDriver, TerminalGone
 
 FIVEDICE = Path(sys.executable).with_name("fivedice")
 MAKEFILE = 'play:\n\t"$(FIVEDICE)" play $(ARGS)\n\nprobe:\n\t"$(PYTHON)" probe.py\n'
@@ -278,3 +283,73 @@ def test_sigterm_saves_the_game_restores_the_terminal_and_says_where(
     assert "\x1b[?1049l" in tail, "back from the alternate screen"
     session = saved_game(Path(env["XDG_DATA_HOME"]), moves=1)
     assert f"The game is saved in {session.save_path}; resume it from the start screen." in tail, tail[-300:]
+
+
+# -- the same, in the process: the app's answer to the news, whatever screen is showing ----------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("signum", "lost", "code"), [(signal.SIGTERM, False, 143), (None, True, 129)])
+async def test_the_news_saves_the_game_under_a_dialog_and_ends(
+    tmp_path: Path, signum: int | None, lost: bool, code: int
+) -> None:
+    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    app = FiveDiceApp(demo_config(session, saves=tmp_path))
+    async with app.run_test() as pilot:
+        await pilot.press("space", "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        log = session.game.log
+        app.post_message(TerminalGone(signum, lost))
+        await pilot.pause()
+    assert app.return_value == code
+    assert app.return_code == code
+    [path] = [p for p in tmp_path.glob("game-*.json") if not p.name.endswith(".seats.json")]
+    assert Session.load(path).game.log == log
+    assert not list(tmp_path.glob("*.tmp"))
+    assert app.farewell == (None if lost else f"The game is saved in {path}; resume it from the start screen.")
+
+
+@pytest.mark.asyncio
+async def test_the_news_goes_back_to_the_file_the_game_came_from(tmp_path: Path) -> None:
+    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    session.game.play(Roll())
+    path = session.save(tmp_path / "mine.json")
+    app = FiveDiceApp(Config(use_store=False, load=path, saves=tmp_path / "saves"))
+    async with app.run_test() as pilot:
+        await pilot.press("space")
+        app.post_message(TerminalGone(signal.SIGHUP, lost=True))
+        await pilot.pause()
+    assert len(Session.load(path).game.log) == 2
+    assert not (tmp_path / "saves").exists()
+
+
+@pytest.mark.asyncio
+async def test_without_a_game_in_progress_nothing_is_saved(tmp_path: Path) -> None:
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, seats=[Seat("Ann")]))
+    async with app.run_test() as pilot:
+        await pilot.press("enter")  # a new game, nothing played yet
+        assert isinstance(app.screen, GameScreen)
+        app.post_message(TerminalGone(signal.SIGTERM, lost=False))
+        await pilot.pause()
+    assert app.return_value == 143
+    assert list(tmp_path.iterdir()) == []
+    assert app.farewell is None
+
+
+@pytest.mark.asyncio
+async def test_a_save_that_fails_is_told(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the saves folder should be")
+    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    app = FiveDiceApp(demo_config(session, saves=blocked / "saves"))
+    async with app.run_test() as pilot:
+        await pilot.press("space")
+        app.post_message(TerminalGone(signal.SIGTERM, lost=False))
+        await pilot.pause()
+    assert app.return_value == 143
+    assert app.farewell is not None
+    assert app.farewell.startswith("The game could not be saved: ")
+
+
+def test_the_terminal_game_runs_on_the_guarded_driver() -> None:
+    assert issubclass(FiveDiceApp().get_driver_class(), GuardedDriver)

@@ -8,8 +8,8 @@ which the app blocks as soon as its output queue is full. The game dies only if 
 SIGHUP, which the kernel sends to the terminal's own process, not to a game started by
 ``make play``.
 
-:class:`GuardedDriver` adds three things: a watcher thread that polls the terminal for a
-hang-up four times a second (no read, no spinning), output that drops what it cannot write
+:class:`GuardedDriver` adds three things: a watcher thread woken by the hang-up (it never
+reads the terminal and sleeps while nothing happens), output that drops what it cannot write
 instead of dying, and handlers for SIGHUP and SIGTERM. Each reports one :class:`TerminalGone`
 message to the app, which saves the game in progress and exits; should the app not have ended
 :attr:`GuardedDriver.grace` seconds later (a computer move still thinking in a thread), the
@@ -87,8 +87,6 @@ class GuardedDriver(LinuxDriver):
     """Textual's Linux driver that notices a terminal that went away and SIGHUP or SIGTERM, and
     tells the app (once) with a :class:`TerminalGone` message."""
 
-    interval = 0.25
-    """Seconds between two looks at the terminal."""
     grace = 3.0
     """Seconds the app has to save and end after the news before the process ends anyway."""
 
@@ -120,11 +118,9 @@ class GuardedDriver(LinuxDriver):
         super().close()
 
     def _watch(self) -> None:
-        """Look at the terminal every :attr:`interval` seconds until it hangs up or the app ends."""
-        while not self._stop_watching.wait(self.interval):
-            if hangup.terminal_gone(self.fileno):
-                self._tell(None)
-                return
+        """Wait for the terminal to hang up (or the app to end)."""
+        if hangup.wait_for_hangup(self.fileno, self._stop_watching):
+            self._tell(None)
 
     def _output_failed(self) -> None:
         """A write to the terminal failed (in the writer thread)."""
