@@ -353,3 +353,45 @@ async def test_a_save_that_fails_is_told(tmp_path: Path) -> None:
 
 def test_the_terminal_game_runs_on_the_guarded_driver() -> None:
     assert issubclass(FiveDiceApp().get_driver_class(), GuardedDriver)
+
+
+SLOW_GAME = """\
+import os, sys, time
+from fivedice import rules
+from fivedice.actions import Roll
+from fivedice.tui import Config, FiveDiceApp, Seat, Session
+
+class Slow:
+    moves = 0
+
+    def choose(self, state):
+        Slow.moves += 1
+        if Slow.moves > 1:
+            os.write(2, b"thinking")  # straight to the terminal: Textual captures print()
+            time.sleep(120)  # a computer move that takes its time, in a thread that cannot be stopped
+        return Roll()
+
+seats = [Seat("Ann"), Seat("Robo", "computer", "greedy")]
+session = Session.new(rules.get("yacht"), seats, seed=5, starter=1, strategy_factory=lambda *_: Slow())
+app = FiveDiceApp(Config(session=session, use_store=False, pace=0.0, saves=__import__("pathlib").Path(sys.argv[1])))
+code = app.run()
+print(app.farewell, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_a_computer_thinking_in_a_thread_does_not_keep_the_game_alive(
+    folder: Path, env: dict[str, str], terminals: list[Terminal]
+) -> None:
+    (folder / "slow.py").write_text(SLOW_GAME)
+    term = Terminal([sys.executable, "slow.py", str(folder / "saves")], folder, env)
+    terminals.append(term)
+    at = term.wait_for(b"thinking")
+    term.proc.send_signal(signal.SIGTERM)
+    term.drain(GuardedDriver.grace + GONE)
+    assert term.proc.wait(GONE) == 128 + signal.SIGTERM
+    tail = term.output[at:].decode(errors="replace")
+    [path] = (folder / "saves").glob("game-*[0-9].json")
+    assert len(Session.load(path).game.log) == 1
+    assert "\x1b[?1049l" in tail, "back from the alternate screen"
+    assert f"The game is saved in {path}; resume it from the start screen." in tail

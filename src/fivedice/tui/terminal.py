@@ -149,12 +149,15 @@ class GuardedDriver(LinuxDriver):
         timer.start()
 
     def _end_now(self, code: int, lost: bool) -> None:
-        """The app did not end in time: put a terminal that is still there back in order, and end."""
+        """The app did not end in time: put a terminal that is still there back in order, print
+        the app's ``farewell`` (where the game was saved), and end."""
         if not lost:
+            farewell = getattr(self._app, "farewell", None)
+            text = RESET + (f"{farewell}\n" if farewell else "")
             try:
                 if self.attrs_before is not None:
                     termios.tcsetattr(self.fileno, termios.TCSANOW, self.attrs_before)
-                os.write(sys.__stderr__.fileno() if sys.__stderr__ else 2, RESET.encode())
+                os.write(sys.__stderr__.fileno() if sys.__stderr__ else 2, text.encode())
             except (OSError, termios.error):
                 pass
         os._exit(code)
