@@ -25,6 +25,7 @@ import pytest
 from fivedice import rules
 from fivedice.actions import Roll
 from fivedice.game import Game
+from fivedice.table import Table
 from fivedice.tui import Config, FiveDiceApp, Seat
 from fivedice.tui.demo import demo_config
 from fivedice.tui.play import GameScreen, HelpScreen
@@ -202,9 +203,10 @@ def terminals() -> Iterator[list[Terminal]]:
         term.end()
 
 
-def saved_game(data: Path, moves: int) -> Session:
+def saved_game(data: Path, moves: int, plain: bool = False) -> Session:
     """The one game saved in the data folder, checked: written whole, listed by the start
-    screen's Resume, and the game that was played (``moves`` rolls with seed 7 for Ann)."""
+    screen's Resume, and the game that was played: ``moves`` rolls with seed 7 for Ann (the plain
+    mode rolls from its table's dice tape)."""
     saves = data / "fivedice" / "saves"
     files = sorted(p.name for p in saves.iterdir())
     assert not [name for name in files if name.endswith(".tmp")], files
@@ -212,9 +214,15 @@ def saved_game(data: Path, moves: int) -> Session:
     assert len(games) == 1, files
     assert [path for path, _text in saved_games(saves)] == games
     session = Session.load(games[0])
-    expected = Game(session.game.rules, ["Ann"], seed=7)
-    for _ in range(moves):
-        expected.play(Roll())
+    if plain:
+        table = Table(session.game.rules, ["Ann"], seed=7)
+        for _ in range(moves):
+            table.roll(())
+        expected = table.game
+    else:
+        expected = Game(session.game.rules, ["Ann"], seed=7)
+        for _ in range(moves):
+            expected.play(Roll())
     assert session.game.log == expected.log
     assert not session.state.is_over
     return session
@@ -266,7 +274,7 @@ def test_the_plain_line_mode_saves_the_game_when_its_terminal_is_closed(
     term.wait_for(b"roll 2 of 3> ", at)
     cpu = close_and_watch(term)
     assert cpu < CPU_AFTER_CLOSE, f"{cpu:.2f} s of CPU used after the terminal was closed"
-    saved_game(Path(env["XDG_DATA_HOME"]), moves=2)
+    assert Table.load(saved_game(Path(env["XDG_DATA_HOME"]), moves=2, plain=True).save_path).seats[0].name == "Ann"
 
 
 def test_sigterm_saves_the_game_restores_the_terminal_and_says_where(
