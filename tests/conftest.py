@@ -1,5 +1,6 @@
-"""Suite-wide settings: an English locale whatever the machine's, a throwaway score store, and
-one solver cache for the whole session (never the user's; tables built once are shared)."""
+"""Suite-wide settings: an English locale whatever the machine's, a throwaway score store and
+data folder (saved games), and one solver cache for the whole session (never the user's; tables
+built once are shared)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ def shared_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
 def private_score_store(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Finished games go to a throwaway database, never the user's."""
     monkeypatch.setenv("FIVEDICE_DB", str(tmp_path_factory.mktemp("store") / "fivedice.db"))
+
+
+@pytest.fixture(autouse=True)
+def private_data_folder(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Games saved to be resumed (``fivedice.saves.saves_dir()``) go to a throwaway folder, never the user's."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
 
 
 @pytest.fixture(autouse=True)

@@ -299,7 +299,11 @@ def play_cmd(
             pace=pace,
             language=click.get_current_context().meta.get("fivedice.lang"),
         )
-        sys.exit(FiveDiceApp(config).run() or 0)
+        app = FiveDiceApp(config)
+        code = app.run()
+        if app.farewell:
+            click.echo(app.farewell, err=True)
+        sys.exit(code or 0)
 
     from fivedice.plain import play_plain
 
@@ -329,8 +333,22 @@ def play_cmd(
 
             click.echo(scores_text(board, _("Challenge {code}", code=table.challenge)))
 
+    from fivedice import hangup
+
     seats = players if players is not None else None
     code = play_plain(
-        rs, seats, sys.stdout, read, seed=seed, physical=physical, load=load, challenge=code_, on_finish=store
+        rs,
+        seats,
+        sys.stdout,
+        read,
+        seed=seed,
+        physical=physical,
+        load=load,
+        challenge=code_,
+        on_finish=store,
+        stop_signals=hangup.STOP_SIGNALS,
     )
+    gone = [fd for fd in (1, 2) if hangup.terminal_gone(fd)]
+    if gone:
+        hangup.mute(gone)  # the terminal was closed: what is left to print is dropped, not an error
     sys.exit(code)

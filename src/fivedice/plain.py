@@ -5,13 +5,21 @@ after each turn, no colour and no cursor movement. It is a thin view over a
 :class:`~fivedice.table.Table`: the table rolls (from its dice tape), plays the computer seats,
 decides what undo may take back and tells what happened; this module reads commands, passes them
 on and prints the table's events in the reader's language.
+
+When the input ends before the game does (end of a file, a terminal closed), or SIGHUP or
+SIGTERM arrives, a game the player moved in is saved to the saves folder (or back to the
+file it was loaded from) and the session says where; ``quit`` leaves without saving.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shlex
+import signal
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TextIO
 
+from fivedice import hangup, saves
 from fivedice.advice import describe
 from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
 from fivedice.dice import parse_dice
@@ -85,28 +93,69 @@ class _EndOfInput(Exception):
     """Input ended."""
 
 
-class PlainSession:
-    """Drives a :class:`Table` from text commands; ``physical`` asks for the dice rolled at a real table."""
+class _Stopped(Exception):
+    """A signal asked the session to stop, or the terminal went away (``signum`` None)."""
 
-    def __init__(self, table: Table, out: TextIO, read: Callable[[str], str | None], physical: bool = False) -> None:
+    def __init__(self, signum: int | None) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class PlainSession:
+    """Drives a :class:`Table` from text commands; ``physical`` asks for the dice rolled at a real table.
+
+    If the game stops unfinished other than by ``quit``, it is saved to ``save_to`` (the file it
+    was loaded from), else to a new file in :func:`fivedice.saves.saves_dir`, if the player
+    moved in it."""
+
+    def __init__(
+        self,
+        table: Table,
+        out: TextIO,
+        read: Callable[[str], str | None],
+        physical: bool = False,
+        save_to: Path | None = None,
+    ) -> None:
         self.table = table
         self.out = out
         self.read = read
         self.physical = physical
+        self.save_to = save_to
         self.prompts = 0
+        self.played = False
+        self.signum: int | None = None
+        self._waiting = False
         table.listen(self._on_event)
 
     def say(self, text: str = "") -> None:
         """Print a line (or lines)."""
-        print(text, file=self.out, flush=True)
+        try:
+            print(text, file=self.out, flush=True)
+        except OSError:  # the terminal is gone
+            raise _Stopped(None) from None
 
     def ask(self, label: str) -> str:
         """A numbered prompt; raises at end of input."""
         self.prompts += 1
-        line = self.read(f"[{self.prompts}] {label}> ")
+        self._waiting = True
+        try:
+            if self.signum is not None:
+                raise _Stopped(self.signum)
+            line = self.read(f"[{self.prompts}] {label}> ")
+        except OSError:  # the terminal is gone
+            raise _Stopped(None) from None
+        finally:
+            self._waiting = False
         if line is None:
             raise _EndOfInput
         return line
+
+    def stop(self, signum: int) -> None:
+        """Stop because of signal ``signum`` (call it from the signal's handler): at once while
+        waiting for input, else before the next prompt, so no command is ever cut in half."""
+        self.signum = signum
+        if self._waiting:
+            raise _Stopped(signum)
 
     # -- what the table tells -------------------------------------------------------------
     def _on_event(self, event: Event) -> None:
@@ -119,7 +168,8 @@ class PlainSession:
 
     # -- the loop -------------------------------------------------------------------------
     def run(self) -> int:
-        """Play until the game ends (0), the player quits (0) or input ends (1)."""
+        """Play until the game ends (0), the player quits (0), input ends (1) or a signal stops
+        it (128 + the signal's number); an unfinished game is saved as :meth:`save_unfinished` says."""
         table = self.table
         who = ", ".join(s.name + (f" ({s.level})" if s.is_computer else "") for s in table.seats)
         self.say(
@@ -145,14 +195,49 @@ class PlainSession:
             self.say(_("Goodbye."))
             return 0
         except _EndOfInput:
-            self.say(_("Input ended before the game finished."))
-            return 1
+            return self._leave(_("Input ended before the game finished."), 1)
+        except _Stopped as stop:
+            note = None
+            if stop.signum is not None:
+                note = _("Stopped by {signal}.", signal=signal.Signals(stop.signum).name)
+            return self._leave(note, hangup.exit_code(stop.signum))
         self.say(score_table(table.state))
         self.say(standings_text(table.state))
         if table.challenge is not None:
             for line in report_lines(report(table)):
                 self.say(line)
         return 0
+
+    def _leave(self, note: str | None, code: int) -> int:
+        """Save the unfinished game, say so (if the output still works) and return ``code``."""
+        lines = [note] if note else []
+        try:
+            path = self.save_unfinished()
+        except OSError as exc:
+            lines.append(_("The game could not be saved: {reason}.", reason=exc.strerror or str(exc)))
+        else:
+            if path is not None:
+                command = f"fivedice play --plain --load {shlex.quote(str(path))}"
+                lines.append(_("The game is saved in {path}; resume it with: {command}", path=path, command=command))
+        try:
+            for line in lines:
+                self.say(line)
+        except _Stopped:
+            pass
+        return code
+
+    def save_unfinished(self) -> Path | None:
+        """Save the game if it is unfinished and the player moved in it: to ``save_to``, else to a
+        new file in the saves folder. Returns where the game is saved (also when it was loaded from
+        a file and not moved since), None if it is not. Raises OSError if it cannot be written."""
+        if self.table.is_over:
+            return None
+        if not self.played:
+            return self.save_to
+        path = self.save_to or saves.new_save_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.table.save(path)
+        return path
 
     def _turn(self) -> None:
         """One step: the table's automatic and computer actions, or one command of the player to act."""
@@ -190,6 +275,7 @@ class PlainSession:
             typed = self._typed_dice(count)
             if typed is None:
                 return
+            self.played = True
         table.roll(held, typed, by)
 
     def _typed_dice(self, count: int) -> tuple[int, ...] | None:
@@ -209,6 +295,14 @@ class PlainSession:
 
     def command(self, line: str) -> None:
         """Carry out one command line; raises on bad input, changing nothing."""
+        game = self.table.game
+        moves = (game.log, game.redo_stack)
+        try:
+            self._command(line)
+        finally:
+            self.played = self.played or moves != (game.log, game.redo_stack)
+
+    def _command(self, line: str) -> None:
         table = self.table
         word = self._word(line)
         rest = line.partition(" ")[2]
@@ -351,9 +445,11 @@ def play_plain(
     load: str | None = None,
     challenge: str | None = None,
     on_finish: Callable[[Table], None] | None = None,
+    stop_signals: Iterable[int] = (),
 ) -> int:
     """Run a whole plain-mode game; returns the exit code. ``players`` is ``"Ann,Max:optimal"`` (None: ask);
-    ``on_finish`` receives the table if the game ends (e.g. to store it with the high scores)."""
+    ``on_finish`` receives the table if the game ends (e.g. to store it with the high scores). Each of
+    ``stop_signals`` (the command line gives SIGHUP and SIGTERM) saves the game in progress and ends."""
     if load is not None:
         table = Table.load(load)
     else:
@@ -362,7 +458,9 @@ def play_plain(
             print(_("Input ended before the game started."), file=out)
             return 1
         table = Table(rules, seats, seed=seed, challenge=challenge)
-    code = PlainSession(table, out, read, physical).run()
+    session = PlainSession(table, out, read, physical, save_to=Path(load) if load is not None else None)
+    with hangup.on_signals(session.stop, stop_signals):
+        code = session.run()
     if table.is_over and on_finish is not None:
         on_finish(table)
     return code

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 from fivedice import notation
 from fivedice.errors import FiveDiceError, SaveFormatError
@@ -19,7 +22,20 @@ from fivedice.i18n import _
 from fivedice.rules import BUILTINS, RuleSet, parse_spec
 from fivedice.rules import from_data as rules_from_data
 
-__all__ = ["FORMAT", "VERSION", "dumps", "load", "loads", "parse", "read", "save", "to_data", "write"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "dumps",
+    "load",
+    "loads",
+    "new_save_path",
+    "parse",
+    "read",
+    "save",
+    "saves_dir",
+    "to_data",
+    "write",
+]
 
 FORMAT = "fivedice-game"
 VERSION = 1
@@ -61,6 +77,18 @@ def to_data(game: Game, table: dict[str, Any] | None = None) -> dict[str, Any]:
 def dumps(game: Game) -> str:
     """The save as JSON text."""
     return json.dumps(to_data(game), indent=1)
+
+
+def saves_dir() -> Path:
+    """The folder of games saved to be resumed (the terminal game's Resume lists it):
+    ``fivedice/saves`` in the user's data folder (``$XDG_DATA_HOME`` or ``~/.local/share`` on Linux)."""
+    return Path(platformdirs.user_data_dir("fivedice", appauthor=False)) / "saves"
+
+
+def new_save_path(folder: Path | None = None) -> Path:
+    """A new file name for a save in ``folder`` (default :func:`saves_dir`), unique by its time stamp."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
+    return (folder or saves_dir()) / f"game-{stamp}.json"
 
 
 def save(game: Game, path: str | Path) -> None:

@@ -2,7 +2,10 @@
 
 The language: ``--lang`` (``Config.language``) wins; else the one chosen last time in the game
 (the store's ``language`` setting); else the environment's (already set by the command line).
-Key ``l`` (or the start screen's selector) switches it at any time and remembers it."""
+Key ``l`` (or the start screen's selector) switches it at any time and remembers it.
+
+When the terminal goes away (window closed, ssh connection lost) or SIGHUP or SIGTERM arrives,
+the game in progress is saved as ``q`` saves it and the app ends (see :mod:`fivedice.tui.terminal`)."""
 
 from __future__ import annotations
 
@@ -13,8 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 
-from fivedice import i18n
+from fivedice import i18n, saves
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
 from fivedice.i18n import N_, _
@@ -24,6 +28,7 @@ from fivedice.tui.session import Advisor, Seat, Session, Strategy, make_strategy
 
 if TYPE_CHECKING:
     from fivedice.storage import Store
+    from fivedice.tui.terminal import TerminalGone
 
 __all__ = ["Config", "FiveDiceApp"]
 
@@ -70,6 +75,8 @@ class FiveDiceApp(App[int]):
         self.store: Store | None = None
         self.store_error: str | None = None
         self.settings: dict[str, Any] = {"pace": 0.8, "reasoning": False, "theme": "dark", "language": None}
+        self.farewell: str | None = None
+        """A line to print after the app ended (where the game in progress was saved), if any."""
 
     # -- the store (optional: the game plays without it) -----------------------------------------
     def open_store(self) -> None:
@@ -137,6 +144,53 @@ class FiveDiceApp(App[int]):
         """A saved game."""
         cfg = self.config
         return Session.load(path, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor)
+
+    # -- saving, and ending when the terminal goes away -----------------------------------------
+    def save_path(self, session: Session) -> Path:
+        """Where ``session`` is saved: its file, else a new one in the saves folder (Resume lists it)."""
+        return session.save_path or saves.new_save_path(self.config.saves)
+
+    def game_in_progress(self) -> Session | None:
+        """The unfinished game shown (under any dialog over it) with at least one move, if any."""
+        for screen in reversed(self.screen_stack):
+            session = getattr(screen, "session", None)
+            if isinstance(session, Session):
+                game = session.game
+                return session if not game.is_over and (game.log or game.redo_stack) else None
+        return None
+
+    def save_game_in_progress(self) -> Path | None:
+        """Save the game in progress as ``q`` does; returns where (None: no game to save).
+        Raises OSError if it cannot be written; the save is written whole or not at all."""
+        session = self.game_in_progress()
+        if session is None:
+            return None
+        return session.save(self.save_path(session))
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver; on Linux and macOS one that notices a terminal that went away."""
+        driver = super().get_driver_class()
+        if driver.__module__ == "textual.drivers.linux_driver" and driver.__name__ == "LinuxDriver":
+            from fivedice.tui.terminal import GuardedDriver
+
+            return GuardedDriver
+        return driver
+
+    def on_terminal_gone(self, message: TerminalGone) -> None:
+        """The terminal went away, or SIGHUP or SIGTERM came: save the game in progress and end
+        (exit status 128 + the signal's number); :attr:`farewell` says where the game is, for a
+        terminal still there (the command line prints it once the screen is restored)."""
+        note = None
+        try:
+            path = self.save_game_in_progress()
+        except OSError as exc:
+            note = _("The game could not be saved: {reason}.", reason=exc.strerror or str(exc))
+        else:
+            if path is not None:
+                note = _("The game is saved in {path}; resume it from the start screen.", path=str(path))
+        code = message.exit_code
+        self.farewell = None if message.lost else note
+        self.exit(code, return_code=code)
 
     def action_toggle_theme(self) -> None:
         """Switch between the dark and the light theme."""

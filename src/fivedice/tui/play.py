@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
@@ -465,13 +464,9 @@ class GameScreen(Screen[None]):
 
     def action_save(self) -> None:
         """Save the game; it can be resumed from the start screen."""
-        session = self.session
-        path = session.save_path
-        if path is None:
-            stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
-            path = self.fd_app.config.saves / f"game-{stamp}.json"
+        path = self.fd_app.save_path(self.session)
         try:
-            saved = session.save(path)
+            saved = self.session.save(path)
         except OSError as exc:
             self.say(_("The game could not be saved to {path}: {reason}.", path=str(path), reason=exc.strerror))
             return

@@ -14,11 +14,8 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
-
-import platformdirs
 
 from fivedice import saves
 from fivedice.actions import Action, Roll, RollOff, Score
@@ -26,6 +23,7 @@ from fivedice.errors import FiveDiceError, SaveFormatError
 from fivedice.game import Game
 from fivedice.i18n import N_, _, box_label
 from fivedice.rules import RuleSet
+from fivedice.saves import saves_dir
 from fivedice.seat import Seat
 from fivedice.state import GameState, Phase
 
@@ -184,11 +182,6 @@ def describe_action(rules: RuleSet, action: Action, dice: Sequence[int] | None =
     if len(rules.cards) > 1:
         return _("score {box} (card {card})", box=box, card=action.card + 1)
     return _("score {box}", box=box)
-
-
-def saves_dir() -> Path:
-    """Where the terminal game keeps saved games by default."""
-    return Path(platformdirs.user_data_dir("fivedice", appauthor=False)) / "saves"
 
 
 Advisor = Callable[[GameState], list[HintLine]]
@@ -383,8 +376,7 @@ class Session:
         beside it in ``<name>.seats.json``; both atomically."""
         target = Path(path) if path is not None else self.save_path
         if target is None:
-            stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
-            target = saves_dir() / f"game-{stamp}.json"
+            target = saves.new_save_path()
         target.parent.mkdir(parents=True, exist_ok=True)
         saves.save(self.game, target)
         side = sidecar(target)

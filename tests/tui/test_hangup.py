@@ -1,0 +1,405 @@
+"""The terminal going away, and a polite kill, with real processes in a pseudo-terminal.
+
+``make play`` is the README's first command. When its terminal is closed, make (the terminal's
+own process) receives the hang-up and waits for its child without passing the signal on, so
+the game has to notice by itself that its terminal is gone: it must save the game in progress
+and end, not spin on a dead terminal for ever.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fivedice import rules
+from fivedice.actions import Roll
+from fivedice.game import Game
+from fivedice.table import Table
+from fivedice.tui import Config, FiveDiceApp, Seat
+from fivedice.tui.demo import demo_config
+from fivedice.tui.play import GameScreen, HelpScreen
+from fivedice.tui.session import Session, saved_games
+from fivedice.tui.terminal import GuardedDriver, TerminalGone
+
+FIVEDICE = Path(sys.executable).with_name("fivedice")
+MAKEFILE = 'play:\n\t"$(FIVEDICE)" play $(ARGS)\n\nprobe:\n\t"$(PYTHON)" probe.py\n'
+PROBE = """\
+import os, signal
+log = open("probe.log", "a")
+signal.signal(signal.SIGHUP, lambda *_: (log.write("SIGHUP\\n"), log.flush()))
+os.write(1, b"ready\\n")
+while True:
+    try:
+        data = os.read(0, 100)
+    except OSError:
+        log.write("EIO\\n")
+        break
+    if not data:
+        log.write("EOF\\n")
+        break
+log.close()
+"""
+PLAYERS = ("--players", "Ann", "--seed", "7")
+STARTUP = 60.0  # seconds a start may take on a loaded machine (usually 1 to 4)
+GONE = 8.0  # seconds within which every process must have ended once the terminal is closed
+CPU_AFTER_CLOSE = 1.5  # seconds of CPU the game may use meanwhile to save and end (spinning uses all it gets)
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _take_terminal() -> None:
+    """In the child, after ``setsid``: make the pseudo-terminal its controlling terminal, as a
+    terminal window does for its shell."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class Terminal:
+    """A pseudo-terminal with a command as its own process (a session leader whose controlling
+    terminal it is); closing ``master`` is what closing a terminal window does."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+        try:
+            self.master, slave = os.openpty()
+        except OSError as exc:
+            pytest.skip(f"no pseudo-terminal can be made here: {exc}")
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+        self.proc = subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=env,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            preexec_fn=_take_terminal,
+        )
+        os.close(slave)
+        self.output = b""
+        self.open = True
+
+    def wait_for(self, text: bytes, since: int = 0, timeout: float = STARTUP) -> int:
+        """Read what the program writes until ``text`` appears after offset ``since``; returns the
+        offset after it."""
+        end = time.monotonic() + timeout
+        while (found := self.output.find(text, since)) < 0:
+            left = end - time.monotonic()
+            assert left > 0, f"{text!r} never appeared; the terminal shows {self.output[-600:]!r}"
+            if select.select([self.master], [], [], min(left, 0.2))[0]:
+                try:
+                    self.output += os.read(self.master, 65536)
+                except OSError:  # the program ended and closed the terminal
+                    assert text in self.output[since:], f"{text!r} never appeared: {self.output[-600:]!r}"
+        return found + len(text)
+
+    def type(self, keys: bytes) -> None:
+        """Type ``keys``."""
+        os.write(self.master, keys)
+
+    def drain(self, timeout: float) -> None:
+        """Read what the program writes until it has closed the terminal (within ``timeout``)."""
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            if select.select([self.master], [], [], left)[0]:
+                try:
+                    chunk = os.read(self.master, 65536)
+                except OSError:  # EIO: nothing has the terminal open any more
+                    return
+                if not chunk:
+                    return
+                self.output += chunk
+        raise AssertionError(f"the terminal is still open {timeout} s later: {self.output[-300:]!r}")
+
+    def close(self) -> None:
+        """Close the terminal (the window goes away)."""
+        if self.open:
+            self.open = False
+            os.close(self.master)
+
+    def end(self) -> None:
+        """After the test: kill whatever is left of the session, close the terminal."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        self.close()
+
+
+def session_processes(sid: int) -> dict[int, tuple[str, int]]:
+    """The live (not zombie) processes of session ``sid``: pid -> (command line, CPU ticks used)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if int(stat[3]) == sid and stat[0] != "Z":
+            found[int(entry)] = (cmdline, int(stat[11]) + int(stat[12]))
+    return found
+
+
+def games_of(sid: int) -> dict[int, int]:
+    """The fivedice processes of session ``sid`` and their CPU ticks."""
+    return {pid: ticks for pid, (cmd, ticks) in session_processes(sid).items() if "fivedice" in cmd}
+
+
+def wait_until_gone(sid: int) -> None:
+    """Wait until no process of session ``sid`` is left (asserting it happens within ``GONE`` seconds)."""
+    end = time.monotonic() + GONE
+    while left := session_processes(sid):
+        assert time.monotonic() < end, f"still running {GONE} s after the terminal was closed: {left}"
+        time.sleep(0.05)
+
+
+def close_and_watch(term: Terminal) -> float:
+    """Close the terminal; wait until no fivedice process is left in its session (asserting it
+    happens within ``GONE`` seconds) and return the CPU seconds they used meanwhile."""
+    sid = term.proc.pid
+    start = games_of(sid)
+    assert start, f"no game is running: {session_processes(sid)}"
+    last = dict(start)
+    term.close()
+    end = time.monotonic() + GONE
+    while now := games_of(sid):
+        last.update(now)
+        assert time.monotonic() < end, f"still running {GONE} s after the terminal was closed: {now}"
+        time.sleep(0.05)
+    return sum(last[pid] - start.get(pid, 0) for pid in last) / TICK
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A folder with the Makefile and the probe."""
+    (tmp_path / "Makefile").write_text(MAKEFILE)
+    (tmp_path / "probe.py").write_text(PROBE)
+    return tmp_path
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a new user: English, a data folder of its own, not inside a make."""
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "USER", "LOGNAME", "SHELL")}
+    homes = {name: str(tmp_path / name.lower()) for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+    return {**keep, **homes, "TERM": "xterm-256color", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
+
+
+@pytest.fixture
+def terminals() -> Iterator[list[Terminal]]:
+    """Terminals opened by a test; whatever they still run is killed afterwards."""
+    opened: list[Terminal] = []
+    yield opened
+    for term in opened:
+        term.end()
+
+
+def saved_game(data: Path, moves: int, plain: bool = False) -> Session:
+    """The one game saved in the data folder, checked: written whole, listed by the start
+    screen's Resume, and the game that was played: ``moves`` rolls with seed 7 for Ann (the plain
+    mode rolls from its table's dice tape)."""
+    saves = data / "fivedice" / "saves"
+    files = sorted(p.name for p in saves.iterdir())
+    assert not [name for name in files if name.endswith(".tmp")], files
+    games = [saves / name for name in files if name.startswith("game-") and not name.endswith(".seats.json")]
+    assert len(games) == 1, files
+    assert [path for path, _text in saved_games(saves)] == games
+    session = Session.load(games[0])
+    if plain:
+        table = Table(session.game.rules, ["Ann"], seed=7)
+        for _ in range(moves):
+            table.roll(())
+        expected = table.game
+    else:
+        expected = Game(session.game.rules, ["Ann"], seed=7)
+        for _ in range(moves):
+            expected.play(Roll())
+    assert session.game.log == expected.log
+    assert not session.state.is_over
+    return session
+
+
+def start_game(term: Terminal) -> None:
+    """From the start screen (Ann filled in): start a game and roll once."""
+    at = term.wait_for(b"Resume")
+    term.type(b"\r")
+    at = term.wait_for(b"Space: roll", at)
+    term.type(b" ")
+    term.wait_for(b"Ann rolls", at)
+
+
+def test_make_does_not_pass_the_hangup_on(folder: Path, env: dict[str, str], terminals: list[Terminal]) -> None:
+    """Why the game must watch its terminal: under make it gets end of input, never SIGHUP."""
+    term = Terminal(["make", "-s", f"PYTHON={sys.executable}", "probe"], folder, env)
+    terminals.append(term)
+    term.wait_for(b"ready\r\n")
+    term.close()
+    wait_until_gone(term.proc.pid)
+    assert term.proc.wait(GONE) == -signal.SIGHUP, "make, the terminal's own process, gets the hang-up"
+    # A read waiting when the terminal hangs up fails with EIO; any later one finds the end of input.
+    assert (folder / "probe.log").read_text() in ("EIO\n", "EOF\n"), "its child never gets SIGHUP"
+
+
+def test_closing_the_terminal_of_make_play_saves_the_game_and_leaves_nothing_running(
+    folder: Path, env: dict[str, str], terminals: list[Terminal]
+) -> None:
+    term = Terminal(["make", "-s", f"FIVEDICE={FIVEDICE}", f"ARGS={' '.join(PLAYERS)}", "play"], folder, env)
+    terminals.append(term)
+    start_game(term)
+    cpu = close_and_watch(term)
+    assert cpu < CPU_AFTER_CLOSE, f"{cpu:.2f} s of CPU used after the terminal was closed"
+    wait_until_gone(term.proc.pid)  # make too
+    assert term.proc.wait(GONE) == -signal.SIGHUP
+    session = saved_game(Path(env["XDG_DATA_HOME"]), moves=1)
+    assert [seat.name for seat in session.seats] == ["Ann"]
+
+
+def test_the_plain_line_mode_saves_the_game_when_its_terminal_is_closed(
+    folder: Path, env: dict[str, str], terminals: list[Terminal]
+) -> None:
+    args = " ".join(("--plain", *PLAYERS))
+    term = Terminal(["make", "-s", f"FIVEDICE={FIVEDICE}", f"ARGS={args}", "play"], folder, env)
+    terminals.append(term)
+    at = term.wait_for(b"roll 1 of 3> ")
+    term.type(b"roll\r")
+    term.wait_for(b"roll 2 of 3> ", at)
+    cpu = close_and_watch(term)
+    assert cpu < CPU_AFTER_CLOSE, f"{cpu:.2f} s of CPU used after the terminal was closed"
+    assert Table.load(saved_game(Path(env["XDG_DATA_HOME"]), moves=2, plain=True).save_path).seats[0].name == "Ann"
+
+
+def test_sigterm_saves_the_game_restores_the_terminal_and_says_where(
+    folder: Path, env: dict[str, str], terminals: list[Terminal]
+) -> None:
+    term = Terminal([str(FIVEDICE), "play", *PLAYERS], folder, env)
+    terminals.append(term)
+    start_game(term)
+    at = len(term.output)
+    term.proc.send_signal(signal.SIGTERM)
+    term.drain(GONE)
+    assert term.proc.wait(GONE) == 128 + signal.SIGTERM
+    tail = term.output[at:].decode(errors="replace")
+    assert "\x1b[?1049l" in tail, "back from the alternate screen"
+    session = saved_game(Path(env["XDG_DATA_HOME"]), moves=1)
+    assert f"The game is saved in {session.save_path}; resume it from the start screen." in tail, tail[-300:]
+
+
+# -- the same, in the process: the app's answer to the news, whatever screen is showing ----------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("signum", "lost", "code"), [(signal.SIGTERM, False, 143), (None, True, 129)])
+async def test_the_news_saves_the_game_under_a_dialog_and_ends(
+    tmp_path: Path, signum: int | None, lost: bool, code: int
+) -> None:
+    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    app = FiveDiceApp(demo_config(session, saves=tmp_path))
+    async with app.run_test() as pilot:
+        await pilot.press("space", "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        log = session.game.log
+        app.post_message(TerminalGone(signum, lost))
+        await pilot.pause()
+    assert app.return_value == code
+    assert app.return_code == code
+    [path] = [p for p in tmp_path.glob("game-*.json") if not p.name.endswith(".seats.json")]
+    assert Session.load(path).game.log == log
+    assert not list(tmp_path.glob("*.tmp"))
+    assert app.farewell == (None if lost else f"The game is saved in {path}; resume it from the start screen.")
+
+
+@pytest.mark.asyncio
+async def test_the_news_goes_back_to_the_file_the_game_came_from(tmp_path: Path) -> None:
+    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    session.game.play(Roll())
+    path = session.save(tmp_path / "mine.json")
+    app = FiveDiceApp(Config(use_store=False, load=path, saves=tmp_path / "saves"))
+    async with app.run_test() as pilot:
+        await pilot.press("space")
+        app.post_message(TerminalGone(signal.SIGHUP, lost=True))
+        await pilot.pause()
+    assert len(Session.load(path).game.log) == 2
+    assert not (tmp_path / "saves").exists()
+
+
+@pytest.mark.asyncio
+async def test_without_a_game_in_progress_nothing_is_saved(tmp_path: Path) -> None:
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, seats=[Seat("Ann")]))
+    async with app.run_test() as pilot:
+        await pilot.press("enter")  # a new game, nothing played yet
+        assert isinstance(app.screen, GameScreen)
+        app.post_message(TerminalGone(signal.SIGTERM, lost=False))
+        await pilot.pause()
+    assert app.return_value == 143
+    assert list(tmp_path.iterdir()) == []
+    assert app.farewell is None
+
+
+@pytest.mark.asyncio
+async def test_a_save_that_fails_is_told(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the saves folder should be")
+    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    app = FiveDiceApp(demo_config(session, saves=blocked / "saves"))
+    async with app.run_test() as pilot:
+        await pilot.press("space")
+        app.post_message(TerminalGone(signal.SIGTERM, lost=False))
+        await pilot.pause()
+    assert app.return_value == 143
+    assert app.farewell is not None
+    assert app.farewell.startswith("The game could not be saved: ")
+
+
+def test_the_terminal_game_runs_on_the_guarded_driver() -> None:
+    assert issubclass(FiveDiceApp().get_driver_class(), GuardedDriver)
+
+
+SLOW_GAME = """\
+import os, sys, time
+from fivedice import rules
+from fivedice.actions import Roll
+from fivedice.tui import Config, FiveDiceApp, Seat, Session
+
+class Slow:
+    moves = 0
+
+    def choose(self, state):
+        Slow.moves += 1
+        if Slow.moves > 1:
+            os.write(2, b"thinking")  # straight to the terminal: Textual captures print()
+            time.sleep(120)  # a computer move that takes its time, in a thread that cannot be stopped
+        return Roll()
+
+seats = [Seat("Ann"), Seat("Robo", "computer", "greedy")]
+session = Session.new(rules.get("yacht"), seats, seed=5, starter=1, strategy_factory=lambda *_: Slow())
+app = FiveDiceApp(Config(session=session, use_store=False, pace=0.0, saves=__import__("pathlib").Path(sys.argv[1])))
+code = app.run()
+print(app.farewell, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_a_computer_thinking_in_a_thread_does_not_keep_the_game_alive(
+    folder: Path, env: dict[str, str], terminals: list[Terminal]
+) -> None:
+    (folder / "slow.py").write_text(SLOW_GAME)
+    term = Terminal([sys.executable, "slow.py", str(folder / "saves")], folder, env)
+    terminals.append(term)
+    at = term.wait_for(b"thinking")
+    term.proc.send_signal(signal.SIGTERM)
+    term.drain(GuardedDriver.grace + GONE)
+    assert term.proc.wait(GONE) == 128 + signal.SIGTERM
+    tail = term.output[at:].decode(errors="replace")
+    [path] = (folder / "saves").glob("game-*[0-9].json")
+    assert len(Session.load(path).game.log) == 1
+    assert "\x1b[?1049l" in tail, "back from the alternate screen"
+    assert f"The game is saved in {path}; resume it from the start screen." in tail
