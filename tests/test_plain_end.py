@@ -143,3 +143,23 @@ def test_the_handlers_are_only_there_while_the_game_runs(name: str) -> None:
     assert seen
     assert seen[0] is not before
     assert signal.getsignal(signum) is before
+
+
+def test_ctrl_c_saves_the_game_and_ends_without_a_traceback(tmp_path: Path) -> None:
+    from fivedice.table import Table
+
+    table = Table("yacht", ["Ann"], seed=2)
+    lines = iter(["chance"])
+    out = io.StringIO()
+
+    def read(_prompt: str) -> str | None:
+        line = next(lines, None)
+        if line is None:
+            raise KeyboardInterrupt
+        return line
+
+    target = tmp_path / "g.json"
+    code = PlainSession(table, out, read, save_to=target).run()
+    assert code == 130
+    assert "Stopped by SIGINT." in out.getvalue()
+    assert Table.load(target).game.log == table.game.log

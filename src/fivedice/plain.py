@@ -196,6 +196,8 @@ class PlainSession:
             return 0
         except _EndOfInput:
             return self._leave(_("Input ended before the game finished."), 1)
+        except KeyboardInterrupt:  # Ctrl+C: the player stops the game; it is kept like any other stop
+            return self._leave(_("Stopped by {signal}.", signal="SIGINT"), hangup.exit_code(signal.SIGINT))
         except _Stopped as stop:
             note = None
             if stop.signum is not None:
