@@ -82,3 +82,32 @@ def test_rules_beyond_the_solver_are_refused(tmp_path: Path) -> None:
     out = CliRunner().invoke(main, ["analyze", str(path)])
     assert out.exit_code == 2
     assert "cannot be analysed" in out.output
+
+
+def test_progress_runs_from_the_optimal_mean_to_the_final_score(duel: Game) -> None:
+    from fivedice.players.solved import solver_for
+
+    analysis = analyze(duel)
+    solver = solver_for(duel.rules)
+    assert len(analysis.progress) == 2
+    for seat, points in enumerate(analysis.progress):
+        assert [p.round for p in points] == list(range(14))
+        assert points[0].score == 0
+        assert points[0].expected == pytest.approx(254.58773, abs=1e-4)
+        assert points[-1].score == duel.state.totals[seat]
+        assert points[-1].expected == pytest.approx(points[-1].score)
+        assert all(b.score >= a.score for a, b in zip(points, points[1:], strict=False))
+    # a middle point: the points so far plus what the solver expects from that card on
+    state = duel.initial
+    for record in duel.log:
+        seat = state.current
+        state = state.apply(record)
+        filled = sum(e is not None for e in state.cards[0][0].entries)
+        if filled == 5 and seat == 0 and record.__class__.__name__ == "Score":
+            break
+    card = state.cards[0][0]
+    point = analysis.progress[0][5]
+    assert point.score == state.total(0)
+    assert point.expected == pytest.approx(state.total(0) + solver.state_value(card))
+    data = analysis.to_json()
+    assert data["progress"][1][0] == {"round": 0, "score": 0, "expected": pytest.approx(254.58773, abs=1e-4)}

@@ -18,7 +18,7 @@ from fivedice.i18n import _, box_label
 from fivedice.players.solved import solver_for
 from fivedice.state import GameState, Phase
 
-__all__ = ["GRADES", "Analysis", "AnalysisError", "Decision", "PlayerSummary", "analyze", "grade"]
+__all__ = ["GRADES", "Analysis", "AnalysisError", "Decision", "PlayerSummary", "RoundPoint", "analyze", "grade"]
 
 GRADES: tuple[tuple[float, str], ...] = (
     (0.0, "A+"),
@@ -78,12 +78,28 @@ class PlayerSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class RoundPoint:
+    """A player's standing after ``round`` boxes (0: before the first): the points on the card and the
+    final score an optimal player would expect from there (those points plus the solver's value of the card).
+
+    The first point expects the rule set's optimal mean; the last one's ``expected`` is the final score,
+    so the line shows where luck and decisions moved the outlook.
+    """
+
+    round: int
+    score: int
+    expected: float
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
-    """Every decision of a game, rated, and a summary per player."""
+    """Every decision of a game, rated, a summary per player and each player's score round by round."""
 
     rules: str
     decisions: tuple[Decision, ...]
     players: tuple[PlayerSummary, ...]
+    progress: tuple[tuple[RoundPoint, ...], ...] = ()
+    """Per seat, one :class:`RoundPoint` before the first round and one after each box filled."""
 
     def to_json(self) -> dict[str, Any]:
         """The analysis as JSON-ready data."""
@@ -91,6 +107,7 @@ class Analysis:
             "rules": self.rules,
             "decisions": [asdict(d) | {"dice": list(d.dice)} for d in self.decisions],
             "players": [asdict(p) for p in self.players],
+            "progress": [[asdict(p) for p in seat] for seat in self.progress],
         }
 
 
@@ -127,6 +144,8 @@ def analyze(game: Game) -> Analysis:
     labels = {b.name: box_label(b) for b in rules.boxes}
     state = game.initial
     decisions: list[Decision] = []
+    start = RoundPoint(0, 0, float(solver.expected_score))
+    progress: list[list[RoundPoint]] = [[start] for _seat in state.players]
     for record in game.log:
         if state.phase is Phase.PLAY and state.dice is not None and isinstance(record, Roll | Score):
             card = state.cards[state.current][0]
@@ -147,7 +166,12 @@ def analyze(game: Game) -> Analysis:
                     loss=loss,
                 )
             )
+        seat, before = state.current, state
         state = state.apply(record)
+        if isinstance(record, Score) and before.phase is Phase.PLAY:
+            card = state.cards[seat][0]
+            left = 0.0 if card.is_full else solver.state_value(card)
+            progress[seat].append(RoundPoint(len(progress[seat]), state.total(seat), state.total(seat) + left))
     players = []
     for seat, name in enumerate(state.players):
         mine = [d for d in decisions if d.seat == seat]
@@ -165,4 +189,4 @@ def analyze(game: Game) -> Analysis:
                 score=state.total(seat),
             )
         )
-    return Analysis(rules.spec, tuple(decisions), tuple(players))
+    return Analysis(rules.spec, tuple(decisions), tuple(players), tuple(tuple(p) for p in progress))
