@@ -144,6 +144,7 @@ def test_chat_reaches_the_room_as_plain_text(client: TestClient) -> None:
     with hello(client, code, made["token"]) as ann, hello(client, code, bob["token"]) as b:
         b.send(type="chat", text="  <script>alert(1)</script>   hi  ")
         msg = ann.until(lambda m: m["type"] == "chat")
+        assert msg.pop("at") > 0  # when it was said (kept with the room, see tests/web/test_lobby.py)
         assert msg == {"type": "chat", "seat": 1, "name": "<b>Bob</b>", "text": "<script>alert(1)</script> hi"}
 
 

@@ -11,6 +11,9 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``WS   /ws/{code}``                first send ``{"type": "hello", "token": ..., "lang": ...}``; then intents
 ``GET  /api/languages``            the languages (code -> own name) and the one the request asks for
 ``GET  /i18n/{lang}.json``         a language's catalog for the browser (English text -> translation)
+``GET  /api/lobby``                public rooms waiting for players or in play (:mod:`fivedice.web.lobby`)
+``POST /api/rooms/{code}/replay``  a read-only replay link for a finished game (:mod:`fivedice.web.replay`)
+``GET  /api/replays/{id}``         a replay's frames; ``GET /replay/{id}`` its page; ``GET /sw.js`` the PWA
 =================================  ==============================================================
 
 Languages: an HTTP request is answered in its ``?lang=`` language, else the best of its
@@ -41,7 +44,8 @@ from fivedice import i18n
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import BUILTINS, describe, get
-from fivedice.web import computer
+from fivedice.rules.explain import explain_all
+from fivedice.web import computer, lobby, pwa, replay
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import MessageError, RoomNotFoundError
 from fivedice.web.models import (
@@ -144,6 +148,9 @@ def create_app(
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    lobby.add_routes(app, service.extras, service.db)
+    replay.add_routes(app, service, replay.ReplayStore(store), STATIC / "replay.html")
+    pwa.add_routes(app, STATIC)
 
     @app.get("/api/rules")
     async def rules_list() -> dict[str, Any]:
@@ -153,6 +160,7 @@ def create_app(
                     "name": b.name,
                     "description": describe(get(b.name)),
                     "options": [{"name": o.name, "choices": list(o.choices), "help": _(o.help)} for o in b.options],
+                    "explained": explain_all(b.name),
                 }
                 for b in BUILTINS.values()
             ],

@@ -99,6 +99,8 @@ class Hello(_Message):
     type: Literal["hello"]
     token: Annotated[str, Field(max_length=64)] | None = None
     lang: LanguageCode | None = None
+    name: Name | None = None
+    """A spectator's name, listed in the room (players are named by their seat)."""
 
 
 class SetLanguage(_Message):
@@ -203,6 +205,8 @@ class CreateRoom(BaseModel):
     undo: bool = False
     timer: Annotated[int, Field(ge=5, le=3600)] | None = None
     away: Literal["wait", "computer"] = "wait"
+    public: bool = False
+    """List the room in the lobby, for anyone to join or watch."""
 
     @model_validator(mode="after")
     def _seats(self) -> CreateRoom:

@@ -85,6 +85,8 @@ class Client:
 
     seat: int | None
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
+    name: str | None = None
+    """A spectator's name (None: an anonymous spectator, or a player)."""
 
     def send(self, text: str) -> bool:
         """Queue ``text``; False if the client is too far behind (it is then dropped)."""
@@ -159,6 +161,8 @@ class Room:
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
         self.presence: dict[str, frozenset[int]] = {}
+        self.watchers: dict[str, tuple[str | None, ...]] = {}
+        """Spectators connected to other server processes (their names), by process."""
         self.driving = False
         self.recording = False
         self.notified_timeout: tuple[int, int] | None = None
@@ -270,6 +274,13 @@ class Room:
             seats |= other
         return seats
 
+    def spectators(self) -> list[str | None]:
+        """The names of everyone watching, on any server process (None for an anonymous spectator)."""
+        names = [c.name for c in self.clients if c.seat is None]
+        for other in self.watchers.values():
+            names.extend(other)
+        return sorted(names, key=lambda n: (n is None, (n or "").lower()))
+
     def presence_changed(self) -> None:
         """Someone connected or left: the next snapshot shows it."""
         self._presence_rev += 1
@@ -312,6 +323,7 @@ class Room:
                 }
                 for s in self.row.seats
             ],
+            "spectators": self.spectators(),
             "deadline": self.deadline,
             "game": self._game_data(),
             "events": [english_text(e) for e in self.events],

@@ -39,6 +39,7 @@ from fivedice.rules.ruleset import normalize_name
 from fivedice.web import computer
 from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow
 from fivedice.web.errors import ConflictError, RoomError, RoomNotFoundError
+from fivedice.web.lobby import RoomExtras
 from fivedice.web.models import Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.rooms import Client, Room, SecretsRoller, new_code
@@ -103,6 +104,8 @@ class RoomService:
         rate: tuple[float, float] = (10.0, 20.0),
     ) -> None:
         self.store = store
+        self.extras = RoomExtras(store)
+        """The chat and the lobby's public rooms (tables beside the room tables)."""
         self.hub: Hub = hub or NullHub()
         self.roller: DiceRoller = RandomRoller(random.Random(seed)) if seed is not None else SecretsRoller()
         self.computer_delay = computer_delay
@@ -271,6 +274,8 @@ class RoomService:
                 self._send_all(room, event["message"])
             elif kind == "presence":
                 room.presence[str(event.get("proc"))] = frozenset(int(s) for s in event.get("seats", []))
+                watchers = event.get("watchers", [])
+                room.watchers[str(event.get("proc"))] = tuple(str(w)[:40] if w else None for w in watchers[:200])
                 room.presence_changed()
                 self._broadcast(room)
                 if event.get("hello"):
@@ -278,7 +283,8 @@ class RoomService:
 
     async def _publish_presence(self, room: Room, hello: bool = False) -> None:
         seats = sorted({c.seat for c in room.clients if c.seat is not None})
-        await self._publish(room, "presence", seats=seats, hello=hello)
+        watchers = [c.name for c in room.clients if c.seat is None]
+        await self._publish(room, "presence", seats=seats, hello=hello, watchers=watchers)
 
     async def _message(self, room: Room, message: dict[str, Any]) -> None:
         self._send_all(room, message)
@@ -402,7 +408,7 @@ class RoomService:
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
         if req.name.lower() in {s.name.lower() for s in seats[1:] if s.name}:
             raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
-        settings = {"hints": req.hints, "undo": req.undo, "timer": req.timer, "away": req.away}
+        settings = {"hints": req.hints, "undo": req.undo, "timer": req.timer, "away": req.away, "public": req.public}
         for _attempt in range(5):
             code = new_code()
             try:
@@ -467,12 +473,14 @@ class RoomService:
             if not match:
                 raise RoomError(_("That token is not a seat of room {code!r}; join the room again.", code=room.code))
             seat = match[0]
-        client = Client(seat)
+        client = Client(seat, name=hello.name if seat is None else None)
         first = not room.clients
+        chat = await self.db(self.extras.chat, room.code)
         async with room.lock:
             room.clients.add(client)
             room.presence_changed()
             self._broadcast(room)
+        client.send(json.dumps({"type": "chat_history", "lines": chat}))
         await self._publish_presence(room, hello=first)
         return room, client
 
@@ -497,8 +505,9 @@ class RoomService:
         if isinstance(msg, RollIntent | ScoreIntent):
             await self._change(room, seat, "seat", partial(_play, seat, msg))
         elif isinstance(msg, Chat):
-            name = room.seats[seat].name
-            await self._message(room, {"type": "chat", "seat": seat, "name": name, "text": msg.text})
+            name = room.seats[seat].name or ""
+            line = await self.db(partial(self.extras.add_chat, room.code, seat, name, msg.text, now=self.clock()))
+            await self._message(room, line)
         elif msg.type == "undo":
             await self._change(room, seat, "seat", partial(_undo, seat))
         elif msg.type == "start":

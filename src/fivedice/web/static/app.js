@@ -1,9 +1,11 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
+import { playRoll, playScore, setSound, soundOn, tumble } from "./dice.js";
+import { renderAnalysis, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
+import { addComputer, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
 import {
-  $, appendLine, el, renderAnalysis, renderCards, renderDice, renderEvents, renderHint, renderOver, renderSeats,
-  turnText,
+  $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
 } from "./render.js";
 
 const ui = {
@@ -12,23 +14,27 @@ const ui = {
   room: null, // the latest snapshot from the server
   you: null, // our seat, or null when watching
   kept: new Set(), // positions of the dice we keep
-  selected: 0, // index into room.game.options for keyboard play
-  lastMoves: -1,
+  selected: null, // "card:box" chosen with the arrow keys (none until the player uses them)
+  turn: null, // what identifies the current turn: kept dice stay kept between its rolls
+  pending: false, // an intent is on its way: its buttons wait for the next state
   retry: 500,
   nextId: 1,
   status: "", // the connection line, an English text translated when shown
-  hint: null, // the last hint and analysis shown, drawn again after a language switch
-  analysis: undefined,
+  hint: null, // the last hint, drawn again after a language switch
+  plan: null, // the hint's first choice: {keep: Set of positions} or {box: "card:box"}
+  analysis: undefined, // undefined: not asked; null: no solver; else the analysis
+  autostart: false, // start the game as soon as every seat is taken (play now)
+  shared: null, // the replay link of the finished game
 };
 
 const languageKey = "fivedice:language";
+const tokenKey = (code) => `fivedice:token:${code}`;
+const keptKey = (code) => `fivedice:kept:${code}`;
 
 function setStatus(text) {
   ui.status = text;
   $("#connection").textContent = text ? t(text) : "";
 }
-
-const tokenKey = (code) => `fivedice:token:${code}`;
 
 function toast(message) {
   const box = $("#toast");
@@ -36,6 +42,14 @@ function toast(message) {
   box.classList.add("show");
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => box.classList.remove("show"), 4000);
+}
+
+// Tell screen readers (the live region); the same text twice in a row is still read.
+function announce(text) {
+  if (!text) return;
+  const box = $("#announce");
+  box.textContent = "";
+  requestAnimationFrame(() => (box.textContent = text));
 }
 
 async function api(method, path, body) {
@@ -51,112 +65,39 @@ async function api(method, path, body) {
 }
 
 // -- lobby -------------------------------------------------------------------------------
-let catalogue = null;
-
-async function showLobby() {
-  $("#room").hidden = true;
-  $("#lobby").hidden = false;
-  document.title = "fivedice";
-  if (!catalogue || catalogue.language !== currentLanguage()) {
-    catalogue = await api("GET", "/api/rules");
-    catalogue.language = currentLanguage();
-  }
-  const select = $("#rules-select");
-  if (!select.options.length) {
-    for (const r of catalogue.rules) select.append(el("option", { value: r.name, text: r.name }));
-    select.addEventListener("change", showRuleOptions);
-    showRuleOptions();
-  }
-}
-
-function showRuleOptions() {
-  const rule = catalogue.rules.find((r) => r.name === $("#rules-select").value);
-  const chosen = new Map([...$("#rule-options").querySelectorAll("select")].map((s) => [s.name, s.value]));
-  $("#rules-description").textContent = rule.description;
-  $("#rule-options").replaceChildren(
-    ...rule.options.map((o) =>
-      el(
-        "label",
-        { title: o.help },
-        `${o.name.replace(/_/g, " ")}`,
-        el(
-          "select",
-          { name: `option:${o.name}`, "aria-description": o.help },
-          ...o.choices.map((c) => el("option", { value: c, text: c, selected: chosen.get(`option:${o.name}`) === c })),
-        ),
-      ),
-    ),
-  );
-}
-
-function addComputer() {
-  const levels = Object.keys(catalogue.levels);
-  const item = el(
-    "li",
-    {},
-    el(
-      "label",
-      {},
-      el("span", { "data-i18n": "Level", text: t("Level") }),
-      el(
-        "select",
-        { name: "computer" },
-        ...levels.map((l) => el("option", { value: l, text: l, title: catalogue.levels[l], selected: l === "greedy" })),
-      ),
-    ),
-    el(
-      "button",
-      {
-        type: "button",
-        "data-i18n": "Remove",
-        "data-i18n-attr": "aria-label",
-        "data-i18n-source-aria-label": "Remove this computer",
-        "aria-label": t("Remove this computer"),
-        onclick: () => item.remove(),
-      },
-      t("Remove"),
-    ),
-  );
-  $("#computer-list").append(item);
-}
-
-async function createRoom(event) {
-  event.preventDefault();
-  const form = new FormData(event.target);
-  const options = {};
-  for (const [key, value] of form.entries()) if (key.startsWith("option:")) options[key.slice(7)] = value;
-  const body = {
-    name: form.get("name"),
-    rules: form.get("rules"),
-    options,
-    humans: Number(form.get("humans")),
-    computers: form.getAll("computer"),
-    hints: form.get("hints") === "on",
-    undo: form.get("undo") === "on",
-    timer: form.get("timer") ? Number(form.get("timer")) : null,
-    away: form.get("away"),
-  };
+async function create(body, autostart) {
   try {
     const made = await api("POST", "/api/rooms", body);
     localStorage.setItem(tokenKey(made.code), made.token);
     history.pushState({}, "", made.link);
-    openRoom(made.code);
+    openRoom(made.code, { autostart });
   } catch (err) {
     toast(err.message);
   }
 }
 
+function goToRoom(code, options = {}) {
+  history.pushState({}, "", `/r/${code}`);
+  openRoom(code, options);
+}
+
 // -- room --------------------------------------------------------------------------------
-function openRoom(code) {
+function openRoom(code, { autostart = false } = {}) {
   ui.code = code.toUpperCase();
   ui.room = null;
   ui.you = null;
+  ui.autostart = autostart;
+  ui.analysis = undefined;
+  ui.shared = null;
+  ui.turn = null;
   $("#lobby").hidden = true;
   $("#room").hidden = false;
   $("#room-code").textContent = ui.code;
+  $("#chat-log").replaceChildren();
   const link = `${location.origin}/r/${ui.code}`;
   $("#invite-link").textContent = link;
   $("#invite-link").href = link;
+  $("#join-form").elements.name.value = storedName();
   document.title = "fivedice — " + t("room {code}", { code: ui.code });
   connect();
 }
@@ -169,47 +110,137 @@ function connect() {
   setStatus(N_("connecting…"));
   ws.addEventListener("open", () => {
     ui.retry = 500;
-    ws.send(JSON.stringify({ type: "hello", token: localStorage.getItem(tokenKey(ui.code)), lang: currentLanguage() }));
+    const token = localStorage.getItem(tokenKey(ui.code));
+    const hello = { type: "hello", token, lang: currentLanguage() };
+    if (!token && storedName()) hello.name = storedName(); // a spectator is listed by name
+    ws.send(JSON.stringify(hello));
   });
   ws.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   ws.addEventListener("close", (event) => {
     if (ui.ws !== ws) return;
     setStatus(N_("offline — reconnecting…"));
+    ui.pending = false;
     if (event.code === 4400) return; // the server refused the room or token: do not hammer it
     setTimeout(connect, ui.retry);
     ui.retry = Math.min(ui.retry * 2, 8000);
   });
 }
 
-function send(message) {
+// Send an intent; its buttons stay disabled until the state it causes (or an error) arrives.
+function send(message, { intent = true } = {}) {
   if (!ui.ws || ui.ws.readyState !== WebSocket.OPEN) {
     toast(t("Not connected to the server; reconnecting."));
-    return;
+    return false;
   }
   ui.ws.send(JSON.stringify({ ...message, id: ui.nextId++ }));
+  if (intent) {
+    ui.pending = true;
+    if (ui.room) render();
+  }
+  return true;
+}
+
+function turnOf(room) {
+  const g = room.game;
+  if (!g || room.status !== "playing") return null;
+  return `${room.game_no}:${g.phase}:${g.round}:${g.current}:${g.totals.join(",")}:${g.cards.map((c) => c.map((k) => k.entries.filter((e) => e !== null).length).join()).join()}`;
 }
 
 function receive(msg) {
   if (msg.type === "state") {
     if (ui.room && msg.state.version < ui.room.version) return; // an older broadcast arrived late
+    const before = ui.room;
     ui.room = msg.state;
     ui.you = msg.you;
+    ui.pending = false;
     setStatus(ui.you === null ? N_("watching") : N_("connected"));
+    followTurn(before);
     render();
+    tell(before, ui.room);
+    if (ui.autostart && ui.room.status === "lobby" && ui.you === 0 && ui.room.seats.every((s) => s.taken)) {
+      ui.autostart = false;
+      send({ type: "start" });
+    }
+    if (ui.room.status === "over" && ui.analysis === undefined && !ui.asked) {
+      ui.asked = true;
+      send({ type: "analysis" }, { intent: false });
+    }
   } else if (msg.type === "error") {
+    ui.pending = false;
     toast(msg.message);
     if (!ui.room) setStatus(N_("not in this room"));
+    else render();
   } else if (msg.type === "chat") {
     appendLine("#chat-log", `${msg.name}: ${msg.text}`);
+  } else if (msg.type === "chat_history") {
+    $("#chat-log").replaceChildren();
+    for (const line of msg.lines) appendLine("#chat-log", `${line.name}: ${line.text}`);
   } else if (msg.type === "notice") {
-    appendLine("#events", msg.msg ? eventText(msg) : msg.text);
+    const text = msg.msg ? eventText(msg) : msg.text;
+    appendLine("#events", text);
+    announce(text);
   } else if (msg.type === "hint") {
-    ui.hint = msg;
-    renderHint(msg, ui.room);
+    showHint(msg);
   } else if (msg.type === "analysis") {
     ui.analysis = msg.analysis;
-    renderAnalysis(msg.analysis);
+    ui.asked = false;
+    renderAnalysis(ui.analysis, ui.room);
   }
+}
+
+// Kept dice stay kept between the rolls of one turn and across a reload; a new turn starts with none.
+function followTurn(before) {
+  const room = ui.room;
+  const turn = turnOf(room);
+  const g = room.game;
+  const moved = !before || !before.game || before.game.moves !== (g && g.moves) || before.game_no !== room.game_no;
+  if (turn !== ui.turn) {
+    ui.turn = turn;
+    ui.kept = new Set();
+    ui.selected = null;
+    const saved = JSON.parse(sessionStorage.getItem(keptKey(ui.code)) || "null");
+    if (saved && saved.turn === turn && g && g.dice) ui.kept = new Set(saved.kept.filter((i) => i < g.dice.length));
+  }
+  if (moved) {
+    ui.hint = null;
+    ui.plan = null;
+    $("#hint-box").replaceChildren();
+  }
+  if (room.status !== "over") {
+    ui.analysis = undefined;
+    ui.asked = false;
+    ui.shared = null;
+  }
+  saveKept();
+}
+
+function saveKept() {
+  if (ui.code) sessionStorage.setItem(keptKey(ui.code), JSON.stringify({ turn: ui.turn, kept: [...ui.kept] }));
+}
+
+// Announce what changed: new events, the dice after a roll, whose turn it is, the totals after a score.
+function tell(before, room) {
+  const g = room.game;
+  const b = before && before.game_no === room.game_no ? before.game : null;
+  const parts = [];
+  if (g && b && g.moves !== b.moves) {
+    parts.push(...eventLines(room).slice(-Math.max(1, Math.min(3, g.moves - b.moves))));
+    const sameTurn = b.dice && b.current === g.current && g.rolls > b.rolls;
+    if (g.dice && (!b.dice || g.rolls !== b.rolls || b.current !== g.current)) {
+      const mine = g.current === ui.you;
+      const rolled = g.dice.map((_v, i) => i).filter((i) => !sameTurn || (mine ? !ui.kept.has(i) : g.dice[i] !== b.dice[i]));
+      tumble($("#dice"), rolled);
+      playRoll(rolled.length);
+      parts.push(t("Dice: {dice}.", { dice: g.dice.join(", ") }));
+    } else {
+      playScore();
+      parts.push(t("Totals: {totals}.", { totals: room.seats.map((s) => `${nameOf(room, s.seat)} ${g.totals[s.seat]}`).join(", ") }));
+    }
+  }
+  const started = !b || b.current !== g.current || (before && before.status !== "playing");
+  if (g && room.status === "playing" && g.current === ui.you && started) parts.push(t("Your turn."));
+  if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
+  announce(parts.join(" "));
 }
 
 function render() {
@@ -218,36 +249,46 @@ function render() {
   $("#room").dataset.version = room.version; // lets tests and tools wait for the next state
   $("#rules-title").textContent = room.rules.title + (room.rules.spec.includes(" ") ? ` (${room.rules.spec})` : "");
   renderSeats(room, ui.you);
+  if (ui.pending) $("#start").disabled = true;
   const openSeat = room.seats.some((s) => s.kind === "human" && !s.taken);
   $("#join-panel").hidden = !(ui.you === null && room.status === "lobby" && openSeat);
   $("#chat-form").hidden = ui.you === null;
-  $("#play").hidden = !g;
+  const playing = g && room.status === "playing";
+  $("#dock").hidden = !playing;
+  $("#card-box").hidden = !g;
   $("#over").hidden = room.status !== "over";
+  $("#room").classList.toggle("in-play", Boolean(playing));
+  $("#turn").hidden = !g;
   if (g) {
-    const moves = `${room.game_no}:${g.moves}`;
-    if (moves !== ui.lastMoves) {
-      ui.kept.clear();
-      ui.selected = 0;
-      ui.lastMoves = moves;
-      ui.hint = null;
-      $("#hint-box").replaceChildren();
-    }
     const turn = $("#turn");
     turn.textContent = turnText(room, ui.you, Date.now() / 1000);
-    turn.className = g.current === ui.you && room.status === "playing" ? "yours" : "";
-    renderDice(room, ui.you, ui.kept, toggleKeep);
-    $("#dice").hidden = $("#controls").hidden = room.status === "over";
-    renderCards(room, ui.you, ui.selected, score);
+    turn.className = g.current === ui.you && playing ? "yours" : "";
+    const plan = ui.plan || {};
+    renderDice(room, ui.you, ui.kept, plan.keep || new Set(), toggleKeep);
+    renderCards(room, ui.you, ui.selected, plan.box || null, score);
+    const mine = myTurn();
+    if (ui.pending) {
+      $("#roll").disabled = true;
+      for (const b of document.querySelectorAll("#cards td.opt button, #dice .die")) b.disabled = true;
+    }
     $("#hint").hidden = !room.settings.hints;
-    $("#hint").disabled = !(g.current === ui.you && g.dice && room.status === "playing");
+    $("#hint").disabled = ui.pending || !(mine && g.dice && g.phase === "play");
     $("#undo").hidden = !(room.settings.undo && g.undo_by === ui.you && ui.you !== null);
-    if (room.status === "over") renderOver(room);
-  }
-  if (!g || room.status !== "over") {
-    ui.analysis = undefined;
-    $("#analysis").replaceChildren();
+    $("#undo").disabled = ui.pending;
+    $("#controls-why").textContent = playing ? controlsReason(room, ui.you, ui.pending) : "";
+    if (room.status === "over") renderEnd();
   }
   renderEvents(room);
+}
+
+function renderEnd() {
+  renderRanking(ui.room);
+  $("#rematch").hidden = ui.you === null;
+  $("#rematch").disabled = ui.pending;
+  const link = $("#replay-link");
+  link.hidden = !ui.shared;
+  if (ui.shared) link.href = ui.shared;
+  if (ui.analysis !== undefined || !$("#analysis").childElementCount) renderAnalysis(ui.analysis, ui.room);
 }
 
 function myTurn() {
@@ -257,42 +298,106 @@ function myTurn() {
 
 function toggleKeep(i) {
   const g = ui.room.game;
-  if (!myTurn() || !g.dice || g.rolls_left <= 0 || g.phase !== "play") return;
+  if (!myTurn() || ui.pending || !g.dice || g.rolls_left <= 0 || g.phase !== "play" || i >= g.dice.length) return;
   if (ui.kept.has(i)) ui.kept.delete(i);
   else ui.kept.add(i);
-  renderDice(ui.room, ui.you, ui.kept, toggleKeep);
+  saveKept();
+  const plan = ui.plan || {};
+  renderDice(ui.room, ui.you, ui.kept, plan.keep || new Set(), toggleKeep);
+  announce(ui.kept.has(i) ? t("Die {n} kept.", { n: i + 1 }) : t("Die {n} released.", { n: i + 1 }));
 }
 
 function roll() {
-  if (!myTurn() || ui.room.game.rolls_left <= 0) return;
+  if (!myTurn() || ui.pending || ui.room.game.rolls_left <= 0) return;
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
 function score(card, box) {
-  if (!myTurn()) return;
+  if (!myTurn() || ui.pending) return;
   send({ type: "score", card, box });
+}
+
+function askHint() {
+  if (!myTurn() || ui.pending || !ui.room.settings.hints || !ui.room.game.dice) return;
+  send({ type: "hint" }, { intent: false });
+}
+
+// The hint's first choice, marked on the dice (the positions holding the dice to keep) or on the card.
+function showHint(msg) {
+  ui.hint = msg;
+  const best = msg.options[0];
+  const g = ui.room && ui.room.game;
+  ui.plan = null;
+  if (best && g && g.dice) {
+    if (best.action === "keep") {
+      const want = [...(best.dice || [])];
+      const keep = new Set();
+      g.dice.forEach((v, i) => {
+        const at = want.indexOf(v);
+        if (at >= 0) {
+          keep.add(i);
+          want.splice(at, 1);
+        }
+      });
+      ui.plan = { keep, option: best };
+    } else {
+      ui.plan = { box: `${best.card || 0}:${best.box}`, option: best };
+    }
+  }
+  renderHint(msg, ui.room, applyHint);
+  render();
+  const first = $("#hint-box li");
+  if (first) announce(t("Hint: {text}", { text: first.textContent }));
+}
+
+function applyHint() {
+  const plan = ui.plan;
+  if (!plan || !myTurn() || ui.pending) return;
+  if (plan.keep) {
+    ui.kept = new Set(plan.keep);
+    saveKept();
+    roll();
+  } else {
+    const [card, box] = plan.box.split(":");
+    score(Number(card), box);
+  }
 }
 
 function onKey(event) {
   const tag = event.target.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || $("#room").hidden || !ui.room) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return; // the button's own click
   const g = ui.room.game;
   if (!g) return;
-  if (/^[1-9]$/.test(event.key) && Number(event.key) <= ui.room.rules.dice) {
-    toggleKeep(Number(event.key) - 1);
-  } else if (event.key === " ") {
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  if (/^[1-9]$/.test(key) && Number(key) <= ui.room.rules.dice) {
+    toggleKeep(Number(key) - 1);
+  } else if (key === " " || key === "r") {
     event.preventDefault();
     roll();
-  } else if ((event.key === "ArrowDown" || event.key === "ArrowUp") && g.options.length && myTurn()) {
+  } else if (key === "h") {
+    askHint();
+  } else if (key === "a") {
+    applyHint();
+  } else if ((key === "ArrowDown" || key === "ArrowUp") && g.options.length && myTurn()) {
     event.preventDefault();
-    const step = event.key === "ArrowDown" ? 1 : -1;
-    ui.selected = (ui.selected + step + g.options.length) % g.options.length;
-    renderCards(ui.room, ui.you, ui.selected, score);
-  } else if (event.key === "Enter" && g.options.length && myTurn()) {
+    const keys = g.options.map((o) => `${o.card}:${o.box}`);
+    const at = keys.indexOf(ui.selected);
+    const step = key === "ArrowDown" ? 1 : -1;
+    ui.selected = keys[at < 0 ? (step > 0 ? 0 : keys.length - 1) : (at + step + keys.length) % keys.length];
+    render();
+    const o = g.options[keys.indexOf(ui.selected)];
+    const label = ui.room.rules.boxes.find((b) => b.name === o.box).label;
+    announce(t("Score {points} in {box}", { points: o.points, box: t(label) }));
+  } else if (key === "Enter" && myTurn()) {
+    if (!ui.selected) {
+      toast(t("Choose a box with the arrow keys first, or click it."));
+      return;
+    }
     event.preventDefault();
-    const o = g.options[Math.min(ui.selected, g.options.length - 1)];
-    score(o.card, o.box);
+    const [card, box] = ui.selected.split(":");
+    score(Number(card), box);
   }
 }
 
@@ -302,6 +407,7 @@ async function joinRoom(event) {
   try {
     const joined = await api("POST", `/api/rooms/${ui.code}/join`, { name });
     localStorage.setItem(tokenKey(ui.code), joined.token);
+    localStorage.setItem("fivedice:name", name);
     connect();
   } catch (err) {
     toast(err.message);
@@ -311,32 +417,62 @@ async function joinRoom(event) {
 function sendChat(event) {
   event.preventDefault();
   const input = event.target.elements.text;
-  if (input.value.trim()) send({ type: "chat", text: input.value });
+  if (input.value.trim()) send({ type: "chat", text: input.value }, { intent: false });
   input.value = "";
+}
+
+async function share() {
+  try {
+    const made = await api("POST", `/api/rooms/${ui.code}/replay?game=${ui.room.game_no}`);
+    ui.shared = `${location.origin}${made.link}`;
+    renderEnd();
+    try {
+      await navigator.clipboard.writeText(ui.shared);
+      toast(t("Replay link copied."));
+    } catch {
+      toast(t("Copy the link shown next to the button."));
+    }
+    $("#replay-link").focus();
+  } catch (err) {
+    toast(err.message);
+  }
 }
 
 function route() {
   const match = location.pathname.match(/^\/r\/([A-Za-z2-9]{8})$/);
   if (match) openRoom(match[1]);
-  else showLobby().catch((err) => toast(err.message));
+  else {
+    if (ui.ws) {
+      const ws = ui.ws;
+      ui.ws = null;
+      ws.close();
+    }
+    showLobby(api, goToRoom, toast).catch((err) => toast(err.message));
+  }
 }
 
-$("#create-form").addEventListener("submit", createRoom);
+$("#create-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  create(roomRequest(new FormData(event.target)), false);
+});
+$("#quick-play").addEventListener("click", async () => {
+  await loadCatalogue(api);
+  create(quickRequest(), true);
+});
+$("#player-name").addEventListener("change", () => playerName());
 $("#open-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  const code = new FormData(event.target).get("code").toUpperCase();
-  history.pushState({}, "", `/r/${code}`);
-  openRoom(code);
+  goToRoom(new FormData(event.target).get("code").toUpperCase());
 });
 $("#add-computer").addEventListener("click", addComputer);
 $("#join-form").addEventListener("submit", joinRoom);
 $("#chat-form").addEventListener("submit", sendChat);
 $("#start").addEventListener("click", () => send({ type: "start" }));
 $("#roll").addEventListener("click", roll);
-$("#hint").addEventListener("click", () => send({ type: "hint" }));
+$("#hint").addEventListener("click", askHint);
 $("#undo").addEventListener("click", () => send({ type: "undo" }));
 $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
-$("#show-analysis").addEventListener("click", () => send({ type: "analysis" }));
+$("#share").addEventListener("click", share);
 $("#copy-link").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("#invite-link").href);
@@ -345,8 +481,16 @@ $("#copy-link").addEventListener("click", async () => {
     toast(t("Copy the link shown next to the button."));
   }
 });
+const soundButton = $("#sound");
+soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
+soundButton.addEventListener("click", () => {
+  setSound(!soundOn());
+  soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
+  announce(soundOn() ? t("Sound on.") : t("Sound off."));
+});
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
+
 // -- language: the selector switches at any moment; the game and the page state stay as they are ------
 async function switchLanguage(wanted) {
   const code = await loadLanguage(wanted);
@@ -354,23 +498,20 @@ async function switchLanguage(wanted) {
   $("#language").value = code;
   setStatus(ui.status);
   if (ui.ws && ui.ws.readyState === WebSocket.OPEN) {
-    ui.ws.send(JSON.stringify({ type: "language", lang: code, id: ui.nextId++ }));
+    send({ type: "language", lang: code }, { intent: false });
     // the analysis names its moves in words: ask again for them in the new language
-    if (ui.analysis) ui.ws.send(JSON.stringify({ type: "analysis", id: ui.nextId++ }));
+    if (ui.analysis) send({ type: "analysis" }, { intent: false });
   }
   if (ui.room) {
     render();
-    if (ui.hint) renderHint(ui.hint, ui.room);
-    if (ui.analysis !== undefined) renderAnalysis(ui.analysis);
+    if (ui.hint) renderHint(ui.hint, ui.room, applyHint);
+    if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
     document.title = "fivedice — " + t("room {code}", { code: ui.code });
   }
-  if (!$("#lobby").hidden || catalogue) {
-    catalogue = await api("GET", "/api/rules");
-    catalogue.language = code;
-    if ($("#rules-select").options.length) showRuleOptions();
-    for (const select of document.querySelectorAll('#computer-list select[name="computer"]')) {
-      for (const option of select.options) option.title = catalogue.levels[option.value] || "";
-    }
+  if (!$("#lobby").hidden) {
+    await loadCatalogue(api, true);
+    showRuleOptions();
+    relabelComputers();
   }
 }
 
@@ -391,4 +532,5 @@ async function startLanguage() {
 setInterval(() => {
   if (ui.room && ui.room.deadline && ui.room.game) $("#turn").textContent = turnText(ui.room, ui.you, Date.now() / 1000);
 }, 1000);
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 startLanguage().finally(route);

@@ -2,6 +2,7 @@
 // innerHTML), so names and chat are always escaped. No game rule lives here: the points
 // shown for open boxes are the engine's own options, sent by the server. Every text goes through t()
 // (./i18n.js), so drawing again after a language switch writes it in the new language.
+import { dieFace } from "./dice.js";
 import { eventText, t } from "./i18n.js";
 
 export const $ = (selector) => document.querySelector(selector);
@@ -21,31 +22,54 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-const FACES = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
+export const number = (x, digits) =>
+  Number(x).toLocaleString(document.documentElement.lang || "en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 export function nameOf(room, seat) {
   const s = room.seats[seat];
   return (s && s.name) || t("Seat {n}", { n: seat + 1 });
 }
 
+// -- seats, spectators and the host's start button (with the reason when it cannot start yet) --------
 export function renderSeats(room, you) {
-  const current = room.game && room.status === "playing" ? room.game.current : null;
+  const g = room.game;
+  const current = g && room.status === "playing" ? g.current : null;
   $("#seats").replaceChildren(
     ...room.seats.map((s) => {
       const label = s.name || t("open seat");
       const kind = s.kind === "computer" ? t(" (computer, {level})", { level: s.level }) : "";
       const status = s.kind === "computer" ? "" : s.online ? t("online") : s.taken ? t("offline") : t("waiting");
+      const total = g ? g.totals[s.seat] : null;
+      const points = total === null ? "" : t("{points} points", { points: total });
+      const spoken = [label + kind, status, points, s.seat === current ? t("playing now") : ""].filter(Boolean).join(", ");
       return el(
         "li",
-        { class: s.seat === current ? "current" : null, "aria-label": `${label}${kind}, ${status}` },
+        { class: s.seat === current ? "current" : null, "aria-label": spoken },
         el("span", { class: s.online ? "dot on" : "dot", "aria-hidden": "true" }),
-        el("span", { text: label + kind + (s.seat === you ? t(" (you)") : "") }),
+        el("span", { class: "seat-name", text: label + kind + (s.seat === you ? t(" (you)") : "") }),
+        total === null ? null : el("strong", { class: "seat-total", text: String(total) }),
       );
     }),
   );
+  const watchers = room.spectators || [];
+  const named = watchers.filter((n) => n);
+  const anonymous = watchers.length - named.length;
+  let line = "";
+  if (watchers.length) {
+    const names = [...named];
+    if (anonymous) names.push(anonymous === 1 ? t("one more") : t("{n} more", { n: anonymous }));
+    line = t("Watching: {names}", { names: names.join(", ") });
+  }
+  $("#spectators").textContent = line;
   const start = $("#start");
+  const open = room.seats.filter((s) => !s.taken).length;
   start.hidden = !(room.status === "lobby" && you === 0);
-  start.disabled = room.seats.some((s) => !s.taken);
+  start.disabled = open > 0;
+  let why = "";
+  if (room.status === "lobby" && you === 0 && open)
+    why = open === 1 ? t("Waiting for 1 more player: send them the invite link.") : t("Waiting for {n} more players: send them the invite link.", { n: open });
+  else if (room.status === "lobby" && you !== 0) why = t("The host, {host}, starts the game when every seat is taken.", { host: nameOf(room, 0) });
+  $("#start-why").textContent = why;
 }
 
 export function turnText(room, you, now) {
@@ -68,34 +92,50 @@ export function turnText(room, you, now) {
   return text;
 }
 
-export function renderDice(room, you, kept, onToggle) {
+// Why the roll and hint buttons are as they are (shown under them and read with them).
+export function controlsReason(room, you, pending) {
+  const g = room.game;
+  if (you === null) return t("You are watching this game.");
+  if (pending) return t("Waiting for the server…");
+  if (g.current !== you) return t("{who} is playing; your turn comes.", { who: nameOf(room, g.current) });
+  if (g.phase === "rolloff") return t("Roll to decide who starts.");
+  if (!g.dice) return t("Roll the dice to start your turn.");
+  if (g.rolls_left <= 0) return t("No rolls left: choose a box on your card.");
+  return "";
+}
+
+// The dice: SVG faces, kept dice raised and marked; the roll button says what it will do.
+export function renderDice(room, you, kept, hinted, onToggle) {
   const g = room.game;
   const mine = g.current === you && room.status === "playing";
   const canKeep = mine && g.phase === "play" && g.dice !== null && g.rolls_left > 0;
   const dice = g.dice || Array(room.rules.dice).fill(null);
-  $("#dice").replaceChildren(
-    ...dice.map((v, i) =>
-      el(
-        "button",
-        {
-          type: "button",
-          class: "die",
-          "aria-pressed": kept.has(i) ? "true" : "false",
-          "aria-label":
-            v === null
-              ? t("Die {n}: not rolled", { n: i + 1 })
-              : kept.has(i)
-                ? t("Die {n}: {value}, kept", { n: i + 1, value: v })
-                : t("Die {n}: {value}", { n: i + 1, value: v }),
-          title: v === null ? "" : `${FACES[v]} ${v}`,
-          disabled: !canKeep,
-          "data-value": v === null ? "" : v,
-          onclick: () => onToggle(i),
-        },
-        v === null ? "–" : String(v),
-      ),
-    ),
-  );
+  const row = $("#dice");
+  const old = [...row.children];
+  dice.forEach((v, i) => {
+    const isKept = kept.has(i);
+    const label =
+      v === null
+        ? t("Die {n}: not rolled", { n: i + 1 })
+        : isKept
+          ? t("Die {n}: {value}, kept", { n: i + 1, value: v })
+          : t("Die {n}: {value}", { n: i + 1, value: v });
+    let die = old[i];
+    if (!die) {
+      die = el("button", { type: "button", class: "die", onclick: () => onToggle(i) });
+      die.append(dieFace(null), el("span", { class: "kept-mark", "aria-hidden": "true" }));
+      row.append(die);
+    }
+    if (die.dataset.value !== String(v ?? "")) die.firstChild.replaceWith(dieFace(v));
+    die.dataset.value = v ?? "";
+    die.setAttribute("aria-pressed", isKept ? "true" : "false");
+    die.setAttribute("aria-label", label);
+    die.disabled = !canKeep;
+    die.classList.toggle("kept", isKept);
+    die.classList.toggle("hinted", hinted.has(i));
+    die.lastChild.textContent = isKept ? t("kept") : "";
+  });
+  for (const extra of old.slice(dice.length)) extra.remove();
   const roll = $("#roll");
   roll.disabled = !(mine && g.rolls_left > 0);
   roll.textContent =
@@ -104,96 +144,115 @@ export function renderDice(room, you, kept, onToggle) {
   $("#rolls-left").textContent = g.phase === "play" ? t("{left} of {rolls} rolls left", left) : "";
 }
 
-// The score cards side by side: one column per player (per card, for multi-card rules).
-export function renderCards(room, you, selected, onScore) {
-  const g = room.game;
-  const boxes = room.rules.boxes;
-  const ncards = room.rules.cards.length;
-  const options = new Map(g.options.map((o) => [`${o.card}:${o.box}`, o.points]));
-  const mine = g.current === you && room.status === "playing";
-  const head = el("tr", {}, el("th", { scope: "col", text: t("Box") }));
-  for (const s of room.seats) {
+// A score table: one column per player (per card, for multi-card rules), box names in a sticky first
+// column. `options` maps "card:box" to points for the player to act (their open boxes become buttons).
+export function cardTable(rules, names, cards, { current = null, options = null, selected = null, hinted = null, enabled = false, onScore = null } = {}) {
+  const ncards = rules.cards.length;
+  const head = el("tr", {}, el("th", { scope: "col", class: "box-name", text: t("Box") }));
+  names.forEach((name, seat) => {
     for (let c = 0; c < ncards; c++) {
-      const label = ncards > 1 ? `${nameOf(room, s.seat)} (${room.rules.cards[c].replace("_", " ")})` : nameOf(room, s.seat);
-      head.append(el("th", { scope: "col", class: s.seat === g.current && room.status === "playing" ? "current-col" : null, text: label }));
+      const label = ncards > 1 ? `${name} (${rules.cards[c].replace("_", " ")})` : name;
+      head.append(el("th", { scope: "col", class: seat === current ? "current-col" : null, title: label }, el("span", { text: label })));
     }
-  }
+  });
   const body = [];
   let upperDone = false;
   const sumRow = (label, pick) => {
-    const row = el("tr", { class: "sum" }, el("th", { scope: "row", text: label }));
-    for (const cards of g.cards) for (const card of cards) row.append(el("td", { text: String(pick(card)) }));
+    const row = el("tr", { class: "sum" }, el("th", { scope: "row", class: "box-name", text: label }));
+    for (const seatCards of cards) for (const card of seatCards) row.append(el("td", { text: String(pick(card) ?? "") }));
     return row;
   };
-  boxes.forEach((box, i) => {
+  rules.boxes.forEach((box, i) => {
     if (box.section === "lower" && !upperDone) {
       upperDone = true;
       body.push(sumRow(t("Upper total"), (c) => c.upper_total));
-      if (room.rules.upper_bonus) body.push(sumRow(t("Upper bonus"), (c) => c.upper_bonus));
+      if (rules.upper_bonus && cards.some((s) => s.some((c) => "upper_bonus" in c))) body.push(sumRow(t("Upper bonus"), (c) => c.upper_bonus));
     }
     const label = t(box.label);
-    const row = el("tr", {}, el("th", { scope: "row", text: label }));
-    g.cards.forEach((cards, seat) => {
-      cards.forEach((card, c) => {
+    const row = el("tr", {}, el("th", { scope: "row", class: "box-name", text: label }));
+    cards.forEach((seatCards, seat) => {
+      seatCards.forEach((card, c) => {
         const value = card.entries[i];
         const key = `${c}:${box.name}`;
         if (value !== null) row.append(el("td", { text: String(value) }));
-        else if (seat === g.current && options.has(key) && room.status === "playing") {
+        else if (seat === current && options && options.has(key)) {
           const points = options.get(key);
-          const index = g.options.findIndex((o) => o.card === c && o.box === box.name);
-          const button = el("button", {
-            type: "button",
-            class: index === selected ? "selected" : null,
-            disabled: !mine,
-            "aria-label":
-              ncards > 1
-                ? t("Score {points} in {box} on card {card}", { points, box: label, card: c + 1 })
-                : t("Score {points} in {box}", { points, box: label }),
-            "data-box": box.name,
-            "data-card": c,
-            onclick: () => onScore(c, box.name),
-          }, `+${points}`);
+          const classes = [points === 0 ? "zero" : "", key === selected ? "selected" : "", key === hinted ? "hinted" : ""].filter(Boolean).join(" ");
+          const spoken =
+            ncards > 1 ? t("Score {points} in {box} on card {card}", { points, box: label, card: c + 1 }) : t("Score {points} in {box}", { points, box: label });
+          const button = el(
+            "button",
+            {
+              type: "button",
+              class: classes || null,
+              disabled: !enabled,
+              "aria-label": key === hinted ? `${spoken} (${t("the hint")})` : spoken,
+              "data-box": box.name,
+              "data-card": c,
+              onclick: onScore ? () => onScore(c, box.name) : null,
+            },
+            `+${points}`,
+          );
           row.append(el("td", { class: "opt" }, button));
         } else row.append(el("td", { class: "open", text: "" }));
       });
     });
     body.push(row);
   });
-  if (room.rules.yahtzee_bonus) body.push(sumRow(t("Yahtzee bonus"), (c) => c.yahtzee_bonus));
+  if (rules.yahtzee_bonus) body.push(sumRow(t("Yahtzee bonus"), (c) => c.yahtzee_bonus));
   body.push(sumRow(t("Total"), (c) => c.total));
-  $("#cards").replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
+  return [el("thead", {}, head), el("tbody", {}, ...body)];
 }
 
-export function renderOver(room) {
+export function renderCards(room, you, selected, hinted, onScore) {
   const g = room.game;
-  $("#ranking").replaceChildren(
-    ...(g.standings || []).map((s) => el("li", { text: t("{place}. {name} — {total} points", s) })),
+  const playing = room.status === "playing";
+  const options = playing ? new Map(g.options.map((o) => [`${o.card}:${o.box}`, o.points])) : null;
+  const names = room.seats.map((s) => nameOf(room, s.seat));
+  $("#cards").replaceChildren(
+    ...cardTable(room.rules, names, g.cards, {
+      current: playing ? g.current : null,
+      options,
+      selected,
+      hinted,
+      enabled: playing && g.current === you,
+      onScore,
+    }),
   );
 }
 
-const number = (x, digits) =>
-  Number(x).toLocaleString(document.documentElement.lang || "en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+// The hint: the solver's best choices; the first is highlighted on the dice or the card and applied
+// with one key (A) or the Apply button.
+export function hintText(o, labels) {
+  let text;
+  if (o.action === "keep" && o.dice && o.dice.length) text = t("Keep {dice} and roll", { dice: o.dice.join(" ") });
+  else if (o.action === "keep") text = t("Reroll all");
+  else text = t("Score {points} in {box}", { points: o.points, box: labels.get(o.box) || String(o.box).replace(/_/g, " ") });
+  if (typeof o.value === "number") {
+    const value = number(o.value, 1);
+    text += " " + (o.loss ? t("(expected {value}, loss {loss})", { value, loss: number(o.loss, 1) }) : t("(expected {value})", { value }));
+  }
+  return text;
+}
 
-export function renderHint(hint, room) {
+export function renderHint(hint, room, onApply) {
   const labels = new Map(((room && room.rules.boxes) || []).map((b) => [b.name, t(b.label)]));
-  const items = hint.options.map((o) => {
-    let text;
-    if (o.action === "keep" && o.dice && o.dice.length) text = t("Keep {dice} and roll", { dice: o.dice.join(" ") });
-    else if (o.action === "keep") text = t("Reroll all");
-    else text = t("Score {points} in {box}", { points: o.points, box: labels.get(o.box) || String(o.box).replace(/_/g, " ") });
-    if (typeof o.value === "number") {
-      const value = number(o.value, 1);
-      text += " " + (o.loss ? t("(expected {value}, loss {loss})", { value, loss: number(o.loss, 1) }) : t("(expected {value})", { value }));
-    }
-    return el("li", { text });
-  });
+  const items = hint.options.map((o, i) => el("li", { class: i === 0 ? "best" : null, text: hintText(o, labels) }));
   const source = hint.source === "solver" ? t("Best choices (optimal solver):") : t("Boxes by points now (solver not available):");
-  $("#hint-box").replaceChildren(el("p", { text: source }), el("ol", {}, ...items));
+  $("#hint-box").replaceChildren(
+    el("p", { text: source }),
+    el("ol", {}, ...items),
+    el("button", { type: "button", id: "apply-hint", class: "primary", onclick: onApply, "aria-keyshortcuts": "A" }, t("Apply the hint (A)")),
+  );
 }
 
 // The room's events: each {msg, args} translated here (older servers sent English lines only).
+export function eventLines(room) {
+  return room.event_keys ? room.event_keys.map(eventText) : room.events;
+}
+
 export function renderEvents(room) {
-  renderList("#events", room.event_keys ? room.event_keys.map(eventText) : room.events);
+  renderList("#events", eventLines(room));
 }
 
 export function renderList(selector, lines) {
@@ -207,37 +266,4 @@ export function appendLine(selector, text, keep = 50) {
   list.append(el("li", { text }));
   while (list.children.length > keep) list.firstElementChild.remove();
   list.scrollTop = list.scrollHeight;
-}
-
-// The end-of-game analysis (fivedice.analysis): a grade per player and the costliest decisions.
-export function renderAnalysis(analysis) {
-  const box = $("#analysis");
-  if (!analysis) {
-    box.replaceChildren(el("p", { text: t("The analysis needs the solver, which this server does not have.") }));
-    return;
-  }
-  const players = (analysis.players || []).map((p) =>
-    el("li", {
-      text: t("{player}: grade {grade}, {mistakes} of {decisions} decisions lost points, expected points lost {lost} (mean {mean})", {
-        ...p,
-        lost: number(p.total_loss, 1),
-        mean: number(p.mean_loss, 2),
-      }),
-    }),
-  );
-  const worst = [...(analysis.decisions || [])].sort((a, b) => b.loss - a.loss).slice(0, 5).filter((d) => d.loss > 0);
-  const mistakes = worst.map((d) =>
-    el("li", {
-      text: t("{player}, round {round}, roll {roll}, dice {dice}: {chosen} instead of {best} (−{loss})", {
-        ...d,
-        dice: d.dice.join(" "),
-        loss: number(d.loss, 2),
-      }),
-    }),
-  );
-  box.replaceChildren(
-    el("h3", { text: t("Analysis") }),
-    el("ul", {}, ...players),
-    ...(mistakes.length ? [el("p", { text: t("Costliest decisions:") }), el("ol", {}, ...mistakes)] : []),
-  );
 }

@@ -1,0 +1,120 @@
+// The end of a game: the ranking, then each player's grade, a small chart of their score over the
+// rounds against what an optimal player would have expected, and their costliest decisions
+// (fivedice.analysis, computed by the server in the player's language).
+import { t } from "./i18n.js";
+import { $, el, nameOf, number } from "./render.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+export function renderRanking(room) {
+  const g = room.game;
+  $("#ranking").replaceChildren(
+    ...(g.standings || []).map((s) =>
+      el("li", { class: s.place === 1 ? "winner" : null }, el("span", { class: "place", "aria-hidden": "true", text: s.place === 1 ? "🏆" : `${s.place}.` }), el("span", { text: t("{place}. {name} — {total} points", s) })),
+    ),
+  );
+}
+
+function svg(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// A line chart of one player's points after each round (solid) and the final score an optimal
+// player would expect from there (dashed). An image with a text summary for screen readers.
+export function progressChart(points, player) {
+  const W = 320;
+  const H = 150;
+  const pad = { l: 34, r: 8, t: 10, b: 22 };
+  const rounds = Math.max(1, points.length - 1);
+  const top = Math.max(...points.map((p) => Math.max(p.score, p.expected)), 1);
+  const x = (r) => pad.l + ((W - pad.l - pad.r) * r) / rounds;
+  const y = (v) => H - pad.b - ((H - pad.t - pad.b) * v) / top;
+  const first = points[0];
+  const last = points[points.length - 1];
+  const summary = t("{player}: {score} points after {rounds} rounds; an optimal player expected {start} at the start.", {
+    player,
+    score: last.score,
+    rounds,
+    start: number(first.expected, 1),
+  });
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart", "aria-label": summary });
+  chart.append(svg("title", {}, summary));
+  for (const v of [0, top / 2, top]) {
+    chart.append(svg("line", { x1: pad.l, x2: W - pad.r, y1: y(v), y2: y(v), class: "grid" }));
+    chart.append(svg("text", { x: pad.l - 4, y: y(v) + 4, "text-anchor": "end", class: "axis" }, number(v, 0)));
+  }
+  chart.append(svg("text", { x: pad.l, y: H - 6, class: "axis" }, "0"));
+  chart.append(svg("text", { x: W - pad.r, y: H - 6, "text-anchor": "end", class: "axis" }, String(rounds)));
+  const path = (pick) => points.map((p, i) => `${i ? "L" : "M"}${x(p.round).toFixed(1)},${y(pick(p)).toFixed(1)}`).join(" ");
+  chart.append(svg("path", { d: path((p) => p.expected), class: "expected" }));
+  chart.append(svg("path", { d: path((p) => p.score), class: "score" }));
+  return chart;
+}
+
+// The analysis: null when this server has no solver for these rules.
+export function renderAnalysis(analysis, room) {
+  const box = $("#analysis");
+  if (analysis === undefined) {
+    box.replaceChildren(el("p", { class: "muted", text: t("The analysis is being prepared…") }));
+    return;
+  }
+  if (!analysis) {
+    box.replaceChildren(el("p", { text: t("The analysis needs the solver, which this server does not have.") }));
+    return;
+  }
+  const legend = el(
+    "p",
+    { class: "legend muted" },
+    el("span", { class: "key score", "aria-hidden": "true" }),
+    t("points so far"),
+    " ",
+    el("span", { class: "key expected", "aria-hidden": "true" }),
+    t("final score an optimal player would expect from there"),
+  );
+  const players = (analysis.players || []).map((p) => {
+    const worst = (analysis.decisions || [])
+      .filter((d) => d.seat === p.seat && d.loss > 0)
+      .sort((a, b) => b.loss - a.loss)
+      .slice(0, 3);
+    const progress = (analysis.progress || [])[p.seat];
+    const name = room ? nameOf(room, p.seat) : p.player;
+    return el(
+      "article",
+      { class: "player-analysis", "aria-labelledby": `analysis-${p.seat}` },
+      el("h4", { id: `analysis-${p.seat}` }, el("span", { text: name }), " ", el("span", { class: `grade grade-${p.grade.replace("+", "plus")}`, text: t("grade {grade}", { grade: p.grade }) })),
+      el("p", {
+        text: t("{mistakes} of {decisions} decisions lost points; expected points lost {lost} (mean {mean}).", {
+          mistakes: p.mistakes,
+          decisions: p.decisions,
+          lost: number(p.total_loss, 1),
+          mean: number(p.mean_loss, 2),
+        }),
+      }),
+      progress && progress.length > 1 ? progressChart(progress, name) : null,
+      worst.length
+        ? el(
+            "div",
+            {},
+            el("p", { text: t("Costliest decisions:") }),
+            el(
+              "ol",
+              { class: "costly" },
+              ...worst.map((d) =>
+                el("li", {
+                  text: t("Round {round}, roll {roll}, dice {dice}: {chosen} instead of {best} (−{loss})", {
+                    ...d,
+                    dice: d.dice.join(" "),
+                    loss: number(d.loss, 2),
+                  }),
+                }),
+              ),
+            ),
+          )
+        : el("p", { class: "muted", text: t("No decision lost points: optimal play.") }),
+    );
+  });
+  box.replaceChildren(el("h3", { text: t("Analysis") }), legend, el("div", { class: "analysis-grid" }, ...players));
+}
