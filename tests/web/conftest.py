@@ -260,3 +260,21 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+def axe_problems(page: Any) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` as it is now (one line each, empty when none).
+
+    axe-core comes with the ``axe-playwright-python`` test dependency (its vendored ``axe.min.js``),
+    injected into the page by Playwright: nothing is fetched at run time.
+    """
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE_SCRIPT)
+    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]

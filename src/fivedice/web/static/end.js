@@ -10,7 +10,12 @@ export function renderRanking(room) {
   const g = room.game;
   $("#ranking").replaceChildren(
     ...(g.standings || []).map((s) =>
-      el("li", { class: s.place === 1 ? "winner" : null }, el("span", { class: "place", "aria-hidden": "true", text: s.place === 1 ? "🏆" : `${s.place}.` }), el("span", { text: t("{place}. {name} — {total} points", s) })),
+      el(
+        "li",
+        { class: s.place === 1 ? "winner" : null },
+        s.place === 1 ? el("span", { "aria-hidden": "true", text: "🏆" }) : null,
+        el("span", { text: t("{place}. {name} — {total} points", s) }),
+      ),
     ),
   );
 }
