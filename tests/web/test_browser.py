@@ -122,7 +122,9 @@ def test_a_whole_game_on_a_desktop_and_a_phone_with_a_reload_mid_turn_replay_and
     # the host cannot start yet, and the page says why
     start = ann.get_by_role("button", name="Start the game")
     assert start.is_disabled()
-    assert ann.locator("#start-why").inner_text() == "Waiting for 1 more player: send them the invite link."
+    assert ann.locator("#start-why").inner_text() == (
+        "Seats still open: 1. Send the invite link to the players you are waiting for."
+    )
 
     # Bob opens the invite link on a phone, joins and says hello
     bob.goto(link)

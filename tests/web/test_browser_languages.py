@@ -29,11 +29,14 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
     # the lobby in Italian, from the browser's language
     page.wait_for_function("document.documentElement.lang === 'it'")
     assert page.locator("#language").input_value() == "it"
+    page.get_by_label("Il tuo nome").fill("Ann")
     form = page.locator("#create-form")
-    form.get_by_label("Il tuo nome").fill("Ann")
     form.get_by_label("Persone che giocano").fill("1")
     page.get_by_role("button", name="Aggiungi un computer").click()
     assert page.locator("#rules-description").inner_text().startswith("Yahtzee: 13 caselle")
+    # every option in words, each choice explained in a sentence, in Italian
+    assert form.get_by_label("Regola del Joker").locator("option").first.inner_text() == "Joker ufficiale"
+    page.locator('#computer-list select[name="computer"]').select_option("greedy")
     form.get_by_role("button", name="Crea la stanza").click()
     page.wait_for_url("**/r/*")
     page.wait_for_function("document.querySelector('#connection').textContent === 'connesso'")
@@ -66,7 +69,7 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
     page.evaluate("() => { window.sameDocument = true; }")
     before = {
         "version": version(page),
-        "dice": page.locator("#dice").inner_text(),
+        "dice": [d.get_attribute("data-value") for d in page.locator("#dice .die").all()],
         "kept": page.locator("#dice .die[aria-pressed='true']").count(),
         "numbers": page.locator("#cards td").all_inner_texts(),
         "events": page.locator("#events li").count(),
@@ -77,7 +80,7 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
     page.wait_for_function("document.documentElement.lang === 'hr'")
     after = {
         "version": version(page),
-        "dice": page.locator("#dice").inner_text(),
+        "dice": [d.get_attribute("data-value") for d in page.locator("#dice .die").all()],
         "kept": page.locator("#dice .die[aria-pressed='true']").count(),
         "numbers": page.locator("#cards td").all_inner_texts(),
         "events": page.locator("#events li").count(),
@@ -95,11 +98,16 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
     assert all(" baca " in e or " upisuje " in e for e in page.locator("#events li").all_inner_texts())
 
     # play on in Croatian: the roll goes through with the kept dice; the server speaks Croatian too
-    kept = page.locator("#dice .die").nth(0).inner_text(), page.locator("#dice .die").nth(1).inner_text()
+    def first_two() -> tuple[str | None, str | None]:
+        return page.locator("#dice .die").nth(0).get_attribute("data-value"), page.locator(
+            "#dice .die"
+        ).nth(1).get_attribute("data-value")
+
+    kept = first_two()
     v = version(page)
     page.locator("#roll").click()
     wait_newer(page, v)
-    assert (page.locator("#dice .die").nth(0).inner_text(), page.locator("#dice .die").nth(1).inner_text()) == kept
+    assert first_two() == kept
     page.get_by_role("button", name="Savjet").click()
     page.locator("#hint-box li").first.wait_for()
     hint = page.locator("#hint-box").inner_text()

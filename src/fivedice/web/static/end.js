@@ -39,10 +39,9 @@ export function progressChart(points, player) {
   const y = (v) => H - pad.b - ((H - pad.t - pad.b) * v) / top;
   const first = points[0];
   const last = points[points.length - 1];
-  const summary = t("{player}: {score} points after {rounds} rounds; an optimal player expected {start} at the start.", {
+  const summary = t("{player}: final score {score}; an optimal player expected {start} at the start.", {
     player,
     score: last.score,
-    rounds,
     start: number(first.expected, 1),
   });
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart", "aria-label": summary });

@@ -45,7 +45,7 @@ async function refreshRooms(api, open) {
   $("#public-rooms").replaceChildren(
     ...rooms.map((r) => {
       const players = r.players.map((p) => p.name).join(", ");
-      const seats = r.status === "lobby" ? t("{open} of {seats} seats open", r) : t("in play");
+      const seats = r.status === "lobby" ? t("Open seats: {open} of {seats}", r) : t("in play");
       const action = r.status === "lobby" ? t("Join") : t("Watch");
       const spoken = r.status === "lobby" ? t("Join {rules} with {players}", { rules: r.rules.title, players }) : t("Watch {rules} with {players}", { rules: r.rules.title, players });
       return el(

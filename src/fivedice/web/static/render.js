@@ -57,7 +57,7 @@ export function renderSeats(room, you) {
   let line = "";
   if (watchers.length) {
     const names = [...named];
-    if (anonymous) names.push(anonymous === 1 ? t("one more") : t("{n} more", { n: anonymous }));
+    if (anonymous) names.push(`+${anonymous}`);
     line = t("Watching: {names}", { names: names.join(", ") });
   }
   $("#spectators").textContent = line;
@@ -67,7 +67,7 @@ export function renderSeats(room, you) {
   start.disabled = open > 0;
   let why = "";
   if (room.status === "lobby" && you === 0 && open)
-    why = open === 1 ? t("Waiting for 1 more player: send them the invite link.") : t("Waiting for {n} more players: send them the invite link.", { n: open });
+    why = t("Seats still open: {n}. Send the invite link to the players you are waiting for.", { n: open });
   else if (room.status === "lobby" && you !== 0) why = t("The host, {host}, starts the game when every seat is taken.", { host: nameOf(room, 0) });
   $("#start-why").textContent = why;
 }
@@ -186,7 +186,7 @@ export function cardTable(rules, names, cards, { current = null, options = null,
               type: "button",
               class: classes || null,
               disabled: !enabled,
-              "aria-label": key === hinted ? `${spoken} (${t("the hint")})` : spoken,
+              "aria-label": key === hinted ? t("{action} (the hint)", { action: spoken }) : spoken,
               "data-box": box.name,
               "data-card": c,
               onclick: onScore ? () => onScore(c, box.name) : null,
