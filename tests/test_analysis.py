@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def test_progress_runs_from_the_optimal_mean_to_the_final_score(duel: Game) -> N
         assert points[0].expected == pytest.approx(254.58773, abs=1e-4)
         assert points[-1].score == duel.state.totals[seat]
         assert points[-1].expected == pytest.approx(points[-1].score)
-        assert all(b.score >= a.score for a, b in zip(points, points[1:], strict=False))
+        assert all(b.score >= a.score for a, b in itertools.pairwise(points))
     # a middle point: the points so far plus what the solver expects from that card on
     state = duel.initial
     for record in duel.log:

@@ -99,9 +99,9 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
 
     # play on in Croatian: the roll goes through with the kept dice; the server speaks Croatian too
     def first_two() -> tuple[str | None, str | None]:
-        return page.locator("#dice .die").nth(0).get_attribute("data-value"), page.locator(
-            "#dice .die"
-        ).nth(1).get_attribute("data-value")
+        return page.locator("#dice .die").nth(0).get_attribute("data-value"), page.locator("#dice .die").nth(
+            1
+        ).get_attribute("data-value")
 
     kept = first_two()
     v = version(page)

@@ -28,7 +28,9 @@ def server(tmp_path: Path) -> Iterator[Server]:
 
 
 def focused(page: Any) -> str:
-    return str(page.evaluate("() => document.activeElement && (document.activeElement.id || document.activeElement.tagName)"))
+    return str(
+        page.evaluate("() => document.activeElement && (document.activeElement.id || document.activeElement.tagName)")
+    )
 
 
 def tab_to(page: Any, element_id: str, limit: int = 40) -> None:
@@ -67,8 +69,10 @@ def test_play_now_against_the_computer_with_the_keyboard_alone(server: Server, b
         wait_my_turn(page)
         v = version(page)
         page.locator("body").focus()
-        g = page.evaluate("() => [document.querySelectorAll('#dice .die[data-value=\"\"]').length, "
-                          "document.querySelector('#rolls-left').textContent]")
+        g = page.evaluate(
+            "() => [document.querySelectorAll('#dice .die[data-value=\"\"]').length, "
+            "document.querySelector('#rolls-left').textContent]"
+        )
         if g[0] or "rolls left" not in g[1]:
             page.keyboard.press("Space")
         elif hints < 2 and g[1].startswith("2 of"):
@@ -140,7 +144,9 @@ def test_the_lobby_lists_public_rooms_to_join_and_to_watch(server: Server, brows
 
 
 def test_six_seats_fit_a_360_px_phone_and_the_card_scrolls_in_its_box(server: Server, browser: Any) -> None:
-    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True, bypass_csp=True)
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True, bypass_csp=True
+    )
     page = context.new_page()
     page.goto(server.url + "/")
     page.locator("#player-name").fill("Ann")
@@ -162,7 +168,8 @@ def test_six_seats_fit_a_360_px_phone_and_the_card_scrolls_in_its_box(server: Se
     before = name.bounding_box()
     box.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
     after = name.bounding_box()
-    assert before is not None and after is not None
+    assert before is not None
+    assert after is not None
     assert after["x"] == pytest.approx(before["x"], abs=1)  # the box names stay in view
     roll = page.locator("#roll").bounding_box()
     assert roll is not None
@@ -192,7 +199,10 @@ def test_dice_motion_sound_words_reasons_and_the_hint(server: Server, browser: A
     help_id = joker.get_attribute("aria-describedby")
     assert page.locator(f"#{help_id}").inner_text().startswith("An extra Yahtzee must go in its upper box")
     joker.select_option("none")
-    assert page.locator(f"#{help_id}").inner_text() == "An extra Yahtzee scores only what the dice are worth in the box chosen."
+    assert (
+        page.locator(f"#{help_id}").inner_text()
+        == "An extra Yahtzee scores only what the dice are worth in the box chosen."
+    )
     # the sound is off until turned on, and remembered
     sound = page.get_by_role("button", name="Sound")
     assert sound.get_attribute("aria-pressed") == "false"
