@@ -29,7 +29,7 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
     # the lobby in Italian, from the browser's language
     page.wait_for_function("document.documentElement.lang === 'it'")
     assert page.locator("#language").input_value() == "it"
-    page.get_by_label("Il tuo nome").fill("Ann")
+    page.locator("#lobby").get_by_label("Il tuo nome").fill("Ann")
     form = page.locator("#create-form")
     form.get_by_label("Persone che giocano").fill("1")
     page.get_by_role("button", name="Aggiungi un computer").click()
@@ -41,7 +41,7 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
     page.wait_for_url("**/r/*")
     page.wait_for_function("document.querySelector('#connection').textContent === 'connesso'")
     page.get_by_role("button", name="Avvia la partita").click()
-    page.locator("#play").wait_for()
+    page.locator("#dice").wait_for()
 
     # play until it is Ann's turn with dice to keep (the roll-off and the computer come first)
     for _ in range(200):
