@@ -13,7 +13,7 @@ export function renderRanking(room) {
       el(
         "li",
         { class: s.place === 1 ? "winner" : null },
-        s.place === 1 ? el("span", { "aria-hidden": "true", text: "🏆" }) : null,
+        s.place === 1 ? el("span", { "aria-hidden": "true", text: "★", class: "star" }) : null,
         el("span", { text: t("{place}. {name} — {total} points", s) }),
       ),
     ),
