@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
@@ -184,3 +185,23 @@ def test_the_installable_app_manifest_icons_and_service_worker(client: TestClien
         assert client.get(path).status_code == 200, path
     page = client.get("/").text
     assert '<link rel="manifest" href="/static/manifest.webmanifest">' in page
+
+
+def test_dropping_the_room_tables_drops_the_chat_and_replays_beside_them(tmp_path: Path) -> None:
+    from sqlalchemy import inspect
+
+    from fivedice.web.db import RoomStore, SeatRow
+    from fivedice.web.lobby import RoomExtras
+    from fivedice.web.replay import ReplayStore
+
+    url = f"sqlite:///{tmp_path / 'rooms.db'}"
+    store = RoomStore(url, "t_")
+    extras, replays = RoomExtras(store), ReplayStore(store)
+    store.create("ABCD2345", "yacht", {}, [SeatRow(0, "Ann", "human", None, "x")], now=1.0)
+    extras.add_chat("ABCD2345", 0, "Ann", "hi", now=2.0)
+    replays.share("ABCD2345", 1, now=3.0)
+    store.dispose()
+    fresh = RoomStore(url, "t_")  # an operator's or a test's clean-up knows only the room tables
+    fresh.drop()
+    assert [t for t in inspect(fresh.engine).get_table_names() if t.startswith("t_")] == []
+    fresh.dispose()

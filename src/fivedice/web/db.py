@@ -263,8 +263,11 @@ class RoomStore:
         return version
 
     def drop(self) -> None:
-        """Drop every room table (tests clean up after themselves with this)."""
-        self.tables.metadata.drop_all(self.engine)
+        """Drop every room table and the tables beside them under the same prefix (the chat, replays), in
+        the order their foreign keys need (tests clean up after themselves with this)."""
+        found = MetaData()
+        found.reflect(self.engine, only=lambda name, _md: name.startswith(self.tables.prefix))
+        found.drop_all(self.engine)
 
     def dispose(self) -> None:
         """Close the connection pool."""

@@ -237,8 +237,8 @@ function tell(before, room) {
       parts.push(t("Totals: {totals}.", { totals: room.seats.map((s) => `${nameOf(room, s.seat)} ${g.totals[s.seat]}`).join(", ") }));
     }
   }
-  const started = !b || b.current !== g.current || (before && before.status !== "playing");
-  if (g && room.status === "playing" && g.current === ui.you && started) parts.push(t("Your turn."));
+  const started = g && (!b || b.current !== g.current || (before && before.status !== "playing"));
+  if (started && room.status === "playing" && g.current === ui.you) parts.push(t("Your turn."));
   if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
   announce(parts.join(" "));
 }
