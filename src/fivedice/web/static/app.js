@@ -165,6 +165,13 @@ function receive(msg) {
       ui.asked = true;
       send({ type: "analysis" }, { intent: false });
     }
+  } else if (msg.type === "presence") {
+    // a small update of who is online and who watches (servers that send it instead of a whole state)
+    if (!ui.room) return;
+    for (const s of ui.room.seats) s.online = s.kind === "computer" || (msg.online || []).includes(s.seat);
+    ui.room.spectators = msg.spectators;
+    ui.room.watchers = msg.watchers;
+    renderSeats(ui.room, ui.you);
   } else if (msg.type === "error") {
     ui.pending = false;
     toast(msg.message);

@@ -51,7 +51,8 @@ export function renderSeats(room, you) {
       );
     }),
   );
-  const watchers = room.spectators || [];
+  // spectators by name (a count only, from servers that send one)
+  const watchers = room.spectators || Array(Number(room.watchers) || 0).fill(null);
   const named = watchers.filter((n) => n);
   const anonymous = watchers.length - named.length;
   let line = "";
