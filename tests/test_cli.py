@@ -30,7 +30,7 @@ def test_score_prints_integer() -> None:
     [
         (["score", "yatch", "chance", "1", "2", "3", "4", "5"], "Rule set 'yatch' is unknown"),
         (["score", "yacht", "chancy", "1", "2", "3", "4", "5"], "Box 'chancy' is not in the yacht rule set"),
-        (["score", "yacht", "choice", "1", "2", "3", "4"], "are 4 values; expected exactly 5"),
+        (["score", "yacht", "choice", "1", "2", "3", "4"], "Dice '1 2 3 4': 4 values given; expected exactly 5."),
         (["score", "yacht", "choice", "1", "2", "3", "4", "7"], "Die value 7 is not a whole number from 1 to 6"),
         (["score", "yacht", "choice", "1", "2", "3", "4", "x"], "Die value 'x'"),
         (["score", "yacht", "choice", "1", "2", "3", "4", "5", "-o", "joker=free"], "not an option of yacht"),

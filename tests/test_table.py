@@ -181,7 +181,7 @@ def test_physical_dice_are_asked_only_where_the_tape_has_none() -> None:
     assert table.roll((0, 1)).dice == (1, 2, 6, 6, 6)
     table.undo()
     assert table.dice_needed((2,)) == 2  # positions 1 and 2 were never rerolled on roll 2
-    with pytest.raises(FiveDiceError, match="3 values; expected exactly 2"):
+    with pytest.raises(FiveDiceError, match="3 values given; expected exactly 2"):
         table.roll((2,), typed=(1, 2, 3))
     assert table.state.rolls == 1
 

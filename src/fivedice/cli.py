@@ -19,26 +19,17 @@ from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError, RuleSetError
 from fivedice.i18n import N_, _
 from fivedice.render import rules_card
+from fivedice.rules import parse_options
 from fivedice.table import Table
+from fivedice.usage import UsageProblem, explain, extra_arguments, repeated_option
 
-__all__ = ["I18nCommand", "main"]
+__all__ = ["I18nCommand", "get_rules", "main", "parse_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, str]:
-    """``("joker=free", "order=top_down")`` as a dict; raises on a malformed pair."""
-    out: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise RuleSetError(_("Option {pair!r} is not of the form key=value.", pair=pair))
-        out[key.strip()] = value.strip()
-    return out
-
-
 def get_rules(name: str, options: tuple[str, ...]) -> rules_mod.RuleSet:
-    """The rule set named on the command line, with its ``--option`` pairs."""
+    """The rule set named on the command line, with its ``--option`` pairs (each key once)."""
     return rules_mod.get(name, **parse_options(options))
 
 
@@ -91,8 +82,50 @@ def _format_options(command: click.Command, ctx: click.Context, formatter: click
             formatter.write_dl(rows)
 
 
+_NO_ARGS_HELP: tuple[type[Exception], ...] = tuple(
+    t for t in (getattr(click.exceptions, "NoArgsIsHelpError", None),) if t is not None
+)
+
+
 class _I18nHelp(click.Command):
-    """Usage line, help text and options written in the current language."""
+    """Usage line, help text and options written in the current language; usage errors as one
+    sentence (:mod:`fivedice.usage`) and an option taking one value refused when given twice."""
+
+    def make_parser(self, ctx: click.Context) -> Any:
+        parser = super().make_parser(ctx)
+        parse = parser.parse_args
+
+        def parse_args(args: list[str]) -> Any:
+            opts, rest, order = parse(args=args)
+            repeated_option(ctx, order)
+            return opts, rest, order
+
+        parser.parse_args = parse_args  # type: ignore[method-assign]
+        return parser
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)
+        extras_allowed = ctx.allow_extra_args or isinstance(self, click.Group)
+        ctx.allow_extra_args = True
+        try:
+            rest = super().parse_args(ctx, args)
+        except _NO_ARGS_HELP:
+            raise
+        except click.UsageError as exc:
+            raise explain(exc, given, ctx) from None
+        finally:
+            ctx.allow_extra_args = extras_allowed
+        if rest and not extras_allowed and not ctx.resilient_parsing:
+            raise extra_arguments(ctx, rest)
+        return rest
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _NO_ARGS_HELP:
+            raise
+        except click.UsageError as exc:
+            raise explain(exc, None, ctx) from None
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         formatter.write_usage(ctx.command_path, " ".join(self.collect_usage_pieces(ctx)), prefix=_("Usage: "))
@@ -120,7 +153,7 @@ def _set_language(ctx: click.Context, param: click.Parameter, value: str | None)
         try:
             ctx.meta["fivedice.lang"] = i18n.set_language(value)  # the full-screen game: --lang beats the profile
         except i18n.LanguageError as exc:
-            raise click.BadParameter(str(exc), ctx, param) from None
+            raise UsageProblem(str(exc), ctx) from None
 
 
 # Commands that live beside their subsystem, imported only when used (the solver pulls in
@@ -151,6 +184,17 @@ class LazyGroup(_I18nHelp, click.Group):
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_options(ctx, formatter)
         self.format_commands(ctx, formatter)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None and not ctx.resilient_parsing:
+            commands = ", ".join(self.list_commands(ctx))
+            raise UsageProblem(
+                _("Command {name!r} is unknown; expected one of: {commands}.", name=name, commands=commands), ctx
+            )
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []

@@ -21,13 +21,14 @@ from functools import cache
 from typing import Protocol, runtime_checkable
 
 from fivedice.errors import DiceError
-from fivedice.i18n import _
+from fivedice.i18n import _, ngettext
 
 __all__ = [
     "FACES",
     "Dice",
     "DiceRoller",
     "RandomRoller",
+    "count_error",
     "counts_of",
     "make_roller",
     "multisets",
@@ -120,10 +121,20 @@ def parse_dice(text: str | Sequence[int | str], n: int | None = 5) -> Dice:
             ) from None
     if n is not None and len(values) != n:
         shown = " ".join(map(str, values)) or _("nothing")
-        raise DiceError(
-            _("Dice {dice!r} are {count} values; expected exactly {n}.", dice=shown, count=len(values), n=n)
-        )
+        raise DiceError(count_error(shown, len(values), n))
     return Dice(tuple(values))
+
+
+def count_error(dice: str, count: int, n: int) -> str:
+    """The sentence for ``count`` dice given where ``n`` are expected."""
+    return ngettext(
+        "Dice {dice!r}: {count} value given; expected exactly {n}.",
+        "Dice {dice!r}: {count} values given; expected exactly {n}.",
+        count,
+        dice=dice,
+        count=count,
+        n=n,
+    )
 
 
 @runtime_checkable

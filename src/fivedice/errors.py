@@ -12,6 +12,7 @@ __all__ = [
     "IllegalActionError",
     "NotationError",
     "RuleSetError",
+    "SaveError",
     "SaveFormatError",
 ]
 
@@ -38,3 +39,13 @@ class NotationError(FiveDiceError):
 
 class SaveFormatError(FiveDiceError):
     """A saved game that is damaged, tampered with or of an unknown format."""
+
+
+class SaveError(FiveDiceError, OSError):
+    """A game that cannot be written: a missing folder, a folder given as the file, no permission.
+
+    Also an :class:`OSError` carrying the system's ``errno`` and ``strerror``, for callers that
+    catch those around file writes; ``str()`` is the one-sentence message."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import DiceRoller, make_roller
 from fivedice.errors import IllegalActionError
-from fivedice.i18n import _
+from fivedice.i18n import _, ngettext
 from fivedice.rules import RuleSet, get
 from fivedice.state import GameState, Phase
 
@@ -161,7 +161,15 @@ class Game:
     def undo(self, n: int = 1) -> Action:
         """Take back the last ``n`` actions; returns the last one taken back."""
         if not 1 <= n <= len(self._log):
-            raise IllegalActionError(_("Cannot undo {n} actions; {count} can be undone.", n=n, count=len(self._log)))
+            raise IllegalActionError(
+                ngettext(
+                    "Cannot undo {n} action; {count} can be undone.",
+                    "Cannot undo {n} actions; {count} can be undone.",
+                    n,
+                    n=n,
+                    count=len(self._log),
+                )
+            )
         for _i in range(n):
             self._states.pop()
             self._redo.append(self._log.pop())
@@ -170,7 +178,15 @@ class Game:
     def redo(self, n: int = 1) -> Action:
         """Replay the last ``n`` undone actions with their original outcomes."""
         if not 1 <= n <= len(self._redo):
-            raise IllegalActionError(_("Cannot redo {n} actions; {count} can be redone.", n=n, count=len(self._redo)))
+            raise IllegalActionError(
+                ngettext(
+                    "Cannot redo {n} action; {count} can be redone.",
+                    "Cannot redo {n} actions; {count} can be redone.",
+                    n,
+                    n=n,
+                    count=len(self._redo),
+                )
+            )
         for _i in range(n):
             self.push(self._redo.pop())
         return self._log[-1]

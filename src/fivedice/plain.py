@@ -342,11 +342,7 @@ class PlainSession:
         if not path:
             self.say(_("Error: say where to save, e.g. 'save game.json'."))
             return
-        try:
-            self.table.save(path)
-        except OSError as exc:
-            self.say(_("Error: the game could not be saved to {path}: {reason}.", path=path, reason=exc.strerror))
-            return
+        self.table.save(path)  # a SaveError (one sentence, nothing written) is shown like any bad input
         self.say(_("Saved to {path}.", path=path))
 
     def _hint(self) -> None:
@@ -361,7 +357,14 @@ class PlainSession:
                     loss=format_decimal(option.loss, 2),
                 )
             else:
-                text = _("{option}: {points} points now", option=describe(option, rules), points=option.points)
+                points = option.points or 0
+                text = ngettext(
+                    "{option}: {points} point now",
+                    "{option}: {points} points now",
+                    points,
+                    option=describe(option, rules),
+                    points=points,
+                )
             self.say(text)
 
     def _options_line(self) -> str:

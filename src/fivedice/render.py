@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
-from fivedice.i18n import N_, SOURCE_LANGUAGE, _, box_label, current_language, ngettext
+from fivedice.i18n import N_, _, box_label, box_name, ngettext
 from fivedice.rules import RuleSet, describe
 from fivedice.rules.ruleset import FillOrder, Joker
+from fivedice.rules.words import aliases, note
 from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
 
@@ -37,11 +39,6 @@ _JOKER = {
 }
 
 
-def _named(rules: RuleSet, name: str) -> str:
-    """A box as a player names it: its identifier in English, its label in other languages."""
-    return name if current_language() == SOURCE_LANGUAGE else box_label(rules.box(name))
-
-
 def rules_card(rules: RuleSet) -> str:
     """The rule set's score card: each box, what it needs and what it scores, then the rest,
     in the current language."""
@@ -49,7 +46,7 @@ def rules_card(rules: RuleSet) -> str:
     for box in rules.boxes:
         rows.append([box_label(box), box.name, box.kind.needs(), str(box.points)])
     title = _("{title} ({spec}): {description}", title=_(rules.title), spec=rules.spec, description=describe(rules))
-    lines = [title, "", table(rows), ""]
+    lines = [title, "", table(rows), "", *_other_names(rules)]
     if rules.upper_bonus:
         tiers = ", ".join(
             _("+{points} at {threshold}", points=t.points, threshold=t.threshold) for t in rules.upper_bonus
@@ -61,7 +58,7 @@ def rules_card(rules: RuleSet) -> str:
         lines.append(
             _(
                 "Extra {box} bonus: +{points} each while the box holds points.",
-                box=_named(rules, rules.yahtzee_box or ""),
+                box=box_name(rules.box(rules.yahtzee_box or "")),
                 points=rules.yahtzee_bonus,
             )
         )
@@ -71,21 +68,31 @@ def rules_card(rules: RuleSet) -> str:
         lines.append(
             _(
                 "Instant win: {box} made on a turn's first roll wins the game at once.",
-                box=_named(rules, rules.instant_win),
+                box=box_name(rules.box(rules.instant_win)),
             )
         )
     cards = "; ".join(_("card {card}: {order}", card=i + 1, order=_(_ORDER[o])) for i, o in enumerate(rules.cards))
     lines.append(_("Fill order: {cards}.", cards=cards))
     dice = ngettext("{n} die", "{n} dice", rules.dice, n=rules.dice)
-    lines.append(
-        _(
-            "{dice}, up to {rolls} rolls a turn, {rounds} rounds.",
-            dice=dice,
-            rolls=rules.rolls,
-            rounds=rules.rounds,
-        )
-    )
+    rolls = ngettext("up to {n} roll a turn", "up to {n} rolls a turn", rules.rolls, n=rules.rolls)
+    rounds = ngettext("{n} round", "{n} rounds", rules.rounds, n=rules.rounds)
+    lines.append(_("{dice}, {rolls}, {rounds}.", dice=dice, rolls=rolls, rounds=rounds))
     return "\n".join(lines)
+
+
+def _other_names(rules: RuleSet) -> list[str]:
+    """The rule sources' other names for the boxes in the current language (typed like the box
+    names), and their notes on which box is which; each block ends with a blank line."""
+    named = [(box_label(b), aliases(b)) for b in rules.boxes if aliases(b)]
+    lines = []
+    if named:
+        lines.append(_("Other names of the boxes, typed like their names:"))
+        lines.extend(f"  {label}: {', '.join(words)}" for label, words in named)
+        lines.append("")
+    notes = dict.fromkeys(n for n in map(note, rules.boxes) if n)
+    if notes:
+        lines.extend([*(textwrap.fill(n, 100) for n in notes), ""])
+    return lines
 
 
 def _cell(card: Scorecard, i: int, preview: dict[int, int] | None) -> str:

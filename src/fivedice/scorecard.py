@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from fivedice.dice import Dice, counts_of
 from fivedice.errors import IllegalActionError
-from fivedice.i18n import _
+from fivedice.i18n import _, box_name, ngettext
 from fivedice.rules.ruleset import FillOrder, Joker, RuleSet
 
 __all__ = ["Scorecard"]
@@ -46,8 +46,10 @@ class Scorecard:
             object.__setattr__(self, "entries", (None,) * len(self.rules.boxes))
         elif len(self.entries) != len(self.rules.boxes):
             raise IllegalActionError(
-                _(
-                    "A score card of {entries} entries does not fit {rules}, which has {boxes} boxes.",
+                ngettext(
+                    "A score card of {rules} needs one entry per box ({boxes}); {entries} was given.",
+                    "A score card of {rules} needs one entry per box ({boxes}); {entries} were given.",
+                    len(self.entries),
                     entries=len(self.entries),
                     rules=self.rules.name,
                     boxes=len(self.rules.boxes),
@@ -157,14 +159,14 @@ class Scorecard:
     def why_not(self, box: int, counts: tuple[int, ...], roll: int = 3) -> str | None:
         """Why box ``box`` may not be filled with these dice (a clause), or None if it may."""
         rules = self.rules
-        name = rules.boxes[box].name
+        name = box_name(rules.boxes[box])
         if self.entries[box] is not None:
             return _("box {box!r} is already filled", box=name)
         allowed = self.allowed_by_order()
         if box not in allowed:
             if self.order is FillOrder.UPPER_FIRST:
                 return _("box {box!r} must wait until every upper box is filled (upper-first card)", box=name)
-            after = rules.boxes[allowed[0]].name
+            after = box_name(rules.boxes[allowed[0]])
             if self.order is FillOrder.TOP_DOWN:
                 return _(
                     "box {box!r} is not next on this top-down card, which must fill {next!r}", box=name, next=after
@@ -173,7 +175,7 @@ class Scorecard:
         options = self.option_indices(counts, roll)
         if box not in options:
             face = self._joker_face(counts)
-            must = ", ".join(repr(rules.boxes[i].name) for i in options)
+            must = ", ".join(repr(box_name(rules.boxes[i])) for i in options)
             return _(
                 "box {box!r} is not allowed: the Joker rule sends five {face}s to {boxes}",
                 box=name,

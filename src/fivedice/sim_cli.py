@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from fivedice.cli import I18nCommand, friendly, get_rules, option_flag
-from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent
+from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
 from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
 
 __all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
@@ -30,8 +30,10 @@ def resolve_strategies(strategy: str, strategies: str | None, players: int | Non
             )
         if players is not None and players != len(chosen):
             raise SimulationError(
-                _(
-                    "--players {players} does not match the {count} strategies {strategies!r}.",
+                ngettext(
+                    "--players {players} does not match {strategies!r}, which names {count} strategy.",
+                    "--players {players} does not match {strategies!r}, which names {count} strategies.",
+                    len(chosen),
                     players=players,
                     count=len(chosen),
                     strategies=strategies,
@@ -115,8 +117,10 @@ def render_result(result: SimResult) -> Table:
     stats = result.stats()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     table = Table(
-        title=_(
+        title=ngettext(
+            "{rules}: {games} game, seed {seed}",
             "{rules}: {games} games, seed {seed}",
+            result.games,
             rules=result.rules.spec,
             games=format_number(result.games),
             seed=result.seed,

@@ -15,7 +15,7 @@ from functools import cached_property
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import FACES, DiceRoller, counts_of, multisets
 from fivedice.errors import FiveDiceError, IllegalActionError
-from fivedice.i18n import _
+from fivedice.i18n import _, box_name, ngettext
 from fivedice.rules.ruleset import RuleSet
 from fivedice.scorecard import Scorecard
 
@@ -214,8 +214,10 @@ class GameState:
             return None
         n = self.rules.dice
         if len(dice) != n or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= FACES for v in dice):
-            return _(
+            return ngettext(
+                "Dice {dice!r} are not {n} whole number from 1 to {faces}.",
                 "Dice {dice!r} are not {n} whole numbers from 1 to {faces}.",
+                n,
                 dice=" ".join(map(str, dice)),
                 n=n,
                 faces=FACES,
@@ -234,8 +236,10 @@ class GameState:
     def _why_not_roll(self, action: Roll, who: str) -> str | None:
         n = self.rules.dice
         if self.rolls_left <= 0:
-            return _(
+            return ngettext(
+                "{who} has used the {rolls} roll of this turn (round {round}); score a box.",
                 "{who} has used all {rolls} rolls this turn (round {round}); score a box.",
+                self.rules.rolls,
                 who=who,
                 rolls=self.rules.rolls,
                 round=self.round,
@@ -252,7 +256,13 @@ class GameState:
         if action.held and self.dice is None:
             return _("{who} cannot keep dice before the turn's first roll.", who=who)
         if len(action.held) == n:
-            return _("Keeping all {n} dice is the same as stopping; {who} should score a box instead.", n=n, who=who)
+            return ngettext(
+                "Keeping the {n} die is the same as stopping; {who} should score a box instead.",
+                "Keeping all {n} dice is the same as stopping; {who} should score a box instead.",
+                n,
+                n=n,
+                who=who,
+            )
         return self._bad_dice(action.dice, action.held)
 
     def _why_not_score(self, action: Score, who: str) -> str | None:
@@ -288,7 +298,7 @@ class GameState:
             return _("{reason} for {who} (round {round}).", reason=reason, who=who, round=self.round)
         points = card.option_indices(self.counts, self.rolls)[index]
         if action.points is not None and action.points != points:
-            box = self.rules.boxes[index].name
+            box = box_name(self.rules.boxes[index])
             return _(
                 "Score {score!r} in {box!r} does not match the {points} that {dice} make there.",
                 score=action.points,

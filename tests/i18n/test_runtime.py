@@ -100,13 +100,24 @@ def test_plurals_follow_each_language() -> None:
     assert ngettext("{n} die", "{n} dice", 1, n=1) == "1 die"
 
 
-def test_untranslated_and_fuzzy_texts_fall_back_to_english() -> None:
+def test_untranslated_and_fuzzy_texts_fall_back_to_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gettext
+    import io
+
+    from babel.messages.catalog import Catalog
+
+    from fivedice.i18n.catalogs import compile_bytes
+
+    draft = Catalog(locale="co")
+    draft.add("Total", "Tutale")
+    draft.add("Small Straight", "Scala chjuca", flags=["fuzzy"])
+    draft.add("Game over.", "")
+    translations = gettext.GNUTranslations(io.BytesIO(compile_bytes(draft)))
+    monkeypatch.setattr(i18n, "_translations", lambda code: translations)
     with i18n.language("co"):
         assert _("Total") == "Tutale"
-        assert _("Small Straight") == "Small Straight"  # fuzzy in co.po
-        assert _("Game over.") == "Partita finita."
-        assert _("Goodbye.") == "À prestu."
-        assert _("No dice are showing yet; roll first.") == "No dice are showing yet; roll first."
+        assert _("Small Straight") == "Small Straight"  # fuzzy: left out of the .mo
+        assert _("Game over.") == "Game over."  # empty
     assert _("a text in no catalog") == "a text in no catalog"
 
 
@@ -130,7 +141,7 @@ def test_engine_errors_come_out_in_the_language_of_the_moment() -> None:
     game.roll()
     with (
         i18n.language("hr"),
-        pytest.raises(IllegalActionError, match="Polje 'chance' je već popunjeno za Ann \\(runda 2\\)"),
+        pytest.raises(IllegalActionError, match="Polje 'Šansa' je već popunjeno za Ann \\(runda 2\\)"),
     ):
         game.score("chance")
     with i18n.language("su"), pytest.raises(FiveDiceError, match="Kotak 'nope' teu aya dina aturan yahtzee"):
@@ -199,11 +210,14 @@ def test_catalog_json_for_the_web_client() -> None:
     messages = data["messages"]
     assert isinstance(messages, dict)
     assert messages["Three of a Kind"] == "Tris"
-    assert messages["{n} die"] == ["{n} dado", "{n} dadi", "{n} dadi"]
+    assert messages["{n} die"] == ["{n} dado", "{n} dadi"]
+    assert data["plural"] == "nplurals=2; plural=(n != 1);"
     assert "plural=" in str(data["plural"])
     corsican = i18n.catalog_json("co")["messages"]
     assert isinstance(corsican, dict)
-    assert "Small Straight" not in corsican  # fuzzy: the client falls back to English
+    assert corsican["Small Straight"] == "Scala chjuca"
+    assert "Chance" not in corsican  # the same as in English: the client shows the English text
+    assert i18n.catalog_json("en")["messages"] == {}  # plural forms and contexts equal to the source need no entry
     with pytest.raises(i18n.LanguageError):
         i18n.catalog_json("xx")
 

@@ -11,6 +11,7 @@ from fivedice.i18n.lint import scan, scan_source
 SRC = Path(__file__).resolve().parents[2] / "src" / "fivedice"
 TRANSLATED = [
     SRC / "cli.py",
+    SRC / "usage.py",
     SRC / "plain.py",
     SRC / "render.py",
     SRC / "rules",

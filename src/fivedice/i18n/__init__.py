@@ -47,6 +47,7 @@ __all__ = [
     "_",
     "available_languages",
     "box_label",
+    "box_name",
     "catalog_json",
     "current_language",
     "fold",
@@ -268,6 +269,23 @@ def box_label(box: object) -> str:
     return gettext(label) if isinstance(label, str) else str(box)
 
 
+def box_name(box: object) -> str:
+    """A box as a message names it: its identifier in English (``full_house``, what is typed
+    there), its label in the current language elsewhere (``Full``, ``Puna kuća``).
+
+    >>> class B:
+    ...     name, label = "full_house", "Full House"
+    >>> box_name(B())
+    'full_house'
+    >>> with language("hr"):
+    ...     box_name(B())
+    'Puna kuća'
+    """
+    if current_language() == SOURCE_LANGUAGE:
+        return str(getattr(box, "name", box))
+    return box_label(box)
+
+
 def fold(text: str) -> str:
     """Text for loose matching: lower case, no accents, words joined by ``_``.
 
@@ -295,21 +313,25 @@ def catalog_json(code: str) -> dict[str, object]:
     """A catalog as JSON-ready data for a web client: ``{"language", "plural", "messages"}``.
 
     ``messages`` maps each English text to its translation (a list of forms for plurals;
-    contexts as ``"context\\u0004text"``); untranslated texts, and texts the same as in English, are left out.
+    contexts as ``"context\\u0004text"``); untranslated texts, and texts (or plural forms) the same as in
+    English, are left out.
     """
     code = _checked(code)
     trans = _translations(code)
     catalog: dict[object, str] = getattr(trans, "_catalog", {})
+    english: dict[object, str] = getattr(_translations(SOURCE_LANGUAGE), "_catalog", {})
     messages: dict[str, object] = {}
     plurals: dict[str, list[str]] = {}
     for key, value in catalog.items():
-        if key == "" or not value or value == key:  # the English text itself needs no entry
+        if key == "" or not value or value == str(key).rpartition("\x04")[2]:  # the English text needs no entry
             continue
         if isinstance(key, tuple):
             plurals.setdefault(str(key[0]), []).append(value)
         else:
             messages[str(key)] = value
-    messages.update(plurals)
+    for msgid, forms in plurals.items():
+        if forms != [english.get((msgid, i)) for i in range(len(forms))]:
+            messages[msgid] = forms
     header = trans.info().get("plural-forms", "nplurals=2; plural=(n != 1);")
     return {"language": code, "plural": header, "messages": messages}
 

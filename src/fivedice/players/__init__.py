@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 from fivedice.actions import Action
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
-from fivedice.i18n import N_, _
+from fivedice.i18n import N_, _, ngettext
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
 
@@ -128,8 +128,10 @@ def play_game(game: Game, strategies: Sequence[Strategy]) -> Game:
     """Play ``game`` to its end, seat ``s`` moved by ``strategies[s]``; returns the game."""
     if len(strategies) != len(game.players):
         raise UnknownStrategyError(
-            _(
-                "{count} strategies were given for {players} players.",
+            ngettext(
+                "Expected {players} strategy, one per player, not {count}.",
+                "Expected {players} strategies, one per player, not {count}.",
+                len(game.players),
                 count=len(strategies),
                 players=len(game.players),
             )

@@ -56,14 +56,9 @@ class SolverUnavailableError(FiveDiceError):
 @cache
 def solver_for(rules: RuleSet) -> Any:
     """The (cached) solver of ``rules``; raises if the solver cannot handle them."""
-    if len(rules.cards) != 1:
-        raise SolverUnavailableError(
-            _(
-                "Rule set {rules!r} uses {cards} score cards; the solver handles one-card rule sets.",
-                rules=rules.spec,
-                cards=len(rules.cards),
-            )
-        )
+    reason = rules.solver_refusal()
+    if reason is not None:
+        raise SolverUnavailableError(reason)
     try:
         from fivedice.solver import solve
     except ImportError as exc:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "from_data",
     "get",
     "load",
+    "parse_options",
     "parse_spec",
 ]
 
@@ -90,6 +92,38 @@ def _build(key: str, chosen: tuple[tuple[str, str], ...]) -> RuleSet:
     return dataclasses.replace(rs, options=non_default)
 
 
+def parse_options(pairs: Iterable[str]) -> dict[str, str]:
+    """Options written ``key=value`` as a dict; raises on a malformed pair or a key given twice.
+
+    >>> parse_options(["joker=free", "order = top_down"])
+    {'joker': 'free', 'order': 'top_down'}
+    >>> parse_options(["joker=free", "Joker=none"])
+    Traceback (most recent call last):
+    ...
+    fivedice.errors.RuleSetError: Option 'Joker' is given twice ('free', then 'none'); expected it once.
+    """
+    out: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            raise RuleSetError(_("Option {pair!r} is not of the form key=value.", pair=pair))
+        same = normalize_name(key)
+        if same in first:
+            raise RuleSetError(
+                _(
+                    "Option {key!r} is given twice ({first!r}, then {second!r}); expected it once.",
+                    key=key,
+                    first=out[first[same]],
+                    second=value,
+                )
+            )
+        first[same] = key
+        out[key] = value
+    return out
+
+
 def parse_spec(spec: str) -> RuleSet:
     """A rule set from its spec, ``"NAME [key=value ...]"``, as :attr:`RuleSet.spec` gives.
 
@@ -97,13 +131,7 @@ def parse_spec(spec: str) -> RuleSet:
     16
     """
     name, *pairs = spec.split()
-    options: dict[str, object] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise RuleSetError(_("Option {pair!r} is not of the form key=value.", pair=pair))
-        options[key] = value
-    return get(name, **options)
+    return get(name, **parse_options(pairs))
 
 
 _FIELDS = ("title", "description", "rolls", "dice", "yahtzee_box", "yahtzee_bonus", "instant_win")

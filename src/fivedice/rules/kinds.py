@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal
 
 from fivedice.dice import FACES
 from fivedice.errors import RuleSetError
-from fivedice.i18n import _
+from fivedice.i18n import _, ngettext
 
 __all__ = [
     "KINDS",
@@ -173,7 +173,7 @@ class OfAKind(Kind):
         return 0
 
     def needs(self) -> str:
-        return _("at least {n} dice alike", n=self.n)
+        return ngettext("at least {n} die alike", "at least {n} dice alike", self.n, n=self.n)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,11 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from fivedice.dice import Dice, counts_of
+from fivedice.dice import Dice, count_error, counts_of
 from fivedice.errors import DiceError, RuleSetError
-from fivedice.i18n import _, box_label, fold
+from fivedice.i18n import _, box_name, fold, ngettext
 from fivedice.rules.kinds import AllAlike, Face, Kind, Points, kind_from_data
+from fivedice.rules.words import typed_names
 
 __all__ = ["BonusTier", "Box", "FillOrder", "Joker", "RuleSet", "normalize_name"]
 
@@ -197,7 +198,7 @@ class RuleSet:
         found = self._local_index(name)
         if found is not None:
             return found
-        names = ", ".join(b.name for b in self.boxes)
+        names = ", ".join(box_name(b) for b in self.boxes)
         raise RuleSetError(
             _(
                 "Box {box!r} is not in the {rules} rule set; expected one of: {names}.",
@@ -208,27 +209,34 @@ class RuleSet:
         )
 
     def _local_index(self, name: str) -> int | None:
-        """A box by its label in the current language (accents and case ignored), if unique."""
+        """A box by its label in the current language, its English label or a name the rule
+        sources of the current language give it (:mod:`fivedice.rules.words`; accents and case
+        ignored), if only one box goes by that name."""
         key = fold(name)
-        hits = {i for i, b in enumerate(self.boxes) if fold(box_label(b)) == key or fold(b.label) == key}
+        hits = {i for i, b in enumerate(self.boxes) if key in typed_names(b)}
         return hits.pop() if len(hits) == 1 else None
 
     def box(self, name: str) -> Box:
-        """A box by name or alias (case-insensitive; spaces, ``-`` and ``_`` alike)."""
+        """A box by name or alias (case-insensitive; spaces, ``-`` and ``_`` alike), or by the
+        names players of the current language use (see :meth:`box_index`)."""
         return self.boxes[self.box_index(name)]
 
     def solver_refusal(self) -> str | None:
         """Why the exact solver cannot play this rule set (a sentence), or None: it handles one score card
         of at most :data:`SOLVER_MAX_BOXES` boxes. The one place this is decided."""
         if len(self.cards) != 1:
-            return _(
+            return ngettext(
+                "Rule set {rules!r} plays {cards} score card; the solver handles single-card rule sets.",
                 "Rule set {rules!r} plays {cards} score cards; the solver handles single-card rule sets.",
+                len(self.cards),
                 rules=self.spec,
                 cards=len(self.cards),
             )
         if len(self.boxes) > SOLVER_MAX_BOXES:
-            return _(
+            return ngettext(
+                "Rule set {rules!r} has {boxes} box; the solver handles up to {most}.",
                 "Rule set {rules!r} has {boxes} boxes; the solver handles up to {most}.",
+                len(self.boxes),
                 rules=self.spec,
                 boxes=len(self.boxes),
                 most=SOLVER_MAX_BOXES,
@@ -286,14 +294,7 @@ class RuleSet:
     def check_dice(self, dice: Dice) -> None:
         """Raise unless there are exactly as many dice as the rule set uses."""
         if len(dice) != self.dice:
-            raise DiceError(
-                _(
-                    "Dice {dice!r} are {count} values; expected exactly {n}.",
-                    dice=str(dice),
-                    count=len(dice),
-                    n=self.dice,
-                )
-            )
+            raise DiceError(count_error(str(dice), len(dice), self.dice))
 
     @property
     def spec(self) -> str:

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fivedice.dice import FACES, Dice
+from fivedice.dice import FACES, Dice, count_error
 from fivedice.errors import DiceError, IllegalActionError, RuleSetError
-from fivedice.i18n import _
+from fivedice.i18n import _, box_name, ngettext
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver import kernel
@@ -107,9 +107,11 @@ class Solver:
             if e is not None:
                 if e not in self._possible[b]:
                     raise IllegalActionError(
-                        _(
+                        ngettext(
+                            "Box {box!r} holds {points} point, which it can never score in {rules}.",
                             "Box {box!r} holds {points} points, which it can never score in {rules}.",
-                            box=self._names[b],
+                            e,
+                            box=box_name(self.rules.boxes[b]),
                             points=e,
                             rules=self.rules.spec,
                         )
@@ -120,7 +122,8 @@ class Solver:
         y = 1 if t.ybits == 2 and card.entries[t.ybox] else 0
         index = (mask * t.units + t.frozen_up(mask, up)) * t.ybits + y
         if not self.table.reach[index]:
-            filled = ", ".join(f"{self._names[b]}={e}" for b, e in enumerate(card.entries) if e is not None)
+            boxes = self.rules.boxes
+            filled = ", ".join(f"{box_name(boxes[b])}={e}" for b, e in enumerate(card.entries) if e is not None)
             raise IllegalActionError(
                 _("The score card {{{filled}}} cannot arise under {rules}.", filled=filled, rules=self.rules.spec)
             )
@@ -139,9 +142,7 @@ class Solver:
         values = dice.values if isinstance(dice, Dice) else tuple(dice)
         if len(values) != t.n:
             shown = " ".join(map(str, values))
-            raise DiceError(
-                _("Dice {dice!r} are {count} values; expected exactly {n}.", dice=shown, count=len(values), n=t.n)
-            )
+            raise DiceError(count_error(shown, len(values), t.n))
         d = 0
         add = self._add
         for v in values:

@@ -10,7 +10,7 @@ import click
 from fivedice.cli import I18nCommand, friendly, get_rules, option_flag
 from fivedice.dice import parse_dice
 from fivedice.errors import IllegalActionError
-from fivedice.i18n import N_, _, box_label, format_decimal, format_number
+from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, ngettext
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import solve
@@ -34,7 +34,7 @@ def parse_card(rules: RuleSet, text: str) -> Scorecard:
             raise IllegalActionError(_("Card entry {entry!r} is not of the form box=points.", entry=item.strip()))
         index = rules.box_index(name)
         if entries[index] is not None:
-            raise IllegalActionError(_("Box {box!r} is given twice on the card.", box=rules.boxes[index].name))
+            raise IllegalActionError(_("Box {box!r} is given twice on the card.", box=box_name(rules.boxes[index])))
         try:
             entries[index] = int(value)
         except ValueError:
@@ -80,7 +80,13 @@ def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
     how = _("built") if table.source == "built" else _("loaded from the cache")
     click.echo(_("time: {seconds} s ({how})", seconds=format_decimal(seconds, 2), how=how))
     states, megabytes = format_number(table.states), format_decimal(solver.size_bytes / 1e6, 1)
-    size = _("table: {states} states, {megabytes} MB of values", states=states, megabytes=megabytes)
+    size = ngettext(
+        "table: {states} state, {megabytes} MB of values",
+        "table: {states} states, {megabytes} MB of values",
+        table.states,
+        states=states,
+        megabytes=megabytes,
+    )
     if file_bytes is not None:
         on_disk = format_decimal(file_bytes / 1e6, 1)
         size += _(", {megabytes} MB on disk ({path})", megabytes=on_disk, path=str(path))
@@ -122,8 +128,10 @@ def advise_cmd(
         return
     shown_dice = " ".join(map(str, dice))
     click.echo(
-        _(
+        ngettext(
+            "{rules}: dice {dice}, {rolls} roll left, card total {total}",
             "{rules}: dice {dice}, {rolls} rolls left, card total {total}",
+            rolls_left,
             rules=rules.spec,
             dice=shown_dice,
             rolls=rolls_left,

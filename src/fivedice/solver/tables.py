@@ -24,8 +24,8 @@ import numpy.typing as npt
 
 from fivedice.dice import FACES, multisets
 from fivedice.errors import RuleSetError
-from fivedice.i18n import _
 from fivedice.rules import Joker, RuleSet
+from fivedice.rules.ruleset import SOLVER_MAX_BOXES
 from fivedice.scorecard import Scorecard
 
 __all__ = ["Tables", "build_tables"]
@@ -33,7 +33,7 @@ __all__ = ["Tables", "build_tables"]
 IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
-MAX_BOXES = 20
+MAX_BOXES = SOLVER_MAX_BOXES
 """The solver's state space has 2**boxes masks; beyond this it would not fit in memory."""
 
 
@@ -139,24 +139,11 @@ class Tables:
 
 
 def check_supported(rules: RuleSet) -> None:
-    """Raise unless the solver handles ``rules`` (one score card, at most 20 boxes)."""
-    if len(rules.cards) != 1:
-        raise RuleSetError(
-            _(
-                "Rule set {rules!r} plays {cards} score cards; the solver handles single-card rule sets.",
-                rules=rules.spec,
-                cards=len(rules.cards),
-            )
-        )
-    if len(rules.boxes) > MAX_BOXES:
-        raise RuleSetError(
-            _(
-                "Rule set {rules!r} has {boxes} boxes; the solver handles up to {most}.",
-                rules=rules.spec,
-                boxes=len(rules.boxes),
-                most=MAX_BOXES,
-            )
-        )
+    """Raise unless the solver handles ``rules`` (one score card, at most 20 boxes; see
+    :meth:`RuleSet.solver_refusal`)."""
+    reason = rules.solver_refusal()
+    if reason is not None:
+        raise RuleSetError(reason)
 
 
 def _multisets(n: int) -> list[tuple[int, ...]]:

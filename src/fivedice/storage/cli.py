@@ -114,7 +114,8 @@ def history_text(history: History, recent: int = 10, chart: int = 30) -> str:
     analysed = _("not analysed") if loss is None else _("{points} points", points=format_decimal(loss, 2))
     lines.append("  " + _("mean loss per decision: {loss}", loss=analysed))
     scores = [g.total for g in reversed(history.games[:chart])]
-    lines += ["", _("Last {n} scores (oldest left):", n=len(scores)), bar_chart(scores), ""]
+    last = ngettext("Last {n} score:", "Last {n} scores (oldest left):", len(scores), n=len(scores))
+    lines += ["", last, bar_chart(scores), ""]
     body = [[_("Date"), _("Rules"), _("Players"), _("Place"), pgettext("heading", "Score"), _("Bonus"), _("Loss")]]
     for g in history.games[:recent]:
         place = _("{place} of {players}", place=g.place, players=g.players) if g.players > 1 else _("solo")
