@@ -41,6 +41,9 @@ DAILY = "daily"
 
 MAX_LENGTH = 64
 
+BENCHMARKS = ("optimal", "tali")
+"""The benchmark level where the solver plays the rule set, and where it does not (several cards)."""
+
 
 class ChallengeError(FiveDiceError):
     """A challenge code that cannot be used."""
@@ -66,7 +69,7 @@ def challenge_code(text: str, today: date | None = None) -> str:
 def benchmark_level(rules: RuleSet) -> str:
     """The player a challenge compares with: ``optimal`` where the solver plays the rule set, else ``tali``
     (the strongest level that plays several cards)."""
-    return "optimal" if rules.solver_refusal() is None else "tali"
+    return BENCHMARKS[rules.solver_refusal() is not None]
 
 
 def replay_on_tape(rules: RuleSet, code: str, level: str | None = None) -> Table:

@@ -72,14 +72,15 @@ _TEXTS: dict[str, str] = {
 
 
 def _kind(event: Event) -> str:
+    """The text key of an event: its kind, refined by what its fields say (several cards, dice kept...)."""
     kind = event.kind
     f = event.fields
     if kind == "scored" and f.get("cards", 1) > 1:
-        return "scored_card"
-    if kind == "rolled" and f.get("kept"):
-        return "rolled_keeping"
-    if kind in ("undone", "redone"):
-        return f"{kind}_{f.get('what', 'score')}"
+        kind += "_card"
+    elif kind == "rolled" and f.get("kept"):
+        kind += "_keeping"
+    elif kind in ("undone", "redone"):
+        kind += "_" + str(f.get("what", "score"))
     return kind
 
 

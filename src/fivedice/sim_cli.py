@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from fivedice.cli import I18nCommand, friendly, get_rules, option_flag
+from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
 from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
 

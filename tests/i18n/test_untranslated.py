@@ -11,7 +11,15 @@ from fivedice.i18n.lint import scan, scan_source
 SRC = Path(__file__).resolve().parents[2] / "src" / "fivedice"
 TRANSLATED = [
     SRC / "cli.py",
+    SRC / "clickutil.py",
     SRC / "usage.py",
+    SRC / "table.py",
+    SRC / "tape.py",
+    SRC / "events.py",
+    SRC / "advice.py",
+    SRC / "challenge.py",
+    SRC / "seat.py",
+    SRC / "hangup.py",
     SRC / "plain.py",
     SRC / "render.py",
     SRC / "rules",

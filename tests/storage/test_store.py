@@ -19,8 +19,8 @@ from fivedice import Game, saves
 from fivedice.cli import main
 from fivedice.rules import parse_spec
 from fivedice.storage import SCHEMA_VERSION, PlayerProfile, Store, StoreError, default_path, resolve_url
-from fivedice.storage.cli import bar_chart
 from fivedice.storage.schema import games, results, v1_metadata
+from fivedice.storage.text import bar_chart
 
 
 def finished_game(players: list[str], seed: int, rules: str = "yacht") -> Game:

@@ -7,7 +7,7 @@ import time
 
 import click
 
-from fivedice.cli import I18nCommand, friendly, get_rules, option_flag
+from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.dice import parse_dice
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, ngettext

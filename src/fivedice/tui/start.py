@@ -14,10 +14,9 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from fivedice import i18n
 from fivedice import rules as rules_mod
-from fivedice.cli import parse_options
 from fivedice.errors import FiveDiceError, RuleSetError
 from fivedice.i18n import N_, _
-from fivedice.rules import RuleSet
+from fivedice.rules import RuleSet, parse_options
 from fivedice.tui.session import Seat, computer_levels, saved_games
 from fivedice.tui.widgets import I18nFooter
 
@@ -51,7 +50,7 @@ class ScoresScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         """Both tables, or why there are none."""
-        from fivedice.storage.cli import scores_text, scores_title
+        from fivedice.storage.text import scores_text, scores_title
 
         app: FiveDiceApp = self.app  # type: ignore[assignment]
         if app.store is None:

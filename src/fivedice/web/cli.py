@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from fivedice.cli import I18nCommand, friendly
+from fivedice.clickutil import I18nCommand, friendly
 from fivedice.i18n import N_, _
 
 __all__ = ["serve_cmd"]
