@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from fivedice import rules
-from fivedice.players import solved
+from fivedice.players import prepare, solved
 from fivedice.sim import simulate
 
 TARGETS = {"easy": 180.0, "medium": 220.0, "hard": 245.0}
@@ -28,7 +28,7 @@ LEVELS = ("random", "greedy", "tali", "easy", "medium", "hard", "optimal")
 def calibration(games: int, workers: int | None, seed: int, levels: tuple[str, ...] = LEVELS) -> None:
     """Print the calibration table of every level."""
     rs = rules.get("yahtzee")
-    solved.prepare(["optimal"], rs)
+    prepare(["optimal"], rs)
     print(f"Calibration on {rs.spec}, {games} games per level, seed {seed}")
     print(
         f"{'level':8} {'mean':>8} {'95% interval':>17} {'sd':>6} {'target':>7} {'T':>5} {'blunder':>8} {'games/s':>8}"
@@ -53,7 +53,7 @@ def duel(games: int, workers: int | None, seed: int) -> None:
     """Print the win rate of ``win`` against ``optimal``, and the paired difference with
     ``optimal`` against itself on the same dice (common random numbers)."""
     rs = rules.get("yahtzee")
-    solved.prepare(["win"], rs)
+    prepare(["win"], rs)
     print(f"\nTwo-player {rs.spec}, {games} games each, seats alternate the start, seed {seed}")
     runs = {}
     for pair in (("optimal", "optimal"), ("win", "optimal")):

@@ -34,7 +34,7 @@ from fivedice.actions import Roll, RollOff, Score
 from fivedice.dice import RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
-from fivedice.players import LEVELS, UnknownStrategyError, get
+from fivedice.players import LEVELS, UnknownStrategyError, get, prepare
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
 
@@ -263,17 +263,13 @@ def simulate(
     if workers < 1:
         raise SimulationError(_("Number of workers {workers!r} is not valid; expected at least 1.", workers=workers))
     start = time.perf_counter()
-    from fivedice.players import solved
-
     if fast and strategies == ("optimal",):
-        fast_result = solved.simulate_optimal_fast(rules, games, seed, workers, progress)
-        if fast_result is not None:
-            totals, boxes, upper, extra = fast_result
-            share = np.ones((games, 1))
-            return SimResult(
-                rules, strategies, seed, totals, boxes, upper, extra, share, time.perf_counter() - start, "numba"
-            )
-    solved.prepare(strategies, rules, workers)
+        totals, boxes, upper, extra = simulate_optimal_fast(rules, games, seed, workers, progress)
+        share = np.ones((games, 1))
+        return SimResult(
+            rules, strategies, seed, totals, boxes, upper, extra, share, time.perf_counter() - start, "numba"
+        )
+    prepare(strategies, rules, workers)
     jobs = [
         (rules, strategies, seed, c, first, min(CHUNK, games - first)) for c, first in enumerate(range(0, games, CHUNK))
     ]
@@ -328,3 +324,34 @@ def plot_histogram(result: SimResult, path: str | os.PathLike[str]) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+FAST_BLOCK = 50_000
+"""Games per call of the compiled simulator (fixed, so results do not depend on threads)."""
+
+
+def simulate_optimal_fast(
+    rules: RuleSet, games: int, seed: int, workers: int, progress: Callable[[int], None] | None
+) -> tuple[npt.NDArray[np.int64], Any, Any, Any]:
+    """Solitaire optimal games through the solver's compiled simulator, as arrays shaped like
+    :class:`SimResult`'s.
+
+    Block ``b`` of :data:`FAST_BLOCK` games is seeded from ``(seed, b)``; the simulator
+    itself gives the same games whatever its thread count.
+    """
+    from fivedice.players.solved import solver_for
+    from fivedice.solver.simulate import simulate_optimal  # numba: only for optimal runs
+
+    solver = solver_for(rules)
+    totals, boxes, upper, extra = [], [], [], []
+    for b, first in enumerate(range(0, games, FAST_BLOCK)):
+        count = min(FAST_BLOCK, games - first)
+        block_seed, _unused = chunk_seeds(seed, b, 0)
+        result = simulate_optimal(solver, count, block_seed >> 1, threads=workers)  # 63 bits fit a signed int
+        totals.append(result.totals.astype(np.int64)[:, None])
+        boxes.append(result.box_points[:, None, None, :])
+        upper.append(result.upper_bonus[:, None, None])
+        extra.append(result.yahtzee_bonuses[:, None, None])
+        if progress is not None:
+            progress(count)
+    return np.concatenate(totals), np.concatenate(boxes), np.concatenate(upper), np.concatenate(extra)

@@ -15,14 +15,12 @@ A :class:`Strategy` has a ``name`` and ``choose(state) -> action``, returning an
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
 from fivedice.actions import Action
-from fivedice.errors import FiveDiceError
 from fivedice.game import Game
-from fivedice.i18n import N_, _, ngettext
+from fivedice.i18n import ngettext
+from fivedice.players.levels import LEVELS, SOLVER_LEVELS, Strategy, UnknownStrategyError, check_level
 from fivedice.rules.ruleset import RuleSet
-from fivedice.state import GameState
 
 __all__ = [
     "LEVELS",
@@ -33,46 +31,17 @@ __all__ = [
     "get",
     "play_game",
     "play_turn",
+    "prepare",
 ]
-
-
-@runtime_checkable
-class Strategy(Protocol):
-    """Anything that picks a move: ``choose(state)`` returns an intent for ``state.current``."""
-
-    @property
-    def name(self) -> str:
-        """The level's name, e.g. ``"greedy"``."""
-        ...
-
-    def choose(self, state: GameState) -> Action:
-        """The move to make in ``state``."""
-        ...
-
-
-class UnknownStrategyError(FiveDiceError):
-    """A strategy level that does not exist."""
-
-
-LEVELS: dict[str, str] = {
-    "random": N_("picks uniformly among the legal moves"),
-    "greedy": N_("maximises this turn's points (rerolls for their expectation), a classic baseline"),
-    "tali": N_("GNOME Tali's computer: Monte Carlo rerolls rated by a one-step table"),
-    "optimal": N_("the solver's best move: maximises the expected final score"),
-    "easy": N_("the solver's values with much noise and blunders (mean near 180 in Yahtzee)"),
-    "medium": N_("the solver's values with moderate noise (mean near 220 in Yahtzee)"),
-    "hard": N_("the solver's values with a little noise (mean near 245 in Yahtzee)"),
-    "win": N_("plays to finish first: the chance of beating the others, from the solver's values"),
-}
-"""Every built-in level with a one-line description."""
-
-SOLVER_LEVELS = frozenset({"optimal", "easy", "medium", "hard", "win"})
-"""Levels that need the solver (and so a rule set it handles)."""
 
 
 def get(level: str, rules: RuleSet, *, seed: int | None = None) -> Strategy:
     """A fresh player of ``level`` for ``rules``; ``seed`` fixes its own randomness."""
     key = check_level(level, rules)
+    if key == "win":
+        from fivedice.players.win import WinPlayer
+
+        return WinPlayer(rules, seed)
     if key in SOLVER_LEVELS:
         from fivedice.players import solved
 
@@ -87,26 +56,17 @@ def get(level: str, rules: RuleSet, *, seed: int | None = None) -> Strategy:
     return basic.TaliPlayer(rules, seed)
 
 
-def check_level(level: str, rules: RuleSet) -> str:
-    """The level's key if a player of ``level`` can play ``rules`` (cheap: builds nothing); otherwise
-    raises :class:`UnknownStrategyError` in one sentence. Never a silent substitute."""
-    key = level.strip().lower()
-    if key not in LEVELS:
-        raise UnknownStrategyError(
-            _("Computer level {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
-        )
-    reason = rules.solver_refusal() if key in SOLVER_LEVELS else None
-    if reason is not None:
-        plain = ", ".join(k for k in LEVELS if k not in SOLVER_LEVELS)
-        raise UnknownStrategyError(
-            _(
-                "Computer level {level!r} needs the solver: {reason} Choose {levels}.",
-                level=key,
-                reason=reason,
-                levels=plain,
-            )
-        )
-    return key
+def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
+    """Build what ``levels`` need (solver tables, the win player's model) once, e.g. before worker
+    processes are forked so that they share it."""
+    if any(level in SOLVER_LEVELS for level in levels):
+        from fivedice.players import solved
+
+        solved.prepare(levels, rules, workers)
+    if "win" in levels:
+        from fivedice.players.win import spread_model
+
+        spread_model(rules)
 
 
 def play_turn(game: Game, strategy: Strategy) -> list[Action]:

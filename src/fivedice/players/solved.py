@@ -22,8 +22,8 @@ import numpy.typing as npt
 from fivedice.actions import Action, Roll, Score
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
-from fivedice.players import SOLVER_LEVELS
 from fivedice.players.basic import PlanPlayer, opening
+from fivedice.players.levels import SOLVER_LEVELS
 from fivedice.players.turn import FloatArray, IntArray
 from fivedice.rules.ruleset import RuleSet
 from fivedice.scorecard import Scorecard
@@ -37,7 +37,6 @@ __all__ = [
     "SolverUnavailableError",
     "filled",
     "make",
-    "simulate_optimal_fast",
     "solver_for",
 ]
 
@@ -189,53 +188,11 @@ def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
     before worker processes are forked so that they share it."""
     if any(level in SOLVER_LEVELS for level in levels):
         solver_for(rules)
-    if "win" in levels:
-        from fivedice.players.win import spread_model
-
-        spread_model(rules)
 
 
 def make(level: str, rules: RuleSet, seed: int | None) -> Any:
     """The solver-based player of ``level``."""
     if level == "optimal":
         return OptimalPlayer(rules, seed)
-    if level == "win":
-        from fivedice.players.win import WinPlayer
-
-        return WinPlayer(rules, seed)
     temperature, blunder = NOISE[level]
     return NoisyPlayer(rules, seed, temperature, blunder, level)
-
-
-FAST_BLOCK = 50_000
-"""Games per call of the compiled simulator (fixed, so results do not depend on threads)."""
-
-
-def simulate_optimal_fast(
-    rules: RuleSet, games: int, seed: int, workers: int, progress: Callable[[int], None] | None
-) -> tuple[IntArray, Any, Any, Any] | None:
-    """Solitaire optimal games through the solver's compiled simulator, as arrays shaped like
-    :class:`fivedice.sim.SimResult`'s, or None if that simulator cannot run them.
-
-    Block ``b`` of :data:`FAST_BLOCK` games is seeded from ``(seed, b)``; the simulator
-    itself gives the same games whatever its thread count.
-    """
-    try:
-        from fivedice.solver.simulate import simulate_optimal
-    except ImportError:
-        return None
-    from fivedice.sim import chunk_seeds
-
-    solver = solver_for(rules)
-    totals, boxes, upper, extra = [], [], [], []
-    for b, first in enumerate(range(0, games, FAST_BLOCK)):
-        count = min(FAST_BLOCK, games - first)
-        block_seed, _unused = chunk_seeds(seed, b, 0)
-        result = simulate_optimal(solver, count, block_seed >> 1, threads=workers)  # 63 bits fit a signed int
-        totals.append(result.totals.astype(np.int64)[:, None])
-        boxes.append(result.box_points[:, None, None, :])
-        upper.append(result.upper_bonus[:, None, None])
-        extra.append(result.yahtzee_bonuses[:, None, None])
-        if progress is not None:
-            progress(count)
-    return np.concatenate(totals), np.concatenate(boxes), np.concatenate(upper), np.concatenate(extra)

@@ -1,0 +1,70 @@
+"""The computer levels, the strategy protocol and the one check of a level against a rule set (a leaf
+module: the players' own modules import it, never the package)."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from fivedice.actions import Action
+from fivedice.errors import FiveDiceError
+from fivedice.i18n import N_, _
+from fivedice.rules.ruleset import RuleSet
+from fivedice.state import GameState
+
+__all__ = ["LEVELS", "SOLVER_LEVELS", "Strategy", "UnknownStrategyError", "check_level"]
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """Anything that picks a move: ``choose(state)`` returns an intent for ``state.current``."""
+
+    @property
+    def name(self) -> str:
+        """The level's name, e.g. ``"greedy"``."""
+        ...
+
+    def choose(self, state: GameState) -> Action:
+        """The move to make in ``state``."""
+        ...
+
+
+class UnknownStrategyError(FiveDiceError):
+    """A strategy level that does not exist."""
+
+
+LEVELS: dict[str, str] = {
+    "random": N_("picks uniformly among the legal moves"),
+    "greedy": N_("maximises this turn's points (rerolls for their expectation), a classic baseline"),
+    "tali": N_("GNOME Tali's computer: Monte Carlo rerolls rated by a one-step table"),
+    "optimal": N_("the solver's best move: maximises the expected final score"),
+    "easy": N_("the solver's values with much noise and blunders (mean near 180 in Yahtzee)"),
+    "medium": N_("the solver's values with moderate noise (mean near 220 in Yahtzee)"),
+    "hard": N_("the solver's values with a little noise (mean near 245 in Yahtzee)"),
+    "win": N_("plays to finish first: the chance of beating the others, from the solver's values"),
+}
+"""Every built-in level with a one-line description."""
+
+SOLVER_LEVELS = frozenset({"optimal", "easy", "medium", "hard", "win"})
+"""Levels that need the solver (and so a rule set it handles)."""
+
+
+def check_level(level: str, rules: RuleSet) -> str:
+    """The level's key if a player of ``level`` can play ``rules`` (cheap: builds nothing); otherwise
+    raises :class:`UnknownStrategyError` in one sentence. Never a silent substitute."""
+    key = level.strip().lower()
+    if key not in LEVELS:
+        raise UnknownStrategyError(
+            _("Computer level {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
+        )
+    reason = rules.solver_refusal() if key in SOLVER_LEVELS else None
+    if reason is not None:
+        plain = ", ".join(k for k in LEVELS if k not in SOLVER_LEVELS)
+        raise UnknownStrategyError(
+            _(
+                "Computer level {level!r} needs the solver: {reason} Choose {levels}.",
+                level=key,
+                reason=reason,
+                levels=plain,
+            )
+        )
+    return key
