@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,16 +11,20 @@ import numpy as np
 import numpy.typing as npt
 
 from fivedice.dice import FACES, Dice, count_error
+from fivedice.dice import multisets as dice_multisets
 from fivedice.errors import DiceError, IllegalActionError, RuleSetError
 from fivedice.i18n import _, box_name, ngettext
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
-from fivedice.solver import kernel
-from fivedice.solver.cache import Table, load_or_build
+from fivedice.solver import plain
+from fivedice.solver.cache import Progress, Readiness, Table, load_or_build
+from fivedice.solver.cache import readiness as _readiness
+from fivedice.solver.tables import Tables
 
-__all__ = ["BatchValues", "Option", "Solver", "solve"]
+__all__ = ["Advice", "BatchValues", "Option", "Solver", "readiness", "solve"]
 
-Buffers = tuple[npt.NDArray[np.int32], npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.float64]]
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,58 @@ class Option:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class Advice:
+    """Every option of one situation as arrays (from :meth:`Solver.values`); :meth:`options`
+    makes the ranked :class:`Option` list from them.
+
+    ``keeps`` are multiset indices (:meth:`Solver.keep_dice` names them) with their values in
+    ``keep_values``; ``box_points[b]`` is what box ``b`` scores (-1 where not allowed) and
+    ``box_values[b]`` its value; ``best`` is ``-(box + 1)`` or the position of the best keep;
+    ``bonus`` is the extra-Yahtzee bonus a score earns.
+    """
+
+    solver: Solver
+    keeps: IntArray
+    keep_values: FloatArray
+    box_points: IntArray
+    box_values: FloatArray
+    best: int
+    bonus: int
+
+    @property
+    def value(self) -> float:
+        """The best option's value (expected points still to come, points on the card excluded)."""
+        return float(self.keep_values[self.best] if self.best >= 0 else self.box_values[-self.best - 1])
+
+    def best_option(self) -> Option:
+        """The best option (ties: scoring before keeping, then card order, then smaller keeps)."""
+        if self.best >= 0:
+            return Option("keep", self.value, dice=self.solver.keep_dice(int(self.keeps[self.best])))
+        b = -self.best - 1
+        name = self.solver.rules.boxes[b].name
+        return Option("score", self.value, box=name, points=int(self.box_points[b]), bonus=self.bonus)
+
+    def options(self) -> list[Option]:
+        """Every legal option (each distinct keep, each legal box), best first, with its loss."""
+        top = self.value
+        names, keeps = self.solver._names, self.solver._keeps
+        pts = self.box_points.tolist()
+        values = self.box_values.tolist()
+        # (-value, scores before keeps, then card order / keep order) as in Solver.best
+        ranked = [(-values[b], 0, b) for b in range(len(pts)) if pts[b] >= 0]
+        ranked += [(-v, 1, j) for j, v in enumerate(self.keep_values.tolist())]
+        ranked.sort()
+        keep_idx = self.keeps.tolist()
+        out = []
+        for neg, kind, i in ranked:
+            if kind:
+                out.append(Option("keep", -neg, top + neg, keeps[keep_idx[i]]))
+            else:
+                out.append(Option("score", -neg, top + neg, (), names[i], pts[i], self.bonus))
+        return out
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class BatchValues:
     """Option values of many situations (row per situation), from :meth:`Solver.option_values_batch`.
 
@@ -69,26 +125,40 @@ class BatchValues:
 
 
 class Solver:
-    """Exact optimal values for one single-card rule set (objective: expected final score)."""
+    """Exact optimal values for one single-card rule set (objective: expected final score).
 
-    def __init__(self, table: Table) -> None:
+    ``jit`` chooses how single situations are answered: with the compiled kernel (numba; a
+    few microseconds each, after numba's import of about 1 s and 140 MB in the process) or,
+    with ``jit=False``, with numpy (about 0.2 ms each, nothing to import or compile). The
+    answers are the same to the last bit. Batches and simulations always use the kernel.
+    """
+
+    def __init__(self, table: Table, jit: bool = True) -> None:
         self.table = table
         t = table.tables
         self.rules: RuleSet = t.rules
+        self.jit = jit
         self._t = t
-        self._prm = t.params()
-        self._arrays = t.arrays()
+        self._ints = t.ints
         self._values = table.values
-        self._add = t.add.tolist()
+        self._reach = table.reach
         self._upper = [bool(u) for u in t.is_upper]
-        self._possible = [{int(p) for p in row if p >= 0} for row in t.pvals]
+        self._possible = [frozenset(int(p) for p in row if p >= 0) for row in t.pvals]
         self._keeps = [tuple(f + 1 for f in range(FACES) for _f in range(row[f])) for row in t.counts.tolist()]
         self._names = self.rules.box_names
-        nb = t.nboxes
-        self._widths = (t.subsets.shape[1], nb)
-        self._local = threading.local()  # output buffers per thread: the kernel runs without the GIL
+        self._roll_of = self._rolls(t)
+        self._width = t.subsets.shape[1] + t.nboxes
+        self._kernel: object = None
         self.expected_score: float = self.state_value(Scorecard.empty(self.rules))
         """The optimal expected final score from an empty card."""
+
+    @staticmethod
+    def _rolls(t: Tables) -> dict[tuple[int, ...], int]:
+        """Every ordered roll of ``n`` dice -> its roll index (``n <= 6``; bigger: computed per call)."""
+        if t.n > 6:
+            return {}
+        index = {tuple(ms): i for i, ms in enumerate(dice_multisets(t.n))}
+        return {roll: index[tuple(sorted(roll))] for roll in itertools.product(range(1, FACES + 1), repeat=t.n)}
 
     # -- states -------------------------------------------------------------------------
     def state_index(self, card: Scorecard) -> int:
@@ -103,9 +173,10 @@ class Solver:
                 )
             )
         mask = up = 0
+        possible, upper = self._possible, self._upper
         for b, e in enumerate(card.entries):
             if e is not None:
-                if e not in self._possible[b]:
+                if e not in possible[b]:
                     raise IllegalActionError(
                         ngettext(
                             "Box {box!r} holds {points} point, which it can never score in {rules}.",
@@ -117,11 +188,11 @@ class Solver:
                         )
                     )
                 mask |= 1 << b
-                if self._upper[b]:
+                if upper[b]:
                     up += e
         y = 1 if t.ybits == 2 and card.entries[t.ybox] else 0
         index = (mask * t.units + t.frozen_up(mask, up)) * t.ybits + y
-        if not self.table.reach[index]:
+        if not self._reach[index]:
             boxes = self.rules.boxes
             filled = ", ".join(f"{box_name(boxes[b])}={e}" for b, e in enumerate(card.entries) if e is not None)
             raise IllegalActionError(
@@ -134,22 +205,16 @@ class Solver:
         return float(self._values[self.state_index(card)])
 
     # -- advice -------------------------------------------------------------------------
-    def _situation(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int, int, int]:
-        t = self._t
+    def _situation(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int, int]:
+        """``(state index, roll index, rolls left)``, each checked."""
         index = self.state_index(card)
         if card.is_full:
             raise IllegalActionError(_("The score card is full; there is nothing left to decide."))
         values = dice.values if isinstance(dice, Dice) else tuple(dice)
-        if len(values) != t.n:
-            shown = " ".join(map(str, values))
-            raise DiceError(count_error(shown, len(values), t.n))
-        d = 0
-        add = self._add
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= FACES:
-                raise DiceError(_("Die value {value!r} is not a whole number from 1 to {faces}.", value=v, faces=FACES))
-            d = add[d][v - 1]
-        if isinstance(rolls_left, bool) or not isinstance(rolls_left, int) or not 0 <= rolls_left < self.rules.rolls:
+        d = self._roll_of.get(values) if type(values) is tuple else None  # type: ignore[arg-type]
+        if d is None or not all(type(v) is int for v in values):
+            d = self._roll_index(values)
+        if type(rolls_left) is not int or not 0 <= rolls_left < self.rules.rolls:
             raise IllegalActionError(
                 _(
                     "Rolls left {rolls!r} is not valid; expected 0 to {most}.",
@@ -157,102 +222,121 @@ class Solver:
                     most=self.rules.rolls - 1,
                 )
             )
-        return index, d - t.off, rolls_left, d
+        return index, d, rolls_left
 
-    def _buffers(self) -> Buffers:
-        try:
-            buffers: Buffers = self._local.buffers
-        except AttributeError:
-            keeps, boxes = self._widths
-            buffers = (
-                np.empty(keeps, dtype=np.int32), np.empty(keeps), np.empty(boxes, dtype=np.int32), np.empty(boxes)
-            )  # fmt: skip
-            self._local.buffers = buffers
-        return buffers
-
-    def _run(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int, Buffers]:
-        index, d, k, _d = self._situation(card, dice, rolls_left)
+    def _roll_index(self, values: Sequence[object]) -> int:
         t = self._t
-        y = index % t.ybits
-        up = (index // t.ybits) % t.units
-        mask = index // (t.ybits * t.units)
-        buffers = self._buffers()
-        n, code = kernel.advise(mask, up, y, d, k, self._prm, self._arrays, self._values, *buffers)
-        return int(n), int(code), buffers
+        if len(values) != t.n:
+            shown = " ".join(map(str, values))
+            raise DiceError(count_error(shown, len(values), t.n))
+        d = 0
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, int | np.integer) or not 1 <= v <= FACES:
+                raise DiceError(_("Die value {value!r} is not a whole number from 1 to {faces}.", value=v, faces=FACES))
+            d = int(t.add[d, int(v) - 1])
+        return d - t.off
+
+    @property
+    def kernel(self) -> Any:
+        """The numba kernel module (imported on first use)."""
+        if self._kernel is None:
+            from fivedice.solver import kernel
+
+            self._kernel = kernel
+        return self._kernel
+
+    def values(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Advice:
+        """Every option of a situation as arrays (the fast path; :meth:`advise` ranks them)."""
+        index, d, k = self._situation(card, dice, rolls_left)
+        bonus = self._bonus(card, d)
+        if self.jit:
+            fout = np.empty(self._width)
+            iout = np.empty(self._width, dtype=np.int32)
+            n, code = self.kernel.advise(self._ints, self._values, index, d, k, fout, iout)
+            sw = self._width - self._t.nboxes
+            return Advice(self, iout[:n], fout[:n], iout[sw:], fout[sw:], code, bonus)
+        keeps, keep_values, box_points, box_values, code = plain.advise(self._t, self._values, index, d, k)
+        return Advice(self, keeps, keep_values, box_points, box_values, code, bonus)
 
     def option_values(
         self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int
     ) -> tuple[list[tuple[int, ...]], list[float], list[int], list[int], list[float]]:
         """The raw options: keeps and their values, then legal box indices, points and values."""
-        n, _c, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
-        keeps = [self._keeps[i] for i in keep_idx[:n].tolist()]
-        pts = box_pts.tolist()
+        a = self.values(card, dice, rolls_left)
+        keeps = [self._keeps[i] for i in a.keeps.tolist()]
+        pts = a.box_points.tolist()
         boxes = [b for b, p in enumerate(pts) if p >= 0]
-        return keeps, keep_val[:n].tolist(), boxes, [pts[b] for b in boxes], box_val[boxes].tolist()
+        return keeps, a.keep_values.tolist(), boxes, [pts[b] for b in boxes], a.box_values[boxes].tolist()
 
     def advise(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> list[Option]:
         """Every legal option (each distinct keep, each legal box), best first, with its loss."""
-        n, code, (keep_idx_a, keep_val_a, box_pts, box_val) = self._run(card, dice, rolls_left)
-        top = float(keep_val_a[code]) if code >= 0 else float(box_val[-code - 1])
-        bonus = self._bonus(card, dice)
-        names, keeps = self._names, self._keeps
-        pts = box_pts.tolist()
-        values = box_val.tolist()
-        # (-value, scores before keeps, then card order / keep order) as in Solver.best
-        ranked = [(-values[b], 0, b) for b in range(len(pts)) if pts[b] >= 0]
-        keep_vals = keep_val_a[:n].tolist()
-        ranked += [(-v, 1, j) for j, v in enumerate(keep_vals)]
-        ranked.sort()
-        keep_idx = keep_idx_a[:n].tolist()
-        out = []
-        for neg, kind, i in ranked:
-            if kind:
-                out.append(Option("keep", -neg, top + neg, keeps[keep_idx[i]]))
-            else:
-                out.append(Option("score", -neg, top + neg, (), names[i], pts[i], bonus))
-        return out
+        return self.values(card, dice, rolls_left).options()
 
     def best(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Option:
         """The best option (ties: scoring before keeping, then card order, then smaller keeps)."""
-        _n, code, (keep_idx, keep_val, box_pts, box_val) = self._run(card, dice, rolls_left)
-        if code >= 0:
-            return Option("keep", float(keep_val[code]), dice=self._keeps[int(keep_idx[code])])
-        b = -code - 1
-        value, points = float(box_val[b]), int(box_pts[b])
-        return Option("score", value, box=self._names[b], points=points, bonus=self._bonus(card, dice))
+        return self.values(card, dice, rolls_left).best_option()
 
     def situation_arrays(
         self, situations: Sequence[tuple[Scorecard, Dice | Sequence[int], int]]
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """``(card, dice, rolls_left)`` situations as the arrays :meth:`option_values_batch` takes
         (state indices, roll indices, rolls left); each is checked as :meth:`advise` would."""
-        rows = [self._situation(card, dice, left)[:3] for card, dice, left in situations]
+        rows = [self._situation(card, dice, left) for card, dice, left in situations]
         states, rolls, left = (np.array(col, dtype=np.int64).reshape(-1) for col in zip(*rows, strict=True))
         return states, rolls, left
 
     def option_values_batch(
         self, states: npt.NDArray[np.int64], rolls: npt.NDArray[np.int64], rolls_left: npt.NDArray[np.int64]
     ) -> BatchValues:
-        """Every option's value for many situations at once, in parallel (numba threads)."""
-        t = self._t
-        n, width = len(states), t.subsets.shape[1]
-        out = BatchValues(
-            nkeep=np.zeros(n, dtype=np.int64),
-            best=np.zeros(n, dtype=np.int64),
-            keep_index=np.full((n, width), -1, dtype=np.int32),
-            keep_value=np.full((n, width), np.nan),
-            box_points=np.empty((n, t.nboxes), dtype=np.int32),
-            box_value=np.empty((n, t.nboxes)),
-        )
-        with kernel.PARALLEL:
-            kernel.advise_batch(
-                states, rolls, rolls_left, self._prm, self._arrays, self._values,
-                out.nkeep, out.best, out.keep_index, out.keep_value, out.box_points, out.box_value,
-            )  # fmt: skip
-        return out
+        """Every option's value for many situations at once, on every CPU (numba, without the GIL)."""
+        from concurrent.futures import ThreadPoolExecutor
 
-    def _bonus(self, card: Scorecard, dice: Dice | Sequence[int]) -> int:
-        return self.rules.yahtzee_bonus if card.is_extra_yahtzee(dice) else 0
+        from fivedice.solver.cache import default_threads
+
+        t = self._t
+        n, sw = len(states), t.subsets.shape[1]
+        fout = np.full((n, self._width), np.nan)
+        iout = np.full((n, self._width), -1, dtype=np.int32)
+        nkeep = np.zeros(n, dtype=np.int64)
+        best = np.zeros(n, dtype=np.int64)
+        workers = default_threads()
+        step = max(1, -(-n // (4 * workers)))
+        with ThreadPoolExecutor(workers) as pool:
+            jobs = [
+                pool.submit(
+                    self.kernel.advise_many,
+                    self._ints,
+                    self._values,
+                    states,
+                    rolls,
+                    rolls_left,
+                    a,
+                    min(n, a + step),
+                    nkeep,
+                    best,
+                    fout,
+                    iout,
+                )
+                for a in range(0, n, step)
+            ]
+            for job in jobs:
+                job.result()
+        keep_value = fout[:, :sw].copy()
+        keep_value[np.arange(sw)[None, :] >= nkeep[:, None]] = np.nan
+        return BatchValues(
+            nkeep=nkeep,
+            best=best,
+            keep_index=iout[:, :sw].copy(),
+            keep_value=keep_value,
+            box_points=iout[:, sw:].copy(),
+            box_value=fout[:, sw:].copy(),
+        )
+
+    def _bonus(self, card: Scorecard, d: int) -> int:
+        t = self._t
+        if t.ybits != 2 or t.five[d] < 0 or not card.entries[t.ybox]:
+            return 0
+        return int(t.ybonus)
 
     def keep_dice(self, index: int) -> tuple[int, ...]:
         """The dice values of keep (multiset) ``index``."""
@@ -264,11 +348,24 @@ class Solver:
         return self.table.states * 8
 
 
-def solve(rules: RuleSet, cache: bool = True) -> Solver:
-    """A :class:`Solver` for ``rules``: the table loaded from the cache, or built (and cached).
+def solve(rules: RuleSet, cache: bool = True, progress: Progress | None = None, jit: bool = True) -> Solver:
+    """A :class:`Solver` for ``rules``: its table from the user cache or the tables shipped with
+    fivedice, else built now (and cached). ``progress(share_done)`` is called while building;
+    ``jit`` as in :class:`Solver`. :func:`readiness` tells beforehand whether a build is needed.
 
     >>> from fivedice import rules
     >>> round(solve(rules.get("yacht"), cache=False).expected_score, 4)
     169.7739
     """
-    return Solver(load_or_build(rules, cache=cache))
+    return Solver(load_or_build(rules, cache=cache, progress=progress), jit=jit)
+
+
+def readiness(rules: RuleSet) -> Readiness:
+    """Whether :func:`solve` will answer at once for ``rules`` (``ready``: a table is cached or
+    shipped), and roughly how many seconds it will take (``seconds``; a build when not ready).
+
+    >>> from fivedice import rules
+    >>> readiness(rules.get("yahtzee")).ready   # shipped with the package
+    True
+    """
+    return _readiness(rules)

@@ -1,38 +1,56 @@
-"""Build the state-value table of a rule set, and cache it on disk.
+"""Build the state-value table of a rule set, cache it on disk, and ship the built-in ones.
 
-The cache file (one per rule set and options, under the user cache directory or
-``$FIVEDICE_CACHE_DIR``) is a magic line, a JSON header line naming the rule set, its
-options, a hash of its full definition, a hash of the scoring tables built from it (so a
-change in the scoring code shows as well), the format version and a SHA-256 of the payload,
-then the payload: the values of the reachable states in state order, byte-shuffled and
-zlib-compressed. Anything that does not match is rebuilt, never trusted.
+A table file (one per rule set and options) is a magic line, a JSON header line, then the
+zlib-compressed payload: the packed integer tables (:attr:`Tables.ints`), the reachable states
+as a bitmap and their values (byte-shuffled). The header names the rule set and its options
+and holds the format version, a hash of the full rule definition, a hash of the source of the
+scoring code (:func:`code_digest`), a hash of the packed tables and a SHA-256 of the payload.
+
+Loading needs neither numba nor the foundation's scoring calls: if the scoring code is the
+one that wrote the file, the stored tables are used as they are. If it changed, the tables
+are rebuilt from the foundation and compared with the stored ones (a change that does not
+alter them, a comment say, keeps the values); anything else that does not match is rebuilt,
+never trusted.
+
+Where a table is looked for: the user cache (``$FIVEDICE_CACHE_DIR`` or the user cache
+directory), then the tables shipped with the package for the built-in rule sets
+(``fivedice/solver/data``), then it is built (numba) and written to the user cache.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 import zlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import numba
 import numpy as np
 import numpy.typing as npt
 
 from fivedice.rules import RuleSet
-from fivedice.solver import kernel
-from fivedice.solver.tables import Tables, build_tables
+from fivedice.solver.tables import Tables, build_tables, from_packed
 
-__all__ = ["FORMAT_VERSION", "Table", "build", "cache_dir", "cache_path", "load_or_build"]
+__all__ = [
+    "FORMAT_VERSION", "Progress", "Readiness", "Table", "build", "cache_dir", "cache_path", "load_or_build",
+    "packaged_path", "readiness",
+]  # fmt: skip
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """Bump whenever the file layout or the meaning of the values changes."""
 MAGIC = b"FIVEDICE-SOLVER-TABLE\n"
-CHUNK = 64
-"""States per parallel work item (any value gives the same table)."""
+DATA = Path(__file__).with_name("data")
+"""The tables shipped with the package (built-in rule sets, default options)."""
+SOURCES = ("dice.py", "scorecard.py", "rules", "solver/tables.py")
+"""The code the tables are built from (relative to the package), hashed by :func:`code_digest`."""
+
+Progress = Callable[[float], None]
+"""Called during a build with the share of the work done (0.0 to 1.0)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -44,7 +62,7 @@ class Table:
     """Dense state values (expected points still to come); 0 for unreachable states."""
     reach: npt.NDArray[np.bool_]
     source: str
-    """``"built"`` or ``"cache"``."""
+    """``"built"``, ``"cache"`` or ``"package"`` (a table shipped with fivedice)."""
     seconds: float
     path: Path | None
 
@@ -52,6 +70,18 @@ class Table:
     def states(self) -> int:
         """Number of reachable turn-start states."""
         return int(self.reach.sum())
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    """Whether a rule set's table can be loaded at once, or how long building it will take."""
+
+    ready: bool
+    """True when a valid table is in the user cache or shipped with the package."""
+    seconds: float
+    """Rough time to get the solver: loading (ready) or building, the one-off JIT compile included."""
+    source: str | None
+    """``"cache"`` or ``"package"`` when ready, else None."""
 
 
 def cache_dir() -> Path:
@@ -70,13 +100,43 @@ def rules_digest(rules: RuleSet) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def cache_path(rules: RuleSet) -> Path:
-    """The cache file for ``rules``."""
+_CODE: list[str] = []
+
+
+def code_digest() -> str:
+    """A hash of the source of the scoring code the tables are built from (:data:`SOURCES`)."""
+    if not _CODE:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        for name in SOURCES:
+            path = root / name
+            for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+                h.update(file.relative_to(root).as_posix().encode())
+                h.update(file.read_bytes())
+        _CODE.append(h.hexdigest())
+    return _CODE[0]
+
+
+def file_name(rules: RuleSet) -> str:
+    """The table file's name for ``rules`` (rule set, options, a hash of the rules, the format)."""
     slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
-    return cache_dir() / f"{slug}-{rules_digest(rules)[:12]}.v{FORMAT_VERSION}.table"
+    return f"{slug}-{rules_digest(rules)[:12]}.v{FORMAT_VERSION}.table"
 
 
+def cache_path(rules: RuleSet) -> Path:
+    """The user-cache file for ``rules``."""
+    return cache_dir() / file_name(rules)
+
+
+def packaged_path(rules: RuleSet) -> Path | None:
+    """The table shipped with the package for ``rules``, if there is one."""
+    path = DATA / file_name(rules)
+    return path if path.exists() else None
+
+
+# -- building -------------------------------------------------------------------------------
 def _layers(t: Tables, reach: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The states to solve, fullest cards first, and where each layer (filled count) starts."""
     idx = np.flatnonzero(reach).astype(np.int64)
     filled = np.bitwise_count(idx // (t.units * t.ybits)).astype(np.int64)
     keep = filled < t.nboxes
@@ -87,74 +147,99 @@ def _layers(t: Tables, reach: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.int
     return states, starts
 
 
-def build(rules: RuleSet, threads: int | None = None) -> Table:
-    """Solve ``rules`` now (no cache); ``threads`` limits numba's threads (same values either way)."""
+def default_threads() -> int:
+    """Threads a build uses by default: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def build(rules: RuleSet, threads: int | None = None, progress: Progress | None = None) -> Table:
+    """Solve ``rules`` now (no cache), on ``threads`` threads (the same values whatever the count)."""
+    from fivedice.solver import kernel
+
     start = time.perf_counter()
+    if progress is not None:
+        progress(0.0)
     t = build_tables(rules)
-    prm, arrays = t.params(), t.arrays()
-    reach = kernel.reachable(prm, arrays)
+    reach = kernel.reachable(t.ints)
     states, starts = _layers(t, reach)
     values = np.zeros(t.nstates)
-    previous = numba.get_num_threads()
-    if threads is not None:
-        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
-    try:
-        with kernel.PARALLEL:
-            kernel.backward(states, starts, prm, arrays, t.prob, values, CHUNK)
-    finally:
-        numba.set_num_threads(previous)
+    workers = max(1, threads or default_threads())
+    with ThreadPoolExecutor(workers) as pool:
+        for i in range(len(starts) - 1):
+            lo, hi = int(starts[i]), int(starts[i + 1])
+            step = max(64, math.ceil((hi - lo) / (8 * workers)))
+            jobs = [
+                pool.submit(kernel.solve_states, t.ints, values, states, a, min(hi, a + step))
+                for a in range(lo, hi, step)
+            ]
+            for job in jobs:
+                job.result()
+            if progress is not None:
+                progress(hi / max(1, len(states)))
     return Table(t, values, reach, "built", time.perf_counter() - start, None)
 
 
-def tables_digest(t: Tables) -> str:
-    """A hash of the scoring and legality tables (so a change in the rules' code shows too)."""
-    h = hashlib.sha256()
-    arrays: list[npt.NDArray[np.generic]] = [t.params(), *t.arrays(), t.prob]
-    for array in arrays:
-        h.update(str(array.shape).encode())
-        h.update(np.ascontiguousarray(array).tobytes())
-    return h.hexdigest()
+def estimate_seconds(rules: RuleSet) -> float:
+    """A rough build time for ``rules`` on this machine (the one-off JIT compile included when
+    numba has not compiled the kernels yet)."""
+    width = (max((b.threshold for b in rules.upper_bonus), default=0) + 1) * (2 if rules.yahtzee_bonus else 1)
+    dense = (1 << len(rules.boxes)) * width
+    seconds = 0.3 + dense * 2.5e-6 * max(1, rules.rolls - 1) / 2 / min(2, default_threads())
+    return seconds + (0.0 if _jit_cached() else 12.0)
 
 
-def _header(rules: RuleSet, tables: str, payload: bytes, states: int) -> dict[str, object]:
+def _jit_cached() -> bool:
+    """Whether numba's cache holds compiled kernels for this source (a cheap look, no numba import)."""
+    here = Path(__file__).resolve().parent
+    folders = [here / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folders.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return any(any(folder.rglob("kernel.solve_states*.nbi")) for folder in folders if folder.exists())
+
+
+# -- files ----------------------------------------------------------------------------------
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _payload(table: Table) -> bytes:
+    values = table.values[table.reach].astype("<f8")
+    shuffled = np.ascontiguousarray(values.view(np.uint8).reshape(-1, 8).T).tobytes()
+    raw = table.tables.ints.astype("<i4").tobytes() + np.packbits(table.reach).tobytes() + shuffled
+    return zlib.compress(raw, 6)
+
+
+def _header(table: Table, payload: bytes) -> dict[str, object]:
+    rules = table.tables.rules
     return {
         "format": FORMAT_VERSION,
         "rules": rules.name,
         "options": dict(rules.options),
         "rules_sha256": rules_digest(rules),
-        "tables_sha256": tables,
-        "states": states,
-        "payload_sha256": hashlib.sha256(payload).hexdigest(),
+        "code_sha256": code_digest(),
+        "tables_sha256": _digest(table.tables.ints.astype("<i4").tobytes()),
+        "ints": int(table.tables.ints.size),
+        "dense": int(table.reach.size),
+        "states": table.states,
+        "payload_sha256": _digest(payload),
     }
-
-
-def _encode(values: npt.NDArray[np.float64]) -> bytes:
-    shuffled = np.ascontiguousarray(values.astype("<f8").view(np.uint8).reshape(-1, 8).T)
-    return zlib.compress(shuffled.tobytes(), 1)
-
-
-def _decode(payload: bytes, states: int) -> npt.NDArray[np.float64]:
-    raw = np.frombuffer(zlib.decompress(payload), dtype=np.uint8)
-    if raw.size != states * 8:
-        raise ValueError("payload size")
-    return np.ascontiguousarray(raw.reshape(8, states).T).view("<f8").reshape(states).astype(np.float64)
 
 
 def save(table: Table, path: Path) -> None:
     """Write ``table`` to ``path`` atomically."""
-    rules = table.tables.rules
-    payload = _encode(table.values[table.reach])
-    header = _header(rules, tables_digest(table.tables), payload, table.states)
-    line = json.dumps(header, sort_keys=True).encode() + b"\n"
+    payload = _payload(table)
+    line = json.dumps(_header(table, payload), sort_keys=True).encode() + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(MAGIC + line + payload)
     os.replace(tmp, path)
 
 
-def load(rules: RuleSet, path: Path) -> Table | None:
-    """The table stored at ``path`` if it is intact and matches ``rules``, else None."""
-    start = time.perf_counter()
+def _read(rules: RuleSet, path: Path) -> tuple[dict[str, object], bytes] | None:
+    """The header and payload of ``path`` if it is intact and for ``rules`` (format, rules, checksum)."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -167,34 +252,122 @@ def load(rules: RuleSet, path: Path) -> Table | None:
     except (ValueError, UnicodeDecodeError):
         return None
     payload = data[line_end + 1 :]
-    if not isinstance(header, dict) or not isinstance(header.get("states"), int):
+    if not isinstance(header, dict) or not all(isinstance(header.get(k), int) for k in ("ints", "dense", "states")):
         return None
-    t = build_tables(rules)
-    if header != _header(rules, tables_digest(t), payload, header["states"]):
+    if (
+        header.get("format") != FORMAT_VERSION
+        or header.get("rules_sha256") != rules_digest(rules)
+        or header.get("payload_sha256") != _digest(payload)
+    ):
         return None
-    reach = kernel.reachable(t.params(), t.arrays())
-    if int(reach.sum()) != header["states"]:
+    return header, payload
+
+
+def load(rules: RuleSet, path: Path, source: str = "cache") -> Table | None:
+    """The table stored at ``path`` if it is intact and matches ``rules``, else None."""
+    start = time.perf_counter()
+    found = _read(rules, path)
+    if found is None:
         return None
+    header, payload = found
+    nints, dense, states = int(header["ints"]), int(header["dense"]), int(header["states"])  # type: ignore[call-overload]
     try:
-        stored = _decode(payload, header["states"])
-    except (ValueError, zlib.error):
+        raw = zlib.decompress(payload)
+    except zlib.error:
         return None
-    values = np.zeros(t.nstates)
+    nreach = (dense + 7) // 8
+    if len(raw) != nints * 4 + nreach + states * 8:
+        return None
+    ints = np.frombuffer(raw, dtype="<i4", count=nints).astype(np.int32)
+    if header.get("tables_sha256") != _digest(ints.astype("<i4").tobytes()):
+        return None
+    if header.get("code_sha256") != code_digest():
+        # the scoring code changed since the file was written: trust it only if the tables did not
+        rebuilt = build_tables(rules)
+        if not np.array_equal(rebuilt.ints, ints):
+            return None
+    reach = np.unpackbits(np.frombuffer(raw, dtype=np.uint8, count=nreach, offset=nints * 4), count=dense)
+    reach = reach.astype(np.bool_)
+    if int(reach.sum()) != states:
+        return None
+    shuffled = np.frombuffer(raw, dtype=np.uint8, offset=nints * 4 + nreach)
+    stored = np.ascontiguousarray(shuffled.reshape(8, states).T).view("<f8").reshape(states).astype(np.float64)
+    values = np.zeros(dense)
     values[reach] = stored
-    return Table(t, values, reach, "cache", time.perf_counter() - start, path)
+    t = from_packed(rules, ints)
+    if t.nstates != dense:
+        return None
+    return Table(t, values, reach, source, time.perf_counter() - start, path)
 
 
-def load_or_build(rules: RuleSet, cache: bool = True) -> Table:
-    """The table for ``rules``: from the cache if intact, else built (and cached if ``cache``)."""
+def _fresh(path: Path) -> bool:
+    """Whether the file at ``path`` was written by the current scoring code (no re-check needed)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    line = head[len(MAGIC) : head.find(b"\n", len(MAGIC))]
+    try:
+        return bool(json.loads(line).get("code_sha256") == code_digest())
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return False
+
+
+def load_or_build(rules: RuleSet, cache: bool = True, progress: Progress | None = None) -> Table:
+    """The table for ``rules``: from the user cache or the package if intact, else built (and
+    written to the user cache if ``cache``). ``progress`` is called while building."""
     if not cache:
-        return build(rules)
+        return build(rules, progress=progress)
     path = cache_path(rules)
     table = load(rules, path)
     if table is not None:
+        if not _fresh(path):  # re-checked against changed scoring code: remember the result
+            _try_save(table, path)
         return table
-    table = build(rules)
+    shipped = packaged_path(rules)
+    if shipped is not None:
+        table = load(rules, shipped, "package")
+        if table is not None:
+            if not _fresh(shipped):  # checked against the current scoring code once: keep that result
+                _try_save(table, path)
+            return table
+    table = build(rules, progress=progress)
+    if not _try_save(table, path):
+        return table
+    return Table(table.tables, table.values, table.reach, table.source, table.seconds, path)
+
+
+def _try_save(table: Table, path: Path) -> bool:
     try:
         save(table, path)
     except OSError:
-        return table
-    return Table(table.tables, table.values, table.reach, table.source, table.seconds, path)
+        return False
+    return True
+
+
+def readiness(rules: RuleSet) -> Readiness:
+    """Whether ``rules``' table is ready (cached or shipped), and roughly how long getting it takes.
+
+    Reads only file headers (cheap); a damaged file counts as ready until it is loaded and
+    found damaged, when it is rebuilt.
+    """
+    for path, source in ((cache_path(rules), "cache"), (packaged_path(rules), "package")):
+        if path is not None and path.exists() and _read_header_ok(rules, path):
+            return Readiness(True, 0.2 if _fresh(path) else 1.0, source)
+    return Readiness(False, round(estimate_seconds(rules), 1), None)
+
+
+def _read_header_ok(rules: RuleSet, path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            head = f.read(4096)
+        header = json.loads(head[len(MAGIC) : head.find(b"\n", len(MAGIC))])
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return (
+        head.startswith(MAGIC)
+        and isinstance(header, dict)
+        and header.get("format") == FORMAT_VERSION
+        and header.get("rules_sha256") == rules_digest(rules)
+    )

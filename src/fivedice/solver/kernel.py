@@ -1,204 +1,243 @@
 """Numba kernels: reachable states, the backward induction over turn-start states, and the
 within-turn values that the advisor and the simulator read.
 
+Importing this module imports numba (about 1 s and 140 MB the first time in a process); the
+advisor's numpy path (:mod:`fivedice.solver.plain`) answers without it. Every kernel reads the
+rule set's tables from one packed ``int32`` array ``ints`` (:attr:`Tables.ints`, positions
+``P_*``/``O_*`` of :mod:`fivedice.solver.tables`) and the state values ``V``.
+
 A turn-start state is ``(mask, up, y)``: the filled boxes, the upper total capped at the
 highest bonus threshold (and set to that cap once no bonus can change any more, since the
 future then no longer depends on it) and, when the rules pay extra-Yahtzee bonuses, whether
 the Yahtzee box holds points. Its dense index is ``(mask * units + up) * ybits + y``; ``V``
 holds the expected points still to come.
 
-Inside a turn, ``E[k, t]`` is the value of keeping multiset ``t`` with ``k`` rolls left (the
-average over the next die's face, so each keep costs six additions) and ``W[k, d]`` the value
-of holding roll ``d`` with ``k`` rolls left: the better of scoring now and the best proper keep.
-Every sum runs in a fixed order, and each state is computed by one thread, so tables are
-bit-identical whatever the thread count.
+Inside a turn (:func:`turn_tables`, one state), ``S[rt, d]`` is the value of scoring roll ``d``
+now (points row ``rt``), ``E[k, t]`` the value of keeping multiset ``t`` with ``k`` rolls left
+(the average over the next die's face: six additions per keep; ``E[k, off:]`` is the roll
+values with ``k - 1`` rolls left) and ``W[k, d]`` the value of holding roll ``d`` with ``k``
+rolls left (the better of scoring now and the best proper keep). Every sum runs in a fixed
+order and each state is computed by one thread, so tables are bit-identical whatever the
+thread count. No kernel is ``parallel``: the build and the batches run them on Python threads
+(they release the GIL), which needs no threading layer and compiles faster.
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numba as nb
 import numpy as np
 
-__all__ = ["backward", "reachable", "score_values", "turn_tables"]
+from fivedice.solver.tables import (
+    O_ADD,
+    O_ALLOWED,
+    O_BONUS,
+    O_FIVE,
+    O_FIVES,
+    O_ISUP,
+    O_JOKER,
+    O_MAXREM,
+    O_NPV,
+    O_POINTS,
+    O_PVALS,
+    O_SUB,
+    O_SUBSETS,
+    O_WAYS,
+    P_CAP,
+    P_DEN,
+    P_JOKER,
+    P_NB,
+    P_NKEEP,
+    P_NROLL,
+    P_OFF,
+    P_PMAX,
+    P_PW,
+    P_ROLLS,
+    P_RTYPES,
+    P_SW,
+    P_UNITS,
+    P_YBITS,
+    P_YBONUS,
+    P_YBOX,
+)  # fmt: skip
 
-# Positions in the params array (see Tables.params).
-N, NB, NKEEP, NROLL, OFF, ROLLS, UNITS, YBITS, CAP, UPMASK, YBOX, YBONUS, JOKER, RTYPES = range(14)
-# Positions in the tables tuple (see Tables.arrays).
-(T_ADD, T_SUB, T_SUBSETS, T_FIVE, T_POINTS, T_ALLOWED) = range(6)
-(T_JOKER, T_IS_UPPER, T_BONUS_OF, T_PVALS, T_FIVES, T_MAXREM) = range(6, 12)
-PARALLEL = threading.Lock()
-"""Held while a parallel kernel runs: numba's fallback threading layer (workqueue) cannot run
-two parallel launches from different threads at once."""
+__all__ = [
+    "NEG", "advise", "advise_many", "after", "next_up", "reachable", "roll_type", "score_options",
+    "solve_states", "state_value", "turn_tables", "work_arrays",
+]  # fmt: skip
+
 NEG = -1.0e300
 INV6 = 1.0 / 6.0
 
 
 @nb.njit(cache=True, nogil=True)
-def next_up(nm: int, nu: int, prm: Any, bonus_of: Any, maxrem: Any) -> int:
+def _t1(ints: Any, o: int, size: int) -> Any:
+    start = ints[o]
+    return ints[start : start + size]
+
+
+@nb.njit(cache=True, nogil=True)
+def _t2(ints: Any, o: int, rows: int, cols: int) -> Any:
+    start = ints[o]
+    return ints[start : start + rows * cols].reshape((np.int64(rows), np.int64(cols)))
+
+
+@nb.njit(cache=True, nogil=True)
+def next_up(ints: Any, nm: int, nu: int) -> int:
     """The state's upper value for upper total ``nu`` (already capped) on filled mask ``nm``:
-    ``cap`` once no bonus can change any more (the future no longer depends on it)."""
-    cap = prm[CAP]
-    top = nu + maxrem[nm]
+    the cap once no bonus can change any more (the future no longer depends on it)."""
+    cap = ints[P_CAP]
+    top = nu + ints[ints[O_MAXREM] + nm]
     if top > cap:
         top = cap
-    if bonus_of[top] == bonus_of[nu]:
+    ob = ints[O_BONUS]
+    if ints[ob + top] == ints[ob + nu]:
         return int(cap)
     return nu
 
 
 @nb.njit(cache=True, nogil=True)
-def _after(
-    mask: int, b: int, up: int, y: int, p: int, prm: Any, is_upper: Any, bonus_of: Any, maxrem: Any, V: Any
-) -> float:
+def after(ints: Any, V: Any, mask: int, b: int, up: int, y: int, p: int) -> float:
     """Points ``p`` in box ``b`` plus any upper bonus gained plus the value of the next state."""
-    units = prm[UNITS]
-    ybits = prm[YBITS]
+    units = ints[P_UNITS]
+    ybits = ints[P_YBITS]
     nm = mask | (1 << b)
     nu = up
     gain = 0
-    if is_upper[b]:
+    if ints[ints[O_ISUP] + b]:
         nu = up + p
-        if nu > prm[CAP]:
-            nu = prm[CAP]
-        gain = bonus_of[nu] - bonus_of[up]
-        nu = next_up(nm, nu, prm, bonus_of, maxrem)
+        if nu > ints[P_CAP]:
+            nu = ints[P_CAP]
+        gain = ints[ints[O_BONUS] + nu] - ints[ints[O_BONUS] + up]
+        nu = next_up(ints, nm, nu)
     ny = y
-    if b == prm[YBOX] and ybits == 2:
+    if b == ints[P_YBOX] and ybits == 2:
         ny = 1 if p > 0 else 0
-    return float(p + gain + V[(nm * units + nu) * ybits + ny])
+    return (p + gain) + V[(nm * units + nu) * ybits + ny]
 
 
 @nb.njit(cache=True, nogil=True)
-def prepare(mask: int, up: int, y: int, prm: Any, tb: Any, V: Any, pre: Any) -> None:
-    """``pre[b, p]`` = value of putting ``p`` points in open box ``b`` (for each ``p`` it can take)."""
-    is_upper = tb[T_IS_UPPER]
-    bonus_of = tb[T_BONUS_OF]
-    pvals = tb[T_PVALS]
-    maxrem = tb[T_MAXREM]
-    for b in range(prm[NB]):
-        if (mask >> b) & 1:
-            continue
-        if is_upper[b] or (b == prm[YBOX] and prm[YBITS] == 2):
-            for j in range(pvals.shape[1]):
-                p = pvals[b, j]
-                if p < 0:
-                    break
-                pre[b, p] = _after(mask, b, up, y, p, prm, is_upper, bonus_of, maxrem, V)
-        else:
-            base = _after(mask, b, up, y, 0, prm, is_upper, bonus_of, maxrem, V)
-            for j in range(pvals.shape[1]):
-                p = pvals[b, j]
-                if p < 0:
-                    break
-                pre[b, p] = p + base
-
-
-@nb.njit(cache=True, nogil=True)
-def score_values(mask: int, y: int, rt: int, prm: Any, tb: Any, pre: Any, out: Any) -> None:
-    """``out[d]`` = value of scoring roll ``d`` now in its best box (``pre`` from :func:`prepare`)."""
-    points = tb[T_POINTS]
-    allowed = tb[T_ALLOWED]
-    joker = tb[T_JOKER]
-    fives = tb[T_FIVES]
-    nroll = prm[NROLL]
-    al = allowed[mask]
-    for d in range(nroll):
-        out[d] = NEG
-    for b in range(prm[NB]):
-        if (al >> b) & 1:
-            row = pre[b]
-            pts = points[rt, b]
-            for d in range(nroll):
-                v = row[pts[d]]
-                if v > out[d]:
-                    out[d] = v
-    ybox = prm[YBOX]
-    if prm[JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1:
-        for f in range(6):
-            d = fives[f]
-            if d < 0:
-                continue
-            best = NEG
-            for b in range(prm[NB]):
-                p = joker[mask, f, rt, b]
-                if p >= 0 and pre[b, p] > best:
-                    best = pre[b, p]
-            out[d] = best
-    if prm[YBITS] == 2 and y == 1:
-        for f in range(6):
-            if fives[f] >= 0:
-                out[fives[f]] += prm[YBONUS]
-
-
-@nb.njit(cache=True, nogil=True)
-def score_options(mask: int, d: int, rt: int, prm: Any, tb: Any, out: Any) -> None:
-    """``out[b]`` = points roll ``d`` scores in box ``b`` now, or -1 where the rules forbid it."""
-    five = tb[T_FIVE]
-    points = tb[T_POINTS]
-    allowed = tb[T_ALLOWED]
-    joker = tb[T_JOKER]
-    al = allowed[mask]
-    ybox = prm[YBOX]
-    f = five[d]
-    jok = prm[JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1 and f >= 0
-    for b in range(prm[NB]):
-        if jok:
-            out[b] = joker[mask, f, rt, b]
-        elif (al >> b) & 1:
-            out[b] = points[rt, b, d]
-        else:
-            out[b] = -1
-
-
-@nb.njit(cache=True, nogil=True)
-def roll_type(roll: int, prm: Any) -> int:
+def roll_type(ints: Any, roll: int) -> int:
     """The points row for dice made on roll number ``roll``."""
-    if roll == 1 or prm[RTYPES] == 1:
+    if roll == 1 or ints[P_RTYPES] == 1:
         return 0
     return 1
 
 
 @nb.njit(cache=True, nogil=True)
-def turn_tables(
-    mask: int, up: int, y: int, upto: int, prm: Any, tb: Any, V: Any, pre: Any, S: Any, E: Any, B: Any, W: Any,
-    last_w: bool = True,
-) -> None:  # fmt: skip
-    """Fill the turn's tables up to ``upto`` rolls left (``W[upto]`` only if ``last_w``).
+def score_options(ints: Any, mask: int, d: int, rt: int, out: Any) -> None:
+    """``out[b]`` = points roll ``d`` scores in box ``b`` now, or -1 where the rules forbid it."""
+    nbx = ints[P_NB]
+    nroll = ints[P_NROLL]
+    op = ints[O_POINTS] + rt * nbx * nroll
+    al = ints[ints[O_ALLOWED] + mask]
+    ybox = ints[P_YBOX]
+    f = ints[ints[O_FIVE] + d]
+    jok = ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1 and f >= 0
+    rtypes = ints[P_RTYPES]
+    for b in range(nbx):
+        if jok:
+            out[b] = ints[ints[O_JOKER] + ((mask * 6 + f) * rtypes + rt) * nbx + b]
+        elif (al >> b) & 1:
+            out[b] = ints[op + b * nroll + d]
+        else:
+            out[b] = -1
 
-    ``pre`` as from :func:`prepare`, ``S[rt]`` score-now values per points row, ``E[k]`` keep values
-    (``E[k, off:]`` is ``W[k - 1]``), ``W[k]`` roll values, for ``k <= upto``.
-    """
-    add = tb[T_ADD]
-    sub = tb[T_SUB]
-    rolls = prm[ROLLS]
-    off = prm[OFF]
-    nroll = prm[NROLL]
-    rt_last = roll_type(rolls, prm)
-    prepare(mask, up, y, prm, tb, V, pre)
-    score_values(mask, y, rt_last, prm, tb, pre, S[rt_last])
-    if rt_last == 1 and upto >= rolls - 1:
-        score_values(mask, y, 0, prm, tb, pre, S[0])
+
+@nb.njit(cache=True, nogil=True)
+def _prepare(ints: Any, V: Any, mask: int, up: int, y: int, pre: Any) -> None:
+    """``pre[b, p]`` = value of putting ``p`` points in open box ``b`` (for each ``p`` it can take)."""
+    nbx = ints[P_NB]
+    pvals = _t2(ints, O_PVALS, nbx, ints[P_PW])
+    npv = _t1(ints, O_NPV, nbx)
+    isup = _t1(ints, O_ISUP, nbx)
+    ybox = ints[P_YBOX]
+    for b in range(nbx):
+        if (mask >> b) & 1:
+            continue
+        if isup[b] or (b == ybox and ints[P_YBITS] == 2):
+            for i in range(npv[b]):
+                p = pvals[b, i]
+                pre[b, p] = after(ints, V, mask, b, up, y, p)
+        else:
+            base = after(ints, V, mask, b, up, y, 0)
+            for i in range(npv[b]):
+                p = pvals[b, i]
+                pre[b, p] = p + base
+
+
+@nb.njit(cache=True, nogil=True)
+def _score_now(ints: Any, mask: int, y: int, rt: int, pre: Any, out: Any) -> None:
+    """``out[d]`` = value of scoring roll ``d`` now in its best box (``pre`` from :func:`_prepare`)."""
+    nbx = ints[P_NB]
+    nroll = ints[P_NROLL]
+    rtypes = ints[P_RTYPES]
+    points = _t2(ints, O_POINTS, rtypes * nbx, nroll)
+    fives = _t1(ints, O_FIVES, 6)
+    al = ints[ints[O_ALLOWED] + mask]
+    for d in range(nroll):
+        out[d] = NEG
+    for b in range(nbx):
+        if (al >> b) & 1:
+            row = rt * nbx + b
+            for d in range(nroll):
+                v = pre[b, points[row, d]]
+                if v > out[d]:
+                    out[d] = v
+    ybox = ints[P_YBOX]
+    if ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1:
+        oj = ints[O_JOKER]
+        for f in range(6):
+            d = fives[f]
+            if d < 0:
+                continue
+            at = oj + ((mask * 6 + f) * rtypes + rt) * nbx
+            best = NEG
+            for b in range(nbx):
+                p = ints[at + b]
+                if p >= 0 and pre[b, p] > best:
+                    best = pre[b, p]
+            out[d] = best
+    if ints[P_YBITS] == 2 and y == 1:
+        for f in range(6):
+            if fives[f] >= 0:
+                out[fives[f]] += ints[P_YBONUS]
+
+
+@nb.njit(cache=True, nogil=True)
+def turn_tables(
+    ints: Any, V: Any, mask: int, up: int, y: int, upto: int, last_w: bool,
+    pre: Any, S: Any, E: Any, B: Any, W: Any,
+) -> None:  # fmt: skip
+    """Fill the turn's tables of state ``(mask, up, y)`` up to ``upto`` rolls left: ``pre`` (see
+    :func:`_prepare`), ``S[rt]`` (score now, per points row), ``E[k]`` (keeps, ``1 <= k <= upto``)
+    and ``W[k]`` (rolls; ``W[upto]`` only if ``last_w``). Work arrays from :func:`work_arrays`."""
+    nroll = ints[P_NROLL]
+    off = ints[P_OFF]
+    rolls = ints[P_ROLLS]
+    add = _t2(ints, O_ADD, ints[P_NKEEP], 6)
+    sub = _t2(ints, O_SUB, ints[P_NKEEP], 6)
+    rt_last = roll_type(ints, rolls)
+    _prepare(ints, V, mask, up, y, pre)
+    _score_now(ints, mask, y, rt_last, pre, S[rt_last])
+    if rt_last == 1:
+        _score_now(ints, mask, y, 0, pre, S[0])
     for d in range(nroll):
         W[0, d] = S[rt_last, d]
     for k in range(1, upto + 1):
-        rt = roll_type(rolls - k, prm)
-        Ek = E[k]
+        rt = roll_type(ints, rolls - k)
         for d in range(nroll):
-            Ek[off + d] = W[k - 1, d]
+            E[k, off + d] = W[k - 1, d]
         for t in range(off - 1, -1, -1):
-            s = 0.0
-            for f in range(6):
-                s += Ek[add[t, f]]
-            Ek[t] = s * INV6
+            E[k, t] = (((((E[k, add[t, 0]] + E[k, add[t, 1]]) + E[k, add[t, 2]]) + E[k, add[t, 3]])
+                        + E[k, add[t, 4]]) + E[k, add[t, 5]]) * INV6  # fmt: skip
         if k == upto and not last_w:
             break
         for t in range(off):
-            m = Ek[t]
-            for j in range(6):
-                u = sub[t, j]
+            m = E[k, t]
+            for i in range(6):
+                u = sub[t, i]
                 if u < 0:
                     break
                 if B[u] > m:
@@ -206,8 +245,8 @@ def turn_tables(
             B[t] = m
         for d in range(nroll):
             m = S[rt, d]
-            for j in range(6):
-                u = sub[off + d, j]
+            for i in range(6):
+                u = sub[off + d, i]
                 if u < 0:
                     break
                 if B[u] > m:
@@ -216,61 +255,61 @@ def turn_tables(
 
 
 @nb.njit(cache=True, nogil=True)
-def _state_value(
-    mask: int, up: int, y: int, prm: Any, tb: Any, prob: Any, V: Any, pre: Any, S: Any, E: Any, B: Any, W: Any
-) -> float:
-    rolls = prm[ROLLS]
-    turn_tables(mask, up, y, rolls - 1, prm, tb, V, pre, S, E, B, W)
+def work_arrays(ints: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """``pre, S, E, B, W`` for :func:`turn_tables`."""
+    nkeep = np.int64(ints[P_NKEEP])
+    nroll = np.int64(ints[P_NROLL])
+    rolls = np.int64(ints[P_ROLLS])
+    pre = np.empty((np.int64(ints[P_NB]), np.int64(ints[P_PMAX])))
+    S = np.empty((np.int64(2), nroll))
+    E = np.empty((rolls, nkeep))
+    B = np.empty(nkeep)
+    W = np.empty((rolls, nroll))
+    return pre, S, E, B, W
+
+
+@nb.njit(cache=True, nogil=True)
+def state_value(ints: Any, V: Any, mask: int, up: int, y: int, pre: Any, S: Any, E: Any, B: Any, W: Any) -> float:
+    """The value of turn-start state ``(mask, up, y)`` from the values of the states after it."""
+    rolls = ints[P_ROLLS]
+    nroll = ints[P_NROLL]
+    turn_tables(ints, V, mask, up, y, rolls - 1, True, pre, S, E, B, W)
+    ways = _t1(ints, O_WAYS, nroll)
+    den = float(ints[P_DEN])
     top = rolls - 1
-    rt = roll_type(1, prm)
+    rt = roll_type(ints, 1)
     total = 0.0
-    for d in range(prm[NROLL]):
-        total += prob[d] * (W[top, d] if top > 0 else S[rt, d])
+    for d in range(nroll):
+        total += (ways[d] / den) * (W[top, d] if top > 0 else S[rt, d])
     return total
 
 
-@nb.njit(cache=True, parallel=True)
-def backward(states: Any, starts: Any, prm: Any, tb: Any, prob: Any, V: Any, chunk: int) -> None:
-    """Fill ``V`` for ``states`` (dense indices grouped by layer, fullest first; layer ``i`` is
-    ``states[starts[i]:starts[i + 1]]``). Each state is computed by exactly one thread."""
-    units = prm[UNITS]
-    ybits = prm[YBITS]
-    rolls = prm[ROLLS]
-    for layer in range(len(starts) - 1):
-        lo = starts[layer]
-        hi = starts[layer + 1]
-        nchunks = (hi - lo + chunk - 1) // chunk
-        for c in nb.prange(nchunks):
-            pre = np.empty((prm[NB], tb[T_PVALS].max() + 1))
-            S = np.empty((2, prm[NROLL]))
-            E = np.empty((rolls, prm[NKEEP]))
-            B = np.empty(prm[NKEEP])
-            W = np.empty((rolls, prm[NROLL]))
-            end = min(hi, lo + (c + 1) * chunk)
-            for i in range(lo + c * chunk, end):
-                s = states[i]
-                y = s % ybits
-                up = (s // ybits) % units
-                mask = s // (ybits * units)
-                V[s] = _state_value(mask, up, y, prm, tb, prob, V, pre, S, E, B, W)
+@nb.njit(cache=True, nogil=True)
+def solve_states(ints: Any, V: Any, states: Any, lo: int, hi: int) -> None:
+    """Fill ``V`` for ``states[lo:hi]`` (their successors must already be in ``V``)."""
+    units = ints[P_UNITS]
+    ybits = ints[P_YBITS]
+    pre, S, E, B, W = work_arrays(ints)
+    for i in range(lo, hi):
+        s = states[i]
+        V[s] = state_value(ints, V, s // (ybits * units), (s // ybits) % units, s % ybits, pre, S, E, B, W)
 
 
-@nb.njit(cache=True)
-def reachable(prm: Any, tb: Any) -> Any:
+@nb.njit(cache=True, nogil=True)
+def reachable(ints: Any) -> Any:
     """Which dense states can arise from the empty card (a boolean array)."""
-    allowed = tb[T_ALLOWED]
-    is_upper = tb[T_IS_UPPER]
-    bonus_of = tb[T_BONUS_OF]
-    pvals = tb[T_PVALS]
-    maxrem = tb[T_MAXREM]
-    nbx = prm[NB]
-    units = prm[UNITS]
-    ybits = prm[YBITS]
+    nbx = ints[P_NB]
+    units = ints[P_UNITS]
+    ybits = ints[P_YBITS]
+    cap = ints[P_CAP]
+    isup = _t1(ints, O_ISUP, nbx)
+    pvals = _t2(ints, O_PVALS, nbx, ints[P_PW])
+    npv = _t1(ints, O_NPV, nbx)
     full = (1 << nbx) - 1
     reach = np.zeros((1 << nbx) * units * ybits, dtype=np.bool_)
-    reach[next_up(0, 0, prm, bonus_of, maxrem) * ybits] = True
+    reach[next_up(ints, 0, 0) * ybits] = True
     for mask in range(full):
-        al = allowed[mask]
+        al = ints[ints[O_ALLOWED] + mask]
         for up in range(units):
             for y in range(ybits):
                 if not reach[(mask * units + up) * ybits + y]:
@@ -279,90 +318,87 @@ def reachable(prm: Any, tb: Any) -> Any:
                     if not (al >> b) & 1:
                         continue
                     nm = mask | (1 << b)
-                    for j in range(pvals.shape[1]):
-                        p = pvals[b, j]
-                        if p < 0:
-                            break
+                    for i in range(npv[b]):
+                        p = pvals[b, i]
                         nu = up
-                        if is_upper[b]:
-                            nu = next_up(nm, min(up + p, prm[CAP]), prm, bonus_of, maxrem)
+                        if isup[b]:
+                            nu = next_up(ints, nm, min(up + p, cap))
                         ny = y
-                        if b == prm[YBOX] and ybits == 2:
+                        if b == ints[P_YBOX] and ybits == 2:
                             ny = 1 if p > 0 else 0
                         reach[(nm * units + nu) * ybits + ny] = True
     return reach
 
 
 @nb.njit(cache=True, nogil=True)
-def advise(
-    mask: int, up: int, y: int, d: int, k: int, prm: Any, tb: Any, V: Any,
-    keep_idx: Any, keep_val: Any, box_pts: Any, box_val: Any,
+def _advise(
+    ints: Any, V: Any, state: int, d: int, k: int, fout: Any, iout: Any,
+    pre: Any, S: Any, E: Any, B: Any, W: Any,
 ) -> tuple[int, int]:  # fmt: skip
-    """Every option for roll ``d`` (a roll index) with ``k`` rolls left in state ``(mask, up, y)``.
-
-    Fills ``keep_idx``/``keep_val`` (proper keeps; returns how many) and, per box,
-    ``box_pts`` (-1 where not allowed) and ``box_val`` (points, bonuses and what follows).
-    Returns the number of keeps and the best option: ``-(box + 1)`` or a keep's position
-    (ties: boxes first, in card order, then keeps in order)."""
-    subsets = tb[T_SUBSETS]
-    five = tb[T_FIVE]
-    is_upper = tb[T_IS_UPPER]
-    bonus_of = tb[T_BONUS_OF]
-    pvals = tb[T_PVALS]
-    maxrem = tb[T_MAXREM]
-    rolls = prm[ROLLS]
-    nbx = prm[NB]
-    rt = roll_type(rolls - k, prm)
-    score_options(mask, d, rt, prm, tb, box_pts)
-    extra = prm[YBONUS] if prm[YBITS] == 2 and y == 1 and five[d] >= 0 else 0
+    nbx = ints[P_NB]
+    sw = ints[P_SW]
+    units = ints[P_UNITS]
+    ybits = ints[P_YBITS]
+    rolls = ints[P_ROLLS]
+    y = state % ybits
+    up = (state // ybits) % units
+    mask = state // (ybits * units)
+    rt = roll_type(ints, rolls - k)
+    box_pts = iout[sw : sw + nbx]
+    score_options(ints, mask, d, rt, box_pts)
+    extra = ints[P_YBONUS] if ybits == 2 and y == 1 and ints[ints[O_FIVE] + d] >= 0 else 0
     best = NEG
     code = 0
     n = 0
     if k > 0:
-        pre = np.empty((nbx, pvals.max() + 1))
-        S = np.empty((2, prm[NROLL]))
-        E = np.empty((k + 1, prm[NKEEP]))
-        B = np.empty(prm[NKEEP])
-        W = np.empty((k + 1, prm[NROLL]))
-        turn_tables(mask, up, y, k, prm, tb, V, pre, S, E, B, W, False)
+        turn_tables(ints, V, mask, up, y, k, False, pre, S, E, B, W)
         for b in range(nbx):
             p = box_pts[b]
-            box_val[b] = pre[b, p] + extra if p >= 0 else NEG
+            fout[sw + b] = pre[b, p] + extra if p >= 0 else NEG
     else:
         for b in range(nbx):
             p = box_pts[b]
-            box_val[b] = _after(mask, b, up, y, p, prm, is_upper, bonus_of, maxrem, V) + extra if p >= 0 else NEG
+            fout[sw + b] = after(ints, V, mask, b, up, y, p) + extra if p >= 0 else NEG
     for b in range(nbx):
-        if box_val[b] > best:
-            best = box_val[b]
+        if fout[sw + b] > best:
+            best = fout[sw + b]
             code = -(b + 1)
     if k > 0:
-        for j in range(subsets.shape[1]):
-            t = subsets[d, j]
+        subsets = _t2(ints, O_SUBSETS, ints[P_NROLL], sw)
+        for i in range(sw):
+            t = subsets[d, i]
             if t < 0:
                 break
-            keep_idx[n] = t
-            keep_val[n] = E[k, t]
-            if keep_val[n] > best:
-                best = keep_val[n]
+            iout[n] = t
+            fout[n] = E[k, t]
+            if fout[n] > best:
+                best = fout[n]
                 code = n
             n += 1
     return n, code
 
 
-@nb.njit(cache=True, parallel=True)
-def advise_batch(
-    states: Any, rolls: Any, left: Any, prm: Any, tb: Any, V: Any,
-    nkeep: Any, best: Any, keep_idx: Any, keep_val: Any, box_pts: Any, box_val: Any,
+@nb.njit(cache=True, nogil=True)
+def advise(ints: Any, V: Any, state: int, d: int, k: int, fout: Any, iout: Any) -> tuple[int, int]:
+    """Every option for roll ``d`` (a roll index) with ``k`` rolls left in dense state ``state``.
+
+    Fills ``iout[:n]``/``fout[:n]`` (the proper keeps and their values; ``n`` is returned) and,
+    from position ``P_SW`` on, per box, ``iout`` the points (-1 where not allowed) and ``fout``
+    the value (points, bonuses and what follows; ``NEG`` where not allowed). Returns ``n`` and the
+    best option: ``-(box + 1)`` or a keep's position (ties: boxes first, in card order, then keeps
+    in order)."""
+    pre, S, E, B, W = work_arrays(ints)
+    return _advise(ints, V, state, d, k, fout, iout, pre, S, E, B, W)
+
+
+@nb.njit(cache=True, nogil=True)
+def advise_many(
+    ints: Any, V: Any, states: Any, rolls: Any, left: Any, lo: int, hi: int,
+    nkeep: Any, best: Any, fout: Any, iout: Any,
 ) -> None:  # fmt: skip
-    """:func:`advise` for many situations at once (row ``i`` of each output), in parallel."""
-    units = prm[UNITS]
-    ybits = prm[YBITS]
-    for i in nb.prange(len(states)):
-        s = states[i]
-        n, code = advise(
-            s // (ybits * units), (s // ybits) % units, s % ybits, rolls[i], left[i], prm, tb, V,
-            keep_idx[i], keep_val[i], box_pts[i], box_val[i],
-        )  # fmt: skip
+    """:func:`advise` for situations ``lo .. hi - 1`` (row ``i`` of each output)."""
+    pre, S, E, B, W = work_arrays(ints)
+    for i in range(lo, hi):
+        n, code = _advise(ints, V, states[i], rolls[i], left[i], fout[i], iout[i], pre, S, E, B, W)
         nkeep[i] = n
         best[i] = code

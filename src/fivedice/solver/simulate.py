@@ -14,6 +14,7 @@ up front. Ties between options go to scoring before keeping, then card order, th
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ import numpy.typing as npt
 
 from fivedice.rules import RuleSet
 from fivedice.solver import kernel as K
+from fivedice.solver import tables as T
 from fivedice.solver.advisor import Solver, solve
 
 __all__ = ["SimulationResult", "simulate_optimal"]
@@ -33,6 +35,9 @@ MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX2 = np.uint64(0x94D049BB133111EB)
 CHUNK = 256
 """Games per parallel work item (any value gives the same results)."""
+PARALLEL = threading.Lock()
+"""Held while a parallel kernel runs: numba's fallback threading layer (workqueue) cannot run
+two parallel launches from different threads at once."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -101,22 +106,17 @@ def _roll(t: int, off: int, add: Any, state: Any) -> int:
 
 
 @nb.njit(cache=True, parallel=True)
-def _precompute(states: Any, prm: Any, tb: Any, V: Any, Sc: Any, Ec: Any) -> None:
+def _precompute(states: Any, ints: Any, V: Any, Sc: Any, Ec: Any) -> None:
     """The turn tables of ``states`` (the early turns every game passes through), compactly:
     ``Sc[i]`` the score-now rows, ``Ec[i, k - 1]`` the keep values with ``k`` rolls left."""
-    nbx = prm[K.NB]
-    units = prm[K.UNITS]
-    ybits = prm[K.YBITS]
-    rolls = prm[K.ROLLS]
+    units = ints[T.P_UNITS]
+    ybits = ints[T.P_YBITS]
+    rolls = ints[T.P_ROLLS]
     for i in nb.prange(len(states)):
-        pre = np.empty((nbx, tb[K.T_PVALS].max() + 1))
-        S = np.empty((2, prm[K.NROLL]))
-        E = np.empty((rolls, prm[K.NKEEP]))
-        B = np.empty(prm[K.NKEEP])
-        W = np.empty((rolls, prm[K.NROLL]))
+        pre, S, E, B, W = K.work_arrays(ints)
         s = states[i]
-        mask = s // (ybits * units)
-        K.turn_tables(mask, (s // ybits) % units, s % ybits, rolls - 1, prm, tb, V, pre, S, E, B, W, False)
+        K.turn_tables(ints, V, s // (ybits * units), (s // ybits) % units, s % ybits, rolls - 1, False,
+                      pre, S, E, B, W)  # fmt: skip
         Sc[i] = S[: Sc.shape[1]]
         if rolls > 1:
             Ec[i] = E[1:]
@@ -124,32 +124,28 @@ def _precompute(states: Any, prm: Any, tb: Any, V: Any, Sc: Any, Ec: Any) -> Non
 
 @nb.njit(cache=True, parallel=True)
 def _play(
-    games: int, seed: int, prm: Any, tb: Any, V: Any, chunk: int, slot_of: Any, Sc: Any, Ec: Any,
+    games: int, seed: int, ints: Any, V: Any, chunk: int, slot_of: Any, Sc: Any, Ec: Any,
     totals: Any, box_points: Any, upper_bonus: Any, ybonuses: Any,
 ) -> None:  # fmt: skip
-    add = tb[K.T_ADD]
-    subsets = tb[K.T_SUBSETS]
-    five = tb[K.T_FIVE]
-    is_upper = tb[K.T_IS_UPPER]
-    bonus_of = tb[K.T_BONUS_OF]
-    pvals = tb[K.T_PVALS]
-    maxrem = tb[K.T_MAXREM]
-    nbx = prm[K.NB]
-    off = prm[K.OFF]
-    rolls = prm[K.ROLLS]
-    cap = prm[K.CAP]
-    units = prm[K.UNITS]
-    ybits = prm[K.YBITS]
-    nroll = prm[K.NROLL]
-    up0 = K.next_up(0, 0, prm, bonus_of, maxrem)
+    nkeep = ints[T.P_NKEEP]
+    nbx = ints[T.P_NB]
+    off = ints[T.P_OFF]
+    rolls = ints[T.P_ROLLS]
+    cap = ints[T.P_CAP]
+    units = ints[T.P_UNITS]
+    ybits = ints[T.P_YBITS]
+    nroll = ints[T.P_NROLL]
+    sw = ints[T.P_SW]
+    add = ints[ints[T.O_ADD] : ints[T.O_ADD] + nkeep * 6].reshape((np.int64(nkeep), np.int64(6)))
+    subsets = ints[ints[T.O_SUBSETS] : ints[T.O_SUBSETS] + nroll * sw].reshape((np.int64(nroll), np.int64(sw)))
+    five = ints[ints[T.O_FIVE] : ints[T.O_FIVE] + nroll]
+    is_upper = ints[ints[T.O_ISUP] : ints[T.O_ISUP] + nbx]
+    bonus_of = ints[ints[T.O_BONUS] : ints[T.O_BONUS] + units]
+    up0 = K.next_up(ints, 0, 0)
     nchunks = (games + chunk - 1) // chunk
     for c in nb.prange(nchunks):
         state = np.zeros(1, dtype=np.uint64)
-        pre = np.empty((nbx, pvals.max() + 1))
-        S = np.empty((2, nroll))
-        E = np.empty((rolls, prm[K.NKEEP]))
-        B = np.empty(prm[K.NKEEP])
-        W = np.empty((rolls, nroll))
+        pre, S, E, B, W = K.work_arrays(ints)
         pts = np.empty(nbx, dtype=np.int32)
         for g in range(c * chunk, min(games, (c + 1) * chunk)):
             state[0] = np.uint64(seed) * GOLDEN
@@ -166,14 +162,14 @@ def _play(
                 if slot >= 0:
                     SS, EE, eoff = Sc[slot], Ec[slot], 1
                 else:
-                    K.turn_tables(mask, up, y, rolls - 1, prm, tb, V, pre, S, E, B, W, False)
+                    K.turn_tables(ints, V, mask, up, y, rolls - 1, False, pre, S, E, B, W)
                     SS, EE, eoff = S, E, 0
                 d = _roll(0, off, add, state)
                 k = rolls - 1
                 while k > 0:
-                    best = SS[K.roll_type(rolls - k, prm), d - off]
+                    best = SS[K.roll_type(ints, rolls - k), d - off]
                     keep = -1
-                    for j in range(subsets.shape[1]):
+                    for j in range(sw):
                         t = subsets[d - off, j]
                         if t < 0:
                             break
@@ -184,12 +180,12 @@ def _play(
                         break
                     d = _roll(keep, off, add, state)
                     k -= 1
-                K.score_options(mask, d - off, K.roll_type(rolls - k, prm), prm, tb, pts)
+                K.score_options(ints, mask, d - off, K.roll_type(ints, rolls - k), pts)
                 bb = -1
                 bv = K.NEG
                 for b in range(nbx):
                     if pts[b] >= 0:
-                        v = K._after(mask, b, up, y, pts[b], prm, is_upper, bonus_of, maxrem, V)
+                        v = K.after(ints, V, mask, b, up, y, pts[b])
                         if v > bv:
                             bv = v
                             bb = b
@@ -201,13 +197,13 @@ def _play(
                 mask |= 1 << bb
                 if is_upper[bb]:
                     raw_upper += p
-                    up = K.next_up(mask, min(cap, up + p), prm, bonus_of, maxrem)
-                if bb == prm[K.YBOX] and ybits == 2:
+                    up = K.next_up(ints, mask, min(cap, up + p))
+                if bb == ints[T.P_YBOX] and ybits == 2:
                     y = 1 if p > 0 else 0
             ub = bonus_of[min(cap, raw_upper)]
             upper_bonus[g] = ub
             ybonuses[g] = extra
-            totals[g] = total + ub + extra * prm[K.YBONUS]
+            totals[g] = total + ub + extra * ints[T.P_YBONUS]
 
 
 def _early_states(solver: Solver, budget: int = 64_000_000) -> npt.NDArray[np.int64]:
@@ -240,16 +236,16 @@ def simulate_optimal(
     used = previous if threads is None else max(1, min(int(threads), nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     nb.set_num_threads(used)
     start = time.perf_counter()
-    prm, arrays, values = t.params(), t.arrays(), solver.table.values
+    ints, values = t.ints, solver.table.values
     try:
         early = _early_states(solver)
         slot_of = np.full(t.nstates, -1, dtype=np.int32)
         slot_of[early] = np.arange(len(early), dtype=np.int32)
         Sc = np.empty((len(early), t.rolltypes, t.nroll))
         Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
-        with K.PARALLEL:
-            _precompute(early, prm, arrays, values, Sc, Ec)
-            _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, prm, arrays, values, CHUNK, slot_of, Sc, Ec,
+        with PARALLEL:
+            _precompute(early, ints, values, Sc, Ec)
+            _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, ints, values, CHUNK, slot_of, Sc, Ec,
                   totals, box_points, upper_bonus, ybonuses)  # fmt: skip
     finally:
         nb.set_num_threads(previous)

@@ -8,10 +8,17 @@ Dice multisets of 0 to ``n`` dice share one index space ("keeps"): sorted by siz
 :func:`fivedice.dice.multisets` order, so the ``n``-dice multisets (the rolls) come last,
 from index ``off``.
 
+The kernels (numba in :mod:`~fivedice.solver.kernel`, numpy in :mod:`~fivedice.solver.plain`)
+read every table from one packed ``int32`` array (:attr:`Tables.ints`): a header of
+parameters (positions ``P_*``) and offsets (positions ``O_*``), then the tables. One array
+keeps a compiled call cheap (one argument instead of a dozen) and is what the cache stores.
+
 >>> from fivedice import rules
 >>> t = build_tables(rules.get("yahtzee"))
 >>> t.nkeep, t.nroll, t.off, t.units, t.ybits
 (462, 252, 210, 64, 2)
+>>> from_packed(t.rules, t.ints).joker.shape == t.joker.shape
+True
 """
 
 from __future__ import annotations
@@ -28,13 +35,25 @@ from fivedice.rules import Joker, RuleSet
 from fivedice.rules.ruleset import SOLVER_MAX_BOXES
 from fivedice.scorecard import Scorecard
 
-__all__ = ["Tables", "build_tables"]
+__all__ = ["Tables", "build_tables", "from_packed"]
 
 IntArray = npt.NDArray[np.int32]
 FloatArray = npt.NDArray[np.float64]
 
 MAX_BOXES = SOLVER_MAX_BOXES
 """The solver's state space has 2**boxes masks; beyond this it would not fit in memory."""
+
+# Header of the packed array: parameters, then the offsets of the tables.
+(P_N, P_NB, P_NKEEP, P_NROLL, P_OFF, P_ROLLS, P_UNITS, P_YBITS, P_CAP, P_YBOX, P_YBONUS, P_JOKER,
+ P_RTYPES, P_PW, P_SW, P_DEN, P_UPMASK) = range(17)  # fmt: skip
+(O_COUNTS, O_ADD, O_SUB, O_SUBSETS, O_WAYS, O_FIVE, O_FIVES, O_POINTS, O_PIDX, O_ALLOWED, O_JOKER,
+ O_ISUP, O_BONUS, O_PVALS, O_NPV, O_MAXREM) = range(17, 33)  # fmt: skip
+P_PMAX = 33
+"""Position of the largest points value any box can take, plus one."""
+HEADER = 40
+PACKED = ("counts", "add", "sub", "subsets", "ways", "five", "fives", "points", "pidx", "allowed", "joker",
+          "is_upper", "bonus_of", "pvals", "npv", "maxrem")  # fmt: skip
+"""The packed tables, in the order of the ``O_*`` positions."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -86,6 +105,16 @@ class Tables:
     """``(nboxes, m)`` every distinct points value each box can take, -1 padded."""
     maxrem: IntArray
     """``(2**nboxes,)`` the most points the open upper boxes can still add, per filled mask."""
+    ways: IntArray
+    """``(nroll,)`` ways to roll each multiset (``prob * 6**n``)."""
+    fives: IntArray
+    """``(6,)`` the roll index of ``n`` alike of each face."""
+    pidx: IntArray
+    """``(rolltypes, nboxes, nroll)`` position of each roll's points in its box's ``pvals`` row."""
+    npv: IntArray
+    """``(nboxes,)`` how many points values each box can take."""
+    ints: IntArray
+    """Every integer table packed into one array (header ``P_*``/``O_*``, then :data:`PACKED`)."""
 
     def frozen_up(self, mask: int, up: int) -> int:
         """The state's upper value: ``up`` capped, or ``cap`` once no bonus can change any more."""
@@ -103,28 +132,6 @@ class Tables:
     def nstates(self) -> int:
         """Size of the dense state index: ``2**nboxes * units * ybits``."""
         return (1 << self.nboxes) * self.units * self.ybits
-
-    def params(self) -> npt.NDArray[np.int64]:
-        """The scalar parameters as one array, in the order the kernels read them."""
-        return np.array(
-            [
-                self.n, self.nboxes, self.nkeep, self.nroll, self.off, self.rules.rolls, self.units,
-                self.ybits, self.cap, self.upper_mask, self.ybox, self.ybonus, int(self.has_joker),
-                self.rolltypes,
-            ],
-            dtype=np.int64,
-        )  # fmt: skip
-
-    def arrays(self) -> tuple[IntArray, ...]:
-        """The integer tables in the order the kernels unpack them."""
-        fives = np.full(FACES, -1, dtype=np.int32)
-        for d, f in enumerate(self.five):
-            if f >= 0:
-                fives[f] = d
-        return (
-            self.add, self.sub, self.subsets, self.five, np.ascontiguousarray(self.points.transpose(0, 2, 1)),
-            self.allowed, self.joker, self.is_upper, self.bonus_of, self.pvals, fives, self.maxrem,
-        )  # fmt: skip
 
     def roll_type(self, roll: int) -> int:
         """The ``points`` row for dice made on roll number ``roll``."""
@@ -182,8 +189,7 @@ def build_tables(rules: RuleSet) -> Tables:
     subsets = np.full((nroll, max(len(p) for p in proper)), -1, dtype=np.int32)
     for d, subs in enumerate(proper):
         subsets[d, : len(subs)] = [index[s] for s in subs]
-    ways = np.array([math.factorial(n) / math.prod(math.factorial(c) for c in _counts(ms)) for ms in rolls])
-    prob = ways / float(FACES**n)
+    ways = np.array([math.factorial(n) // math.prod(math.factorial(c) for c in _counts(ms)) for ms in rolls])
     five = np.array([_counts(ms).index(n) if n in _counts(ms) else -1 for ms in rolls], dtype=np.int32)
 
     # Natural points for roll 1 and later rolls (one row if the roll number never matters).
@@ -194,30 +200,24 @@ def build_tables(rules: RuleSet) -> Tables:
         pts = pts[:1].copy()
     rolltypes = pts.shape[0]
 
-    # Fill-order legality per filled mask, from Scorecard.allowed_by_order.
+    # Fill-order legality per filled mask, and the Joker's boxes and points for five alike, from
+    # Scorecard.allowed_by_order and Scorecard.option_indices.
     order = rules.cards[0]
     allowed = np.zeros(1 << nb, dtype=np.int32)
-    for mask in range(1 << nb):
-        card = Scorecard(rules, order, tuple(0 if mask >> b & 1 else None for b in range(nb)))
-        allowed[mask] = sum(1 << b for b in card.allowed_by_order())
-
     ybox = -1 if rules.yahtzee_box is None else rules.box_index(rules.yahtzee_box)
     has_joker = rules.joker is not Joker.NONE and ybox >= 0
     poss: list[set[int]] = [set(pts[:, :, b].ravel().tolist()) for b in range(nb)]
-    if has_joker:
-        joker = np.full((1 << nb, FACES, rolltypes, nb), -1, dtype=np.int32)
-        for mask in range(1 << nb):
-            if not mask >> ybox & 1 or mask == (1 << nb) - 1:
-                continue
-            card = Scorecard(rules, order, tuple(0 if mask >> b & 1 else None for b in range(nb)))
+    joker = np.full((1 << nb, FACES, rolltypes, nb) if has_joker else (1, 1, 1, 1), -1, dtype=np.int32)
+    alike = [tuple(n if g == f else 0 for g in range(FACES)) for f in range(FACES)]
+    for mask in range(1 << nb):
+        card = Scorecard(rules, order, tuple(0 if mask >> b & 1 else None for b in range(nb)))
+        allowed[mask] = sum(1 << b for b in card.allowed_by_order())
+        if has_joker and mask >> ybox & 1 and mask != (1 << nb) - 1:
             for f in range(FACES):
-                c = tuple(n if g == f else 0 for g in range(FACES))
                 for rt in range(rolltypes):
-                    for b, p in card.option_indices(c, 1 if rt == 0 else 2).items():
+                    for b, p in card.option_indices(alike[f], 1 if rt == 0 else 2).items():
                         joker[mask, f, rt, b] = p
                         poss[b].add(p)
-    else:
-        joker = np.full((1, 1, 1, 1), -1, dtype=np.int32)
 
     upper = rules.upper_indices
     cap = max((t.threshold for t in rules.upper_bonus), default=0)
@@ -227,18 +227,71 @@ def build_tables(rules: RuleSet) -> Tables:
     ybits = 2 if ybonus else 1
     width = max(len(values) for values in poss)
     pvals = np.full((nb, width), -1, dtype=np.int32)
+    npv = np.array([len(values) for values in poss], dtype=np.int32)
+    pidx = np.zeros((rolltypes, nb, nroll), dtype=np.int32)
     for b, values in enumerate(poss):
-        pvals[b, : len(values)] = sorted(values)
+        row = sorted(values)
+        pvals[b, : len(row)] = row
+        where = {p: i for i, p in enumerate(row)}
+        for rt in range(rolltypes):
+            pidx[rt, b] = [where[int(p)] for p in pts[rt, :, b]]
     masks = np.arange(1 << nb, dtype=np.int64)
     maxrem = np.zeros(1 << nb, dtype=np.int32)
     for b in upper:
         maxrem += np.where((masks >> b) & 1 == 0, int(pvals[b].max()), 0).astype(np.int32)
+    fives = np.full(FACES, -1, dtype=np.int32)
+    for d, f in enumerate(five):
+        if f >= 0:
+            fives[f] = d
+    fields = {
+        "counts": counts, "add": add, "sub": sub, "subsets": subsets, "ways": ways.astype(np.int32),
+        "five": five, "fives": fives, "points": np.ascontiguousarray(pts.transpose(0, 2, 1)), "pidx": pidx,
+        "allowed": allowed, "joker": joker, "is_upper": np.array([int(b in upper) for b in range(nb)], dtype=np.int32),
+        "bonus_of": bonus_of, "pvals": pvals, "npv": npv, "maxrem": maxrem,
+    }  # fmt: skip
+    head = np.zeros(HEADER, dtype=np.int64)
+    head[: O_COUNTS] = [
+        n, nb, nkeep, nroll, off, rules.rolls, units, ybits, cap, ybox, ybonus, int(has_joker), rolltypes, width,
+        subsets.shape[1], FACES**n, sum(1 << b for b in upper),
+    ]  # fmt: skip
+    head[P_PMAX] = int(pvals.max()) + 1
+    parts: list[npt.NDArray[np.int64]] = []
+    at = HEADER
+    for i, name in enumerate(PACKED):
+        flat = np.asarray(fields[name], dtype=np.int64).ravel()
+        head[O_COUNTS + i] = at
+        parts.append(flat)
+        at += flat.size
+    ints = np.concatenate([head, *parts]).astype(np.int32)
+    return from_packed(rules, ints)
+
+
+def from_packed(rules: RuleSet, ints: IntArray) -> Tables:
+    """The :class:`Tables` of ``rules`` from their packed array (views into ``ints``)."""
+    h = [int(v) for v in ints[:HEADER]]
+    n, nb, nkeep, nroll, rtypes, width = h[P_N], h[P_NB], h[P_NKEEP], h[P_NROLL], h[P_RTYPES], h[P_PW]
+    jok = h[P_JOKER] == 1
+    shapes = {
+        "counts": (nkeep, FACES), "add": (nkeep, FACES), "sub": (nkeep, FACES), "subsets": (nroll, h[P_SW]),
+        "ways": (nroll,), "five": (nroll,), "fives": (FACES,), "points": (rtypes, nb, nroll),
+        "pidx": (rtypes, nb, nroll), "allowed": (1 << nb,),
+        "joker": (1 << nb, FACES, rtypes, nb) if jok else (1, 1, 1, 1), "is_upper": (nb,),
+        "bonus_of": (h[P_UNITS],), "pvals": (nb, width), "npv": (nb,), "maxrem": (1 << nb,),
+    }  # fmt: skip
+    view: dict[str, IntArray] = {}
+    for i, name in enumerate(PACKED):
+        start = h[O_COUNTS + i]
+        size = math.prod(shapes[name])
+        view[name] = ints[start : start + size].reshape(shapes[name])
+    ways = view["ways"]
     return Tables(
-        rules=rules, n=n, nboxes=nb, nkeep=nkeep, nroll=nroll, off=off, counts=counts, add=add, sub=sub,
-        subsets=subsets, prob=prob, five=five, points=pts, allowed=allowed, joker=joker, has_joker=has_joker,
-        upper_mask=sum(1 << b for b in upper), is_upper=np.array([int(b in upper) for b in range(nb)], dtype=np.int32),
-        cap=cap, units=units, ybits=ybits, ybox=ybox, ybonus=ybonus, bonus_of=bonus_of, pvals=pvals,
-        maxrem=maxrem,
+        rules=rules, n=n, nboxes=nb, nkeep=nkeep, nroll=nroll, off=h[P_OFF], counts=view["counts"], add=view["add"],
+        sub=view["sub"], subsets=view["subsets"], prob=ways / float(h[P_DEN]), five=view["five"],
+        points=np.ascontiguousarray(view["points"].transpose(0, 2, 1)), allowed=view["allowed"],
+        joker=view["joker"], has_joker=jok, upper_mask=h[P_UPMASK], is_upper=view["is_upper"], cap=h[P_CAP],
+        units=h[P_UNITS], ybits=h[P_YBITS], ybox=h[P_YBOX], ybonus=h[P_YBONUS], bonus_of=view["bonus_of"],
+        pvals=view["pvals"], maxrem=view["maxrem"], ways=ways, fives=view["fives"], pidx=view["pidx"],
+        npv=view["npv"], ints=ints,
     )  # fmt: skip
 
 
