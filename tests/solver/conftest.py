@@ -1,4 +1,4 @@
-"""Solver tests: every cache goes to a temporary directory."""
+"""Solver tests: every cache goes to a temporary directory; the shipped tables are hidden."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from fivedice.solver import Solver, solve
 
 @pytest.fixture(autouse=True)
 def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty user cache, and no shipped tables (tests that want them say so)."""
     monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("fivedice.solver.cache.DATA", tmp_path / "no-shipped-tables")
     return tmp_path / "cache"
 
 

@@ -11,6 +11,7 @@ from fivedice import rules
 from fivedice.errors import DiceError, IllegalActionError, RuleSetError
 from fivedice.scorecard import Scorecard
 from fivedice.solver import Option, Solver, solve
+from fivedice.solver import cache, tables
 from fivedice.solver.cache import build, cache_path, load_or_build
 
 
@@ -57,9 +58,10 @@ def test_cache_round_trip_and_damage(tmp_path: Path) -> None:
     path.write_bytes(bytes(data))
     assert load_or_build(rs).source == "built"
     assert load_or_build(rs).source == "cache"
-    # a stale header (older format, or tables from other scoring code), a truncated file, garbage: all rebuilt
+    # a stale header (older format, other rules, tables that do not match), a truncated file, garbage: rebuilt
     for damage in (
-        lambda b: b.replace(b'"format": 1', b'"format": 0'),
+        lambda b: b.replace(b'"format": 2', b'"format": 1'),
+        lambda b: b.replace(b'"rules_sha256": "', b'"rules_sha256": "0'),
         lambda b: b.replace(b'"tables_sha256": "', b'"tables_sha256": "0'),
         lambda b: b[: len(b) // 2],
         lambda b: b"not a table",
@@ -68,6 +70,26 @@ def test_cache_round_trip_and_damage(tmp_path: Path) -> None:
         again = load_or_build(rs)
         assert again.source == "built"
         assert again.values.tobytes() == first.values.tobytes()
+
+
+def test_changed_scoring_code_rechecks_the_tables_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    rs = rules.get("yacht")
+    first = load_or_build(rs)
+    path = cache_path(rs)
+    # another version of the scoring code wrote the file: its tables are rebuilt and compared (same: kept)
+    path.write_bytes(path.read_bytes().replace(b'"code_sha256": "', b'"code_sha256": "0'))
+    calls: list[object] = []
+    real = cache.build_tables
+    monkeypatch.setattr(cache, "build_tables", lambda r: calls.append(r) or real(r))
+    again = load_or_build(rs)
+    assert again.source == "cache" and len(calls) == 1
+    assert again.values.tobytes() == first.values.tobytes()
+    assert load_or_build(rs).source == "cache" and len(calls) == 1  # the header was refreshed: no second check
+    # scoring code that changes the tables: the values are not trusted
+    path.write_bytes(path.read_bytes().replace(b'"code_sha256": "', b'"code_sha256": "0'))
+    other = tables.build_tables(rules.get("yacht", four_kind="four_dice"))
+    monkeypatch.setattr(cache, "build_tables", lambda r: other)
+    assert cache.load(rs, path) is None
 
 
 def test_cache_files_differ_by_options() -> None:

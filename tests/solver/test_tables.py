@@ -39,7 +39,6 @@ def random_card(rs: rules.RuleSet, rng: random.Random) -> Scorecard:
 def test_options_match_scorecard(spec: str) -> None:
     rs = rules.parse_spec(spec)
     t = build_tables(rs)
-    prm, arrays = t.params(), t.arrays()
     rng = random.Random(spec)
     out = np.empty(t.nboxes, dtype=np.int32)
     rolls = [t.counts[t.off + d] for d in range(t.nroll)]
@@ -50,7 +49,7 @@ def test_options_match_scorecard(spec: str) -> None:
         for d in [int(i) for i in np.flatnonzero(t.five >= 0)] + rng.sample(range(t.nroll), 12):
             counts = tuple(int(c) for c in rolls[d])
             for roll in (1, rs.rolls):
-                kernel.score_options(mask, d, t.roll_type(roll), prm, arrays, out)
+                kernel.score_options(t.ints, mask, d, t.roll_type(roll), out)
                 expected = card.option_indices(counts, roll)
                 got = {b: int(p) for b, p in enumerate(out) if p >= 0}
                 assert got == expected, (card.entries, counts, roll)
@@ -68,7 +67,7 @@ def test_multisets_and_probabilities() -> None:
 
 def test_state_pruning() -> None:
     t = build_tables(rules.get("yahtzee"))
-    reach = kernel.reachable(t.params(), t.arrays())
+    reach = kernel.reachable(t.ints)
     assert int(reach.sum()) < t.nstates // 2
     # an upper total of 5 with only the Aces filled is reachable; 7 is not
     aces = 1 << rules.get("yahtzee").box_index("aces")

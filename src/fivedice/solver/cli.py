@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import click
@@ -13,9 +14,36 @@ from fivedice.errors import IllegalActionError
 from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, ngettext
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
-from fivedice.solver.advisor import solve
+from fivedice.solver.advisor import Solver, readiness, solve
 
-__all__ = ["advise_cmd", "parse_card", "solve_cmd"]
+__all__ = ["advise_cmd", "get_solver", "parse_card", "solve_cmd"]
+
+
+def get_solver(rules: RuleSet, jit: bool = False) -> Solver:
+    """The solver of ``rules``; when its table must be built, say so on stderr first, with progress.
+
+    Nothing is printed when the table is cached or shipped with fivedice.
+    """
+    ready = readiness(rules)
+    if ready.ready:
+        return solve(rules, jit=jit)
+    title = _(rules.title) if not rules.options else rules.spec
+    message = _(
+        "Preparing the solver for {rules} (once, about {seconds} s)...",
+        rules=title,
+        seconds=format_number(max(1, round(ready.seconds))),
+    )
+    live = sys.stderr.isatty()
+    click.echo(message, err=True, nl=not live)
+
+    def progress(share: float) -> None:
+        if live:
+            click.echo(f"\r{message} {format_number(round(100 * share))} %", err=True, nl=False)
+
+    solver = solve(rules, jit=jit, progress=progress)
+    if live:
+        click.echo("", err=True)
+    return solver
 
 
 def parse_card(rules: RuleSet, text: str) -> Scorecard:
@@ -58,7 +86,7 @@ def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
     """Build (or load from the cache) the optimal table of a rule set; print its expected score."""
     rules = get_rules(name, options)
     start = time.perf_counter()
-    solver = solve(rules)
+    solver = get_solver(rules)
     seconds = time.perf_counter() - start
     table = solver.table
     path = table.path
@@ -77,7 +105,7 @@ def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
         click.echo(json.dumps(data))
         return
     click.echo(_("{rules}: expected score {score}", rules=rules.spec, score=format_decimal(solver.expected_score, 5)))
-    how = _("built") if table.source == "built" else _("loaded from the cache")
+    how = {"built": _("built"), "package": _("shipped with fivedice")}.get(table.source, _("loaded from the cache"))
     click.echo(_("time: {seconds} s ({how})", seconds=format_decimal(seconds, 2), how=how))
     states, megabytes = format_number(table.states), format_decimal(solver.size_bytes / 1e6, 1)
     size = ngettext(
@@ -119,7 +147,7 @@ def advise_cmd(
     rules = get_rules(name, options)
     card = parse_card(rules, card_text)
     dice = parse_dice(" ".join([dice_text, *more_dice]), rules.dice)
-    solver = solve(rules)
+    solver = get_solver(rules)
     ranked = solver.advise(card, dice, rolls_left)
     expected = card.total + ranked[0].value
     if as_json:
