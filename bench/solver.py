@@ -1,11 +1,16 @@
-"""Solver benchmarks, side by side with the ``yatzy-solver`` package (a Rust solver) in the same run.
+"""Solver benchmarks, side by side with the ``yatzy-solver`` package (a Rust solver) in one run.
 
-Prints figures, asserts nothing. Every build runs in a fresh process so its time and peak
-memory (max RSS, the interpreter and numba included) are its own::
+Prints every row of issue 14's table as ours, the reference's and their ratio, and asserts
+nothing. Every whole-process figure is a fresh interpreter, timed from outside, with its
+peak memory (max RSS) reported by itself; the two solvers alternate, ``--repeat`` times::
 
-    .venv/bin/python bench/solver.py [--situations 2000] [--cold]
+    .venv/bin/python bench/solver.py [--repeat 3] [--situations 600]
 
-``--cold`` also times a first run with an empty numba cache (the one-off JIT compile).
+Rows: the official table built from scratch (whole process, fresh table cache, the shipped
+tables switched off), every option of one situation from Python (0/1/2 rolls left), a
+``fivedice advise`` process with everything cached, the first ``fivedice advise`` on a fresh
+install (empty JIT and table caches; also a rule set that is not shipped, so it is built, the
+JIT compile included), and the peak memory of a build.
 """
 
 from __future__ import annotations
@@ -14,77 +19,73 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from typing import Any
 
-BUILD_OURS = """
-import json, resource, time
-t0 = time.perf_counter()
-from fivedice import rules
-from fivedice.solver.cache import build
-t1 = time.perf_counter()
-table = build(rules.parse_spec({spec!r}))
-t2 = time.perf_counter()
-from fivedice.solver import Solver
-print(json.dumps({{"build": t2 - t1, "process": t2 - t0, "import": t1 - t0, "states": table.states,
-    "mean": Solver(table).expected_score, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+SITUATION = ["--dice", "1", "3", "3", "5", "6", "--rolls-left", "2", "--card", "ones=3,fives=15,yahtzee=50"]
+NOTATION = "dice 1 3 3 5 6 | rolls 2 | upper 18 | filled ones,fives,five_of_a_kind | five_of_a_kind 50"
+
+OURS_CLI = """
+import json, resource, sys
+from fivedice.cli import main
+try:
+    main({args!r})
+except SystemExit:
+    pass
+sys.stderr.write("\\nBENCH " + json.dumps({{"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "numba": "numba" in sys.modules}}) + "\\n")
 """
 
-BUILD_THEIRS = """
-import json, resource, time
-t0 = time.perf_counter()
+THEIRS = """
+import json, resource, sys
 import yatzy_solver as ys
-t1 = time.perf_counter()
-solver = ys.Solver.build(ys.Variant({variant!r}))
-t2 = time.perf_counter()
-print(json.dumps({{"build": t2 - t1, "process": t2 - t0, "import": t1 - t0,
-    "mean": solver.state_value("upper 0 | filled -"),
-    "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+variant = ys.Variant("american+forced-joker")
+solver = ys.Solver.load({path!r}, variant) if {path!r} else ys.Solver.build(variant)
+start = "upper 0 | filled -"
+best = max(v for _, v in solver.option_values({notation!r})) if {notation!r} else solver.state_value(start)
+sys.stderr.write("\\nBENCH " + json.dumps({{"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "value": best}}) + "\\n")
 """
 
-THEIRS = {"yahtzee": "american+forced-joker", "yatzy": "yatzy-scandinavian"}
 NAMES = {"aces": "ones", "yahtzee": "five_of_a_kind"}
 
 
-def run(code: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run ``code`` in a fresh interpreter and return the JSON it prints."""
+def process(code: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``code`` in a fresh interpreter: wall seconds, its peak RSS (MB) and its output."""
+    start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **(env or {})}, check=True
     )
-    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    seconds = time.perf_counter() - start
+    line = [ln for ln in out.stderr.splitlines() if ln.startswith("BENCH ")][-1]
+    result: dict[str, Any] = json.loads(line[6:])
+    result.update(seconds=seconds, stdout=out.stdout, stderr=out.stderr)
     return result
 
 
-def builds(cold: bool) -> None:
-    print("== build: official table from scratch, fresh process each (numba JIT cache warm) ==")
-    ours_yahtzee = None
-    for spec in ("yahtzee", "yacht", "yatzy"):
-        run(BUILD_OURS.format(spec=spec))  # warm the JIT cache and the page cache
-        ours = run(BUILD_OURS.format(spec=spec))
-        line = (
-            f"fivedice {spec:8} mean {ours['mean']:.7f}  states {ours['states']:>9,}  build {ours['build']:.2f} s  "
-            f"process {ours['process']:.2f} s  peak RSS {ours['rss_mb']:.0f} MB"
-        )
-        print(line)
-        if spec == "yahtzee":
-            ours_yahtzee = ours
-        if spec in THEIRS:
-            theirs = run(BUILD_THEIRS.format(variant=THEIRS[spec]))
-            print(
-                f"yatzy-solver {THEIRS[spec]:21} mean {theirs['mean']:.7f}  build {theirs['build']:.2f} s  "
-                f"process {theirs['process']:.2f} s  peak RSS {theirs['rss_mb']:.0f} MB"
-            )
-            print(
-                f"   ratio fivedice/yatzy-solver: build {ours['build'] / theirs['build']:.2f}, "
-                f"whole process {ours['process'] / theirs['process']:.2f}"
-            )
-    if cold and ours_yahtzee is not None:
-        with tempfile.TemporaryDirectory() as tmp:
-            first = run(BUILD_OURS.format(spec="yahtzee"), env={"NUMBA_CACHE_DIR": tmp})
-        print(f"cold numba cache (one-off JIT compile): yahtzee process {first['process']:.1f} s")
+def ours(args: list[str], **env: str) -> dict[str, Any]:
+    return process(OURS_CLI.format(args=args), env)
+
+
+def theirs(path: str = "", notation: str = "") -> dict[str, Any]:
+    return process(THEIRS.format(path=path, notation=notation))
+
+
+def show(name: str, mine: list[float], ref: list[float], unit: str, goal: str, met: bool | None) -> None:
+    """One row: each run's pair, the median ratio, the goal and whether the median meets it."""
+    pairs = "  ".join(f"{a:.3g}/{b:.3g}" for a, b in zip(mine, ref, strict=False)) if ref else ""
+    ratio = statistics.median(a / b for a, b in zip(mine, ref, strict=False)) if ref else None
+    ours_s = "/".join(f"{a:.3g}" for a in mine)
+    ref_s = "/".join(f"{b:.3g}" for b in ref) if ref else "-"
+    shown = f"{ratio:.2f}" if ratio is not None else "-"
+    verdict = "" if met is None else ("MET" if met else "not met")
+    print(f"| {name} | {ours_s} {unit} | {ref_s} {unit if ref else ''} | {shown} | {goal} | {verdict} |")
+    if pairs:
+        print(f"|   (ours/reference per run: {pairs}) | | | | | |")
 
 
 def situations(count: int, seed: int = 1) -> list[tuple[Any, tuple[int, ...], int, str]]:
@@ -113,66 +114,130 @@ def situations(count: int, seed: int = 1) -> list[tuple[Any, tuple[int, ...], in
 
 
 def per_call(fn: Any, items: list[Any]) -> float:
-    """Microseconds per call, best of three passes."""
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for item in items:
-            fn(item)
-        best = min(best, time.perf_counter() - start)
-    return best / len(items) * 1e6
+    """Microseconds per call over ``items`` (one pass; passes alternate between the solvers)."""
+    start = time.perf_counter()
+    for item in items:
+        fn(item)
+    return (time.perf_counter() - start) / len(items) * 1e6
 
 
-def advisor(count: int) -> None:
+def whole_process_rows(repeat: int, tmp: str) -> None:
+    cold = os.path.join(tmp, "cold")
+    build, build_ref, rss, rss_ref = [], [], [], []
+    for i in range(repeat):
+        fresh = os.path.join(tmp, f"build{i}")
+        run = ours(["solve", "yahtzee", "--json"], FIVEDICE_CACHE_DIR=fresh, FIVEDICE_SHIPPED_TABLES="0")
+        ref = theirs()
+        assert json.loads(run["stdout"])["source"] == "built"
+        build.append(run["seconds"])
+        rss.append(run["rss_mb"])
+        build_ref.append(ref["seconds"])
+        rss_ref.append(ref["rss_mb"])
+    shipped = [ours(["solve", "yahtzee", "--json"], FIVEDICE_CACHE_DIR=os.path.join(tmp, f"s{i}")) for i in range(3)]
+    # the reference's table file (f64) for its "everything cached" process
+    table = os.path.join(tmp, "american.table")
+    subprocess.run(
+        [sys.executable, "-c", f"import yatzy_solver as ys; ys.Solver.build_table(ys.Variant("
+         f"'american+forced-joker'), {table!r}, precision='f64')"], check=True)  # fmt: skip
+    cached_env = {"FIVEDICE_CACHE_DIR": os.path.join(tmp, "warm")}
+    ours(["advise", "yahtzee", *SITUATION], **cached_env)  # fill the cache
+    adv, adv_ref, adv_rss, adv_rss_ref, first, first_rss = [], [], [], [], [], []
+    for i in range(repeat):
+        run = ours(["advise", "yahtzee", *SITUATION], **cached_env)
+        ref = theirs(table, NOTATION)
+        adv.append(run["seconds"])
+        adv_rss.append(run["rss_mb"])
+        adv_ref.append(ref["seconds"])
+        adv_rss_ref.append(ref["rss_mb"])
+        empty = {"FIVEDICE_CACHE_DIR": os.path.join(cold, f"t{i}"), "NUMBA_CACHE_DIR": os.path.join(cold, f"j{i}")}
+        run = ours(["advise", "yahtzee", *SITUATION], **empty)
+        assert "keep" in run["stdout"]
+        assert not run["numba"]
+        first.append(run["seconds"])
+        first_rss.append(run["rss_mb"])
+    first_ref = build_ref  # the reference has no caches: every first answer solves the game
+    built = ours(
+        ["advise", "yahtzee", "-o", "joker=free", *SITUATION],
+        FIVEDICE_CACHE_DIR=os.path.join(cold, "x"), NUMBA_CACHE_DIR=os.path.join(cold, "xj"),
+    )  # fmt: skip
+    print("\n| what | fivedice | yatzy-solver | ratio | goal | |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    show("official table build, whole process, fresh table cache", build, build_ref, "s", "<= 0.2x, < 1 s quiet",
+         statistics.median(build) / statistics.median(build_ref) <= 0.2)  # fmt: skip
+    show("  the same, shipped table (fresh user cache)", [s["seconds"] for s in shipped], [], "s", "", None)
+    show("peak RSS while building", rss, rss_ref, "MB", "<= 80 MB", max(rss) <= 80)
+    show("`fivedice advise` whole process, everything cached", adv, adv_ref, "s", "<= 0.5 s",
+         statistics.median(adv) <= 0.5)  # fmt: skip
+    show("  its peak RSS", adv_rss, adv_rss_ref, "MB", "<= 100 MB", max(adv_rss) <= 100)
+    show("first `fivedice advise`, fresh install (empty JIT + table caches)", first, first_ref, "s", "<= 5 s",
+         max(first) <= 5)  # fmt: skip
+    show("  its peak RSS", first_rss, [], "MB", "", None)
+    show("  a rule set not shipped (yahtzee joker=free: JIT compile + build)", [built["seconds"]], [], "s", "", None)
+
+
+def advisor_rows(count: int, repeat: int) -> None:
     import yatzy_solver as ys  # type: ignore[import-untyped]
 
     from fivedice import rules
     from fivedice.solver import solve
 
-    print(f"\n== advisor: {count} random reachable situations per rolls-left, table loaded ==")
-    ours = solve(rules.get("yahtzee"))
-    theirs = ys.Solver.build(ys.Variant("american+forced-joker"))
+    fast = solve(rules.get("yahtzee"))
+    plain = solve(rules.get("yahtzee"), jit=False)
+    ref = ys.Solver.build(ys.Variant("american+forced-joker"))
     sits = situations(3 * count)
-    # the two solvers agree on the best option's value
-    worst = max(abs(ours.best(c, d, k).value - max(v for _, v in theirs.option_values(t))) for c, d, k, t in sits[:300])
-    print(f"largest difference of the best option's value over 300 situations: {worst:.2e}")
+    # agreement: every option of 300 situations (the reference's values include the card's points)
+    worst = 0.0
+    for card, dice, left, text in sits[:300]:
+        mine = sorted(o.value for o in fast.advise(card, dice, left))
+        them = sorted(v for _, v in ref.option_values(text))
+        worst = max(worst, max(abs(a - b) for a, b in zip(mine, them, strict=True)))
+    print(f"\nagreement with yatzy-solver, every option of 300 random situations: largest difference {worst:.1e}")
+    print("(per rolls-left: the best of the passes, ours and the reference's alternating; ratio of the two)")
+    for c, d, k, _ in sits[:50]:  # warm both paths (JIT cache load)
+        fast.values(c, d, k)
+    print("\n| all options of one situation, from Python | fivedice `values` (arrays) | yatzy-solver `option_values` "
+          "| ratio | goal | |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- |")
     for left in (0, 1, 2):
         items = [s for s in sits if s[2] == left][:count]
-        best = per_call(lambda s: ours.best(s[0], s[1], s[2]), items)
-        full = per_call(lambda s: ours.advise(s[0], s[1], s[2]), items)
-        them = per_call(lambda s: theirs.option_values(s[3]), items)
+        mine, them, full, slow = [], [], [], []
+        for _ in range(repeat):
+            mine.append(per_call(lambda s: fast.values(s[0], s[1], s[2]), items))
+            them.append(per_call(lambda s: ref.option_values(s[3]), items))
+            full.append(per_call(lambda s: fast.advise(s[0], s[1], s[2]), items))
+            slow.append(per_call(lambda s: plain.values(s[0], s[1], s[2]), items[:100]))
+        show(f"{left} rolls left", [min(mine)], [min(them)], "us", "<= 1.0x", min(mine) <= min(them))
         print(
-            f"rolls left {left}: fivedice best {best:6.1f} us, advise (all options) {full:6.1f} us; "
-            f"yatzy-solver option_values {them:6.1f} us; ratio advise/option_values {full / them:.2f}"
+            f"|   every pass: {' '.join(f'{a:.1f}/{b:.1f}' for a, b in zip(mine, them, strict=True))}; "
+            f"advise() with `Option` objects {min(full):.1f} us; numpy path (jit=False) {min(slow):.0f} us | | | | | |"
         )
-    variant = ys.Variant("american+forced-joker")
-    arrays = variant.situation_arrays([s[3] for s in sits])
-    ours_arrays = ours.situation_arrays([s[:3] for s in sits])
-    ours.option_values_batch(*ours_arrays)  # load the JIT cache
+    states, rolls, left_ = fast.situation_arrays([s[:3] for s in sits])
+    arrays = ys.Variant("american+forced-joker").situation_arrays([s[3] for s in sits])
+    fast.option_values_batch(states, rolls, left_)
     start = time.perf_counter()
-    theirs.option_values_batch(arrays["filled"], arrays["upper"], arrays["armed"], arrays["dice"], arrays["rolls_left"])
-    them = len(sits) / (time.perf_counter() - start)
+    ref.option_values_batch(arrays["filled"], arrays["upper"], arrays["armed"], arrays["dice"], arrays["rolls_left"])
+    them_rate = len(sits) / (time.perf_counter() - start)
     start = time.perf_counter()
-    ours.option_values_batch(*ours_arrays)
-    mine = len(sits) / (time.perf_counter() - start)
-    print(
-        f"batch of {len(sits)} (inputs as arrays): fivedice option_values_batch {mine:,.0f} situations/s; "
-        f"yatzy-solver option_values_batch {them:,.0f} situations/s; ratio {mine / them:.2f}"
-    )
+    fast.option_values_batch(states, rolls, left_)
+    mine_rate = len(sits) / (time.perf_counter() - start)
+    print(f"| batch of {len(sits)} situations | {mine_rate:,.0f} /s | {them_rate:,.0f} /s | "
+          f"{mine_rate / them_rate:.2f} (higher is better) | | |")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--situations", type=int, default=2000)
-    parser.add_argument("--cold", action="store_true", help="also time a run with an empty numba cache")
-    parser.add_argument("--skip-builds", action="store_true")
+    parser.add_argument("--situations", type=int, default=600, help="situations per rolls-left")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each whole-process row")
+    parser.add_argument("--passes", type=int, default=7, help="passes of each in-process row")
+    parser.add_argument("--skip-processes", action="store_true", help="only the in-process rows")
     args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ.setdefault("FIVEDICE_CACHE_DIR", tmp)
-        print(f"machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.2f}")
-        if not args.skip_builds:
-            builds(args.cold)
-        advisor(args.situations)
+        os.environ["FIVEDICE_CACHE_DIR"] = os.path.join(tmp, "inproc")
+        if not args.skip_processes:
+            whole_process_rows(args.repeat, tmp)
+        advisor_rows(args.situations, args.passes)
+    print(f"\nload average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -41,9 +41,12 @@ def test_numpy_path_equals_the_kernel_to_the_bit(spec: str, yahtzee: Solver) -> 
             dice = (rng.randint(1, 6),) * rs.dice  # five alike: Joker and extra bonus
         left = rng.randrange(rs.rolls)
         a, b = jit.values(card, dice, left), plain.values(card, dice, left)
-        assert a.best == b.best and a.bonus == b.bonus
-        assert a.keeps.tolist() == b.keeps.tolist() and same(a.keep_values, b.keep_values)
-        assert a.box_points.tolist() == b.box_points.tolist() and same(a.box_values, b.box_values)
+        assert a.best == b.best
+        assert a.bonus == b.bonus
+        assert a.keeps.tolist() == b.keeps.tolist()
+        assert same(a.keep_values, b.keep_values)
+        assert a.box_points.tolist() == b.box_points.tolist()
+        assert same(a.box_values, b.box_values)
         assert jit.advise(card, dice, left) == plain.advise(card, dice, left)
 
 
@@ -60,12 +63,18 @@ def test_values_and_advise_agree(yahtzee: Solver) -> None:
 def test_readiness_and_progress(tmp_path: Path) -> None:
     rs = rules.get("yacht", four_kind="four_dice")
     before = readiness(rs)
-    assert not before.ready and before.source is None and before.seconds > 0
+    assert not before.ready
+    assert before.source is None
+    assert before.seconds > 0
     shares: list[float] = []
     solver = solve(rs, progress=shares.append)
-    assert shares[0] == 0.0 and shares[-1] == 1.0 and shares == sorted(shares) and len(shares) >= 3
+    assert shares[0] == 0.0
+    assert shares[-1] == 1.0
+    assert shares == sorted(shares)
+    assert len(shares) >= 3
     after = readiness(rs)
-    assert after.ready and after.source == "cache"
+    assert after.ready
+    assert after.source == "cache"
     shares.clear()
     assert solve(rs, progress=shares.append).expected_score == solver.expected_score
     assert shares == []  # loaded: no build, no progress
@@ -75,7 +84,8 @@ def test_shipped_tables_are_found_without_a_build(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(solver_cache, "DATA", Path(solver_cache.__file__).with_name("data"))
     assert check() == []
     rs = rules.get("yahtzee")
-    assert readiness(rs).ready and readiness(rs).source == "package"
+    assert readiness(rs).ready
+    assert readiness(rs).source == "package"
     table = load_or_build(rs)
     assert table.source == "package"
     assert table.values.tobytes() == yahtzee.table.values.tobytes()  # the same as a fresh build

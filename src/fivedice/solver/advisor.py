@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +24,7 @@ __all__ = ["Advice", "BatchValues", "Option", "Solver", "readiness", "solve"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int32]
+_INTS = {int}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +56,7 @@ class Option:
         return out
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Advice:
+class Advice(NamedTuple):
     """Every option of one situation as arrays (from :meth:`Solver.values`); :meth:`options`
     makes the ranked :class:`Option` list from them.
 
@@ -147,18 +146,25 @@ class Solver:
         self._keeps = [tuple(f + 1 for f in range(FACES) for _f in range(row[f])) for row in t.counts.tolist()]
         self._names = self.rules.box_names
         self._roll_of = self._rolls(t)
-        self._width = t.subsets.shape[1] + t.nboxes
+        self._cap = t.cap
+        self._maxrem: list[int] = t.maxrem.tolist()
+        self._bonus_of: list[int] = t.bonus_of.tolist()
+        self._sw = t.subsets.shape[1]
+        self._width = self._sw + t.nboxes
+        self._order = self.rules.cards[0]
+        self._memo: dict[tuple[int | None, ...], int] = {}
+        """State index of the cards seen lately (a turn asks about the same card up to three times)."""
         self._kernel: object = None
+        self._advise: Any = None
+        self._five: list[int] = t.five.tolist()
+        self._ybonus = int(t.ybonus) if t.ybits == 2 else 0
         self.expected_score: float = self.state_value(Scorecard.empty(self.rules))
         """The optimal expected final score from an empty card."""
 
     @staticmethod
     def _rolls(t: Tables) -> dict[tuple[int, ...], int]:
-        """Every ordered roll of ``n`` dice -> its roll index (``n <= 6``; bigger: computed per call)."""
-        if t.n > 6:
-            return {}
-        index = {tuple(ms): i for i, ms in enumerate(dice_multisets(t.n))}
-        return {roll: index[tuple(sorted(roll))] for roll in itertools.product(range(1, FACES + 1), repeat=t.n)}
+        """Each roll (its dice sorted) -> its roll index."""
+        return {tuple(ms): i for i, ms in enumerate(dice_multisets(t.n))}
 
     # -- states -------------------------------------------------------------------------
     def state_index(self, card: Scorecard) -> int:
@@ -191,7 +197,12 @@ class Solver:
                 if upper[b]:
                     up += e
         y = 1 if t.ybits == 2 and card.entries[t.ybox] else 0
-        index = (mask * t.units + t.frozen_up(mask, up)) * t.ybits + y
+        if up > self._cap:
+            up = self._cap
+        top = up + self._maxrem[mask]
+        if self._bonus_of[top if top < self._cap else self._cap] == self._bonus_of[up]:
+            up = self._cap  # no bonus can change any more: the state forgets the upper total
+        index = (mask * t.units + up) * t.ybits + y
         if not self._reach[index]:
             boxes = self.rules.boxes
             filled = ", ".join(f"{box_name(boxes[b])}={e}" for b, e in enumerate(card.entries) if e is not None)
@@ -207,13 +218,25 @@ class Solver:
     # -- advice -------------------------------------------------------------------------
     def _situation(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> tuple[int, int, int]:
         """``(state index, roll index, rolls left)``, each checked."""
-        index = self.state_index(card)
+        index: int | None = None
+        if card.rules is self.rules and card.order is self._order:
+            index = self._memo.get(card.entries)
+        if index is None:
+            index = self.state_index(card)
+            if len(self._memo) >= 65536:
+                self._memo.clear()
+            if card.rules is self.rules:
+                self._memo[card.entries] = index
         if card.is_full:
             raise IllegalActionError(_("The score card is full; there is nothing left to decide."))
-        values = dice.values if isinstance(dice, Dice) else tuple(dice)
-        d = self._roll_of.get(values) if type(values) is tuple else None  # type: ignore[arg-type]
-        if d is None or not all(type(v) is int for v in values):
-            d = self._roll_index(values)
+        values = dice if type(dice) is tuple else dice.values if isinstance(dice, Dice) else tuple(dice)
+        d = self._roll_of.get(values)
+        if d is None or {*map(type, values)} != _INTS:
+            d = None
+            if all(type(v) is int for v in values):
+                d = self._roll_of.get(tuple(sorted(values)))
+            if d is None:
+                d = self._roll_index(values)
         if type(rolls_left) is not int or not 0 <= rolls_left < self.rules.rolls:
             raise IllegalActionError(
                 _(
@@ -248,12 +271,14 @@ class Solver:
     def values(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Advice:
         """Every option of a situation as arrays (the fast path; :meth:`advise` ranks them)."""
         index, d, k = self._situation(card, dice, rolls_left)
-        bonus = self._bonus(card, d)
+        bonus = self._ybonus if self._five[d] >= 0 and index % 2 == 1 else 0  # y = 1 is the last bit when tracked
         if self.jit:
             fout = np.empty(self._width)
             iout = np.empty(self._width, dtype=np.int32)
-            n, code = self.kernel.advise(self._ints, self._values, index, d, k, fout, iout)
-            sw = self._width - self._t.nboxes
+            if self._advise is None:
+                self._advise = self.kernel.advise
+            n, code = self._advise(self._ints, self._values, index, d, k, fout, iout)
+            sw = self._sw
             return Advice(self, iout[:n], fout[:n], iout[sw:], fout[sw:], code, bonus)
         keeps, keep_values, box_points, box_values, code = plain.advise(self._t, self._values, index, d, k)
         return Advice(self, keeps, keep_values, box_points, box_values, code, bonus)
@@ -331,12 +356,6 @@ class Solver:
             box_points=iout[:, sw:].copy(),
             box_value=fout[:, sw:].copy(),
         )
-
-    def _bonus(self, card: Scorecard, d: int) -> int:
-        t = self._t
-        if t.ybits != 2 or t.five[d] < 0 or not card.entries[t.ybox]:
-            return 0
-        return int(t.ybonus)
 
     def keep_dice(self, index: int) -> tuple[int, ...]:
         """The dice values of keep (multiset) ``index``."""

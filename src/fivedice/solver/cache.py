@@ -14,7 +14,8 @@ never trusted.
 
 Where a table is looked for: the user cache (``$FIVEDICE_CACHE_DIR`` or the user cache
 directory), then the tables shipped with the package for the built-in rule sets
-(``fivedice/solver/data``), then it is built (numba) and written to the user cache.
+(``fivedice/solver/data``; ``FIVEDICE_SHIPPED_TABLES=0`` skips them), then it is built (numba)
+and written to the user cache.
 """
 
 from __future__ import annotations
@@ -129,7 +130,10 @@ def cache_path(rules: RuleSet) -> Path:
 
 
 def packaged_path(rules: RuleSet) -> Path | None:
-    """The table shipped with the package for ``rules``, if there is one."""
+    """The table shipped with the package for ``rules``, if there is one (and
+    ``$FIVEDICE_SHIPPED_TABLES`` is not ``0``, which makes every table come from a build)."""
+    if os.environ.get("FIVEDICE_SHIPPED_TABLES") == "0":
+        return None
     path = DATA / file_name(rules)
     return path if path.exists() else None
 
@@ -286,8 +290,8 @@ def load(rules: RuleSet, path: Path, source: str = "cache") -> Table | None:
         rebuilt = build_tables(rules)
         if not np.array_equal(rebuilt.ints, ints):
             return None
-    reach = np.unpackbits(np.frombuffer(raw, dtype=np.uint8, count=nreach, offset=nints * 4), count=dense)
-    reach = reach.astype(np.bool_)
+    bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8, count=nreach, offset=nints * 4), count=dense)
+    reach = bits.astype(np.bool_)
     if int(reach.sum()) != states:
         return None
     shuffled = np.frombuffer(raw, dtype=np.uint8, offset=nints * 4 + nreach)

@@ -114,7 +114,8 @@ def after(ints: Any, V: Any, mask: int, b: int, up: int, y: int, p: int) -> floa
     ny = y
     if b == ints[P_YBOX] and ybits == 2:
         ny = 1 if p > 0 else 0
-    return (p + gain) + V[(nm * units + nu) * ybits + ny]
+    value: float = (p + gain) + V[(nm * units + nu) * ybits + ny]
+    return value
 
 
 @nb.njit(cache=True, nogil=True)

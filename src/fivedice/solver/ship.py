@@ -38,7 +38,7 @@ def write() -> None:
     for name in SHIPPED:
         table = build(rules.get(name))
         save(table, DATA / file_name(table.tables.rules))
-        print(f"{name}: {table.states:,} states, {table.seconds:.1f} s")  # noqa: T201
+        print(f"{name}: {table.states:,} states, {table.seconds:.1f} s")
     (DATA / "SHA256SUMS").write_text(_sums())
 
 
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         problems = check()
         for problem in problems:
-            print(problem, file=sys.stderr)  # noqa: T201
+            print(problem, file=sys.stderr)
         return 1 if problems else 0
     write()
     return 0
