@@ -202,6 +202,7 @@ def advisor_rows(count: int, repeat: int) -> None:
         items = [s for s in sits if s[2] == left][:count]
         mine, them, full, slow = [], [], [], []
         for _ in range(repeat):
+            fast._memo.clear()  # every card seen for the first time, as the reference parses every situation
             mine.append(per_call(lambda s: fast.values(s[0], s[1], s[2]), items))
             them.append(per_call(lambda s: ref.option_values(s[3]), items))
             full.append(per_call(lambda s: fast.advise(s[0], s[1], s[2]), items))
