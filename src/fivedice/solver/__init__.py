@@ -10,7 +10,7 @@ final score of one player (solitaire). Nothing here imports numba until a kernel
 
 from __future__ import annotations
 
-from fivedice.solver.advisor import Advice, Option, Solver, readiness, solve
+from fivedice.solver.advisor import Option, OptionArrays, Solver, readiness, solve
 from fivedice.solver.cache import Readiness
 
-__all__ = ["Advice", "Option", "Readiness", "Solver", "readiness", "solve"]
+__all__ = ["Option", "OptionArrays", "Readiness", "Solver", "readiness", "solve"]

@@ -20,7 +20,7 @@ from fivedice.solver.cache import Progress, Readiness, Table, load_or_build
 from fivedice.solver.cache import readiness as _readiness
 from fivedice.solver.tables import Tables
 
-__all__ = ["Advice", "BatchValues", "Option", "Solver", "readiness", "solve"]
+__all__ = ["BatchValues", "Option", "OptionArrays", "Solver", "readiness", "solve"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int32]
@@ -56,7 +56,7 @@ class Option:
         return out
 
 
-class Advice(NamedTuple):
+class OptionArrays(NamedTuple):
     """Every option of one situation as arrays (from :meth:`Solver.values`); :meth:`options`
     makes the ranked :class:`Option` list from them.
 
@@ -268,7 +268,7 @@ class Solver:
             self._kernel = kernel
         return self._kernel
 
-    def values(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> Advice:
+    def values(self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int) -> OptionArrays:
         """Every option of a situation as arrays (the fast path; :meth:`advise` ranks them)."""
         index, d, k = self._situation(card, dice, rolls_left)
         bonus = self._ybonus if self._five[d] >= 0 and index % 2 == 1 else 0  # y = 1 is the last bit when tracked
@@ -279,9 +279,9 @@ class Solver:
                 self._advise = self.kernel.advise
             n, code = self._advise(self._ints, self._values, index, d, k, fout, iout)
             sw = self._sw
-            return Advice(self, iout[:n], fout[:n], iout[sw:], fout[sw:], code, bonus)
+            return OptionArrays(self, iout[:n], fout[:n], iout[sw:], fout[sw:], code, bonus)
         keeps, keep_values, box_points, box_values, code = plain.advise(self._t, self._values, index, d, k)
-        return Advice(self, keeps, keep_values, box_points, box_values, code, bonus)
+        return OptionArrays(self, keeps, keep_values, box_points, box_values, code, bonus)
 
     def option_values(
         self, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int
