@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fivedice import rules
-from fivedice.solver import Solver, readiness, solve
+from fivedice.solver import Solver, readiness, ship, solve
 from fivedice.solver import cache as solver_cache
 from fivedice.solver.cache import load_or_build
 from fivedice.solver.ship import SHIPPED, check
@@ -115,3 +115,20 @@ def test_advise_command_needs_no_numba(tmp_path: Path) -> None:
     assert "keep 3 3 and roll" in out.stdout
     assert out.stderr.strip().splitlines()[-1] == "False"
     assert "Preparing" not in out.stderr
+
+
+def test_refresh_rewrites_only_the_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = Path(solver_cache.__file__).with_name("data")
+    copy = tmp_path / "data"
+    copy.mkdir()
+    for file in real.iterdir():
+        (copy / file.name).write_bytes(file.read_bytes())
+    monkeypatch.setattr(solver_cache, "DATA", copy)
+    monkeypatch.setattr(ship, "DATA", copy)
+    path = copy / solver_cache.file_name(rules.get("yacht"))
+    before = path.read_bytes()
+    path.write_bytes(before.replace(b'"code_sha256": "', b'"code_sha256": "0'))  # written by other scoring code
+    assert not solver_cache._fresh(path)
+    assert ship.refresh() == []
+    assert path.read_bytes() == before  # the header is current again, the payload untouched
+    assert ship.check() == []

@@ -3,7 +3,9 @@
 A maintainer's tool, run after a change that alters the tables (the tests say when)::
 
     python -m fivedice.solver.ship            # rebuild every shipped table into fivedice/solver/data
-    python -m fivedice.solver.ship --check    # verify them: checksums, rules, tables, expected scores
+    python -m fivedice.solver.ship --refresh  # after an edit of the scoring code that left the tables
+                                              # as they were: re-check them, rewrite only the headers
+    python -m fivedice.solver.ship --check    # verify them: checksums, rules, tables
 
 Each file is an ordinary table file (:mod:`fivedice.solver.cache`), its payload checked by the
 SHA-256 in its header whenever it is loaded; ``SHA256SUMS`` beside them lists the files' own
@@ -19,7 +21,7 @@ import sys
 from fivedice import rules
 from fivedice.solver.cache import DATA, FORMAT_VERSION, build, file_name, load, save
 
-__all__ = ["SHIPPED", "check", "write"]
+__all__ = ["SHIPPED", "check", "refresh", "write"]
 
 SHIPPED = ("yahtzee", "yacht", "yatzy", "kismet", "generala")
 """The built-in rule sets whose tables ship with fivedice (default options)."""
@@ -42,6 +44,22 @@ def write() -> None:
     (DATA / "SHA256SUMS").write_text(_sums())
 
 
+def refresh() -> list[str]:
+    """Re-check every shipped table against the current scoring code and rewrite its header (the
+    payload stays byte for byte); returns the ones that changed and must be rebuilt (:func:`write`)."""
+    stale = []
+    for name in SHIPPED:
+        rs = rules.get(name)
+        path = DATA / file_name(rs)
+        table = load(rs, path, "package")
+        if table is None:
+            stale.append(name)
+        else:
+            save(table, path)
+    (DATA / "SHA256SUMS").write_text(_sums())
+    return stale
+
+
 def check() -> list[str]:
     """What is wrong with the shipped tables (empty when they are all present and valid)."""
     problems = []
@@ -60,7 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="verify the shipped tables instead of writing them")
+    parser.add_argument("--refresh", action="store_true", help="re-check the tables, rewrite only their headers")
     args = parser.parse_args(argv)
+    if args.refresh:
+        stale = refresh()
+        for name in stale:
+            print(f"{name}: its tables changed; rebuild with python -m fivedice.solver.ship", file=sys.stderr)
+        return 1 if stale else 0
     if args.check:
         problems = check()
         for problem in problems:
