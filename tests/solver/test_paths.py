@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from fivedice import rules
+from fivedice.errors import RuleSetError
 from fivedice.solver import Solver, readiness, ship, solve
 from fivedice.solver import cache as solver_cache
 from fivedice.solver.cache import load_or_build
@@ -58,6 +59,11 @@ def test_values_and_advise_agree(yahtzee: Solver) -> None:
     assert advice.options() == ranked
     assert advice.value == ranked[0].value
     assert len(ranked) == int((advice.box_points >= 0).sum()) + len(advice.keeps)
+
+
+def test_readiness_refuses_what_the_solver_cannot_solve() -> None:
+    with pytest.raises(RuleSetError, match="single-card"):
+        readiness(rules.get("yahtzee", cards="jetsi"))
 
 
 def test_readiness_and_progress(tmp_path: Path) -> None:

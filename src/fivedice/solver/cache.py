@@ -35,7 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fivedice.rules import RuleSet
-from fivedice.solver.tables import Tables, build_tables, from_packed
+from fivedice.solver.tables import Tables, build_tables, check_supported, from_packed
 
 __all__ = [
     "FORMAT_VERSION", "Progress", "Readiness", "Table", "build", "cache_dir", "cache_path", "load_or_build",
@@ -354,8 +354,10 @@ def readiness(rules: RuleSet) -> Readiness:
     """Whether ``rules``' table is ready (cached or shipped), and roughly how long getting it takes.
 
     Reads only file headers (cheap); a damaged file counts as ready until it is loaded and
-    found damaged, when it is rebuilt.
+    found damaged, when it is rebuilt. Raises :class:`~fivedice.errors.RuleSetError`, as
+    :func:`build` would, for a rule set the solver does not handle.
     """
+    check_supported(rules)
     for path, source in ((cache_path(rules), "cache"), (packaged_path(rules), "package")):
         if path is not None and path.exists() and _read_header_ok(rules, path):
             return Readiness(True, 0.2 if _fresh(path) else 1.0, source)
