@@ -295,7 +295,7 @@ def load(rules: RuleSet, path: Path, source: str = "cache") -> Table | None:
     if int(reach.sum()) != states:
         return None
     shuffled = np.frombuffer(raw, dtype=np.uint8, offset=nints * 4 + nreach)
-    stored = np.ascontiguousarray(shuffled.reshape(8, states).T).view("<f8").reshape(states).astype(np.float64)
+    stored = np.ascontiguousarray(shuffled.reshape(8, states).T).view("<f8").reshape(states)
     values = np.zeros(dense)
     values[reach] = stored
     t = from_packed(rules, ints)
