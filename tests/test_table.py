@@ -274,3 +274,21 @@ def test_a_stand_in_plays_a_timed_out_turn_and_says_so() -> None:
         "Time ran out for Ann: the computer plays for them."
     )
     assert table.why_not_undo(0) is not None  # a stand-in's score is not Ann's to take back
+
+
+def test_hints_say_beforehand_when_the_solver_must_be_prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fivedice import advice
+    from fivedice.rules import get
+
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("FIVEDICE_SHIPPED_TABLES", "0")
+    house = get("yacht", four_kind="four_dice")
+    monkeypatch.setattr(advice, "_SOLVERS", {})
+    text = advice.preparing(house)
+    assert text is not None
+    assert text.startswith("Preparing the solver for yacht four_kind=four_dice (once, about ")
+    assert advice.preparing(get("yahtzee", cards="jetsi")) is None  # no solver for three cards: points at once
+    shares: list[float] = []
+    advice.solver(house, progress=shares.append)
+    assert shares[-1] == 1.0
+    assert advice.preparing(house) is None

@@ -14,15 +14,18 @@ boxes by the points they score now. Views word an option with :func:`describe`.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fivedice.actions import Action, Roll, Score
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import _, box_label
+from fivedice.i18n import _, box_label, format_number
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 
-__all__ = ["Advice", "HintOption", "advise", "describe", "describe_action"]
+__all__ = ["Advice", "HintOption", "advise", "describe", "describe_action", "preparing", "solver"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +69,45 @@ def advise(state: GameState) -> Advice:
     return Advice("points", options)
 
 
-def _solver_advice(state: GameState) -> Advice:
-    from fivedice.solver import solve  # the solver loads numba: only when a hint is asked for
+_SOLVERS: dict[RuleSet, Any] = {}
+_LOCK = threading.Lock()
 
+
+def solver(rules: RuleSet, progress: Callable[[float], None] | None = None) -> Any:
+    """The advisor's solver of ``rules``, loaded once per process (its table from the cache or shipped
+    with fivedice, else built now, calling ``progress(share_done)``); numba-free answers, quick enough
+    for hints. May take long when a build is needed (:func:`preparing` says beforehand): call it in a
+    worker."""
+    with _LOCK:
+        if rules not in _SOLVERS:
+            from fivedice.solver import solve
+
+            _SOLVERS[rules] = solve(rules, progress=progress, jit=False)
+        return _SOLVERS[rules]
+
+
+def preparing(rules: RuleSet) -> str | None:
+    """What a view says while the first hint of ``rules`` waits for a solver build ("Preparing the
+    solver for Kismet (once, about 20 s)..."), or None when the advice comes at once."""
+    if rules.solver_refusal() is not None or rules in _SOLVERS:
+        return None
+    from fivedice.solver import readiness
+
+    ready = readiness(rules)
+    if ready.ready:
+        return None
+    return _(
+        "Preparing the solver for {rules} (once, about {seconds} s)...",
+        rules=_(rules.title) if not rules.options else rules.spec,
+        seconds=format_number(max(1, round(ready.seconds))),
+    )
+
+
+def _solver_advice(state: GameState) -> Advice:
     assert state.dice is not None
     card = state.cards[state.current][0]
     out = []
-    for o in solve(state.rules).advise(card, state.dice, state.rolls_left):
+    for o in solver(state.rules).advise(card, state.dice, state.rolls_left):
         if o.action == "keep":
             action: Action = Roll(state.positions_of(list(o.dice)))
             out.append(HintOption(action, kept=tuple(o.dice), value=float(o.value), loss=float(o.loss)))
