@@ -195,7 +195,8 @@ def play_cmd(
     if not plain:
         from pathlib import Path
 
-        from fivedice.tui import Config, FiveDiceApp, parse_seats
+        from fivedice.seat import parse_seats
+        from fivedice.tui import Config, FiveDiceApp
 
         chosen = rs if rules_name is not None or options else None
         config = Config(
@@ -207,6 +208,7 @@ def play_cmd(
             db=db,
             pace=pace,
             language=click.get_current_context().meta.get("fivedice.lang"),
+            challenge=code_,
         )
         app = FiveDiceApp(config)
         code = app.run()

@@ -393,9 +393,10 @@ class Table:
         """The advisor's ranked options for ``state`` (default now); may be slow, changes nothing."""
         return advise(state or self.state)
 
-    def hint(self) -> Advice:
-        """The advisor's options for the player to act, noted as a hint used by that seat."""
-        advice = self.advice()
+    def hint(self, advice: Advice | None = None) -> Advice:
+        """The advisor's options for the player to act, noted as a hint used by that seat; ``advice`` is
+        :meth:`advice` already computed for the current state (in a view's worker)."""
+        advice = advice if advice is not None else self.advice()
         self.hints.append((self.state.current, len(self.game.log)))
         return advice
 

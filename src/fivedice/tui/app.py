@@ -23,8 +23,10 @@ from fivedice.errors import FiveDiceError
 from fivedice.game import Game
 from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet
+from fivedice.seat import Seat
 from fivedice.tui.end import GameAnalysis, analyse
-from fivedice.tui.session import Advisor, Seat, Session, Strategy, make_strategy, saves_dir, solver_advisor
+from fivedice.tui.session import Session, new_table, saves_dir
+from fivedice.tui.widgets import language_cycle
 
 if TYPE_CHECKING:
     from fivedice.storage import Store
@@ -52,8 +54,7 @@ class Config:
     reasoning: bool | None = None
     theme: str | None = None
     language: str | None = None
-    strategy_factory: Callable[[str, RuleSet, int | None], Strategy] = make_strategy
-    advisor: Advisor = solver_advisor
+    challenge: str | None = None
     analyser: Callable[[Game], GameAnalysis | str] = analyse
     rng: object = None
 
@@ -74,9 +75,16 @@ class FiveDiceApp(App[int]):
         self.config = config or Config()
         self.store: Store | None = None
         self.store_error: str | None = None
-        self.settings: dict[str, Any] = {"pace": 0.8, "reasoning": False, "theme": "dark", "language": None}
+        self.settings: dict[str, Any] = {
+            "pace": 0.8,
+            "reasoning": False,
+            "theme": "dark",
+            "language": None,
+            "rules": "yahtzee",
+            "challenge": "",
+        }
         self.farewell: str | None = None
-        """A line to print after the app ended (where the game in progress was saved), if any."""
+        """A line to print after the app ended (where the game was saved and how to resume it), if any."""
 
     # -- the store (optional: the game plays without it) -----------------------------------------
     def open_store(self) -> None:
@@ -125,7 +133,7 @@ class FiveDiceApp(App[int]):
             return
         if cfg.load is not None:
             try:
-                session = Session.load(cfg.load, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor)
+                session = Session.load(cfg.load)
             except FiveDiceError as exc:
                 self.push_screen(StartScreen(message=str(exc)))
                 return
@@ -133,17 +141,14 @@ class FiveDiceApp(App[int]):
             return
         self.push_screen(StartScreen())
 
-    def new_session(self, rules: RuleSet, seats: Sequence[Seat]) -> Session:
-        """A fresh game with the app's seed, dice and injected players."""
+    def new_session(self, rules: RuleSet, seats: Sequence[Seat], challenge: str | None = None) -> Session:
+        """A fresh game with the app's seed and dice (a challenge's dice come from its code)."""
         cfg = self.config
-        return Session.new(
-            rules, seats, seed=cfg.seed, rng=cfg.rng, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor
-        )
+        return Session(new_table(rules, seats, seed=cfg.seed, rng=cfg.rng, challenge=challenge))
 
     def load_session(self, path: Path) -> Session:
         """A saved game."""
-        cfg = self.config
-        return Session.load(path, strategy_factory=cfg.strategy_factory, advisor=cfg.advisor)
+        return Session.load(path)
 
     # -- saving, and ending when the terminal goes away -----------------------------------------
     def save_path(self, session: Session) -> Path:
@@ -212,7 +217,7 @@ class FiveDiceApp(App[int]):
 
     def action_cycle_language(self) -> None:
         """Switch to the next language (English, Italian, Croatian, Sundanese, Corsican, ...)."""
-        codes = list(i18n.available_languages())
+        codes = language_cycle()
         now = i18n.current_language()
         self.switch_language(codes[(codes.index(now) + 1) % len(codes)] if now in codes else codes[0])
 

@@ -1,7 +1,7 @@
 """A fixed mid-game position and a screenshot of it: ``python -m fivedice.tui.demo OUT.svg``.
 
-Used for the README's picture and the snapshot tests; everything is seeded, and the
-computer is the built-in greedy stand-in, so the picture never changes by accident.
+Used for the README's picture and the snapshot tests; everything is seeded (the dice, the greedy
+computer, the moves played for Ann), so the picture never changes by accident.
 """
 
 from __future__ import annotations
@@ -11,60 +11,52 @@ import sys
 from pathlib import Path
 
 from fivedice import rules
-from fivedice.rules import RuleSet
+from fivedice.players import get as get_strategy
+from fivedice.seat import Seat
 from fivedice.tui.app import Config, FiveDiceApp
-from fivedice.tui.session import Advisor, GreedyFallback, HintLine, Seat, Session, Strategy, solver_advisor
+from fivedice.tui.session import Session, new_table
 
-__all__ = ["demo_config", "demo_session", "fake_advisor", "fallback_strategy", "screenshot"]
-
-
-def fallback_strategy(level: str, rules: RuleSet, seed: int | None) -> Strategy:
-    """The built-in stand-in computer whatever the level (stable pictures and tests)."""
-    return GreedyFallback(rules, seed, random_moves=level == "random")
+__all__ = ["demo_config", "demo_session", "play_humans", "screenshot"]
 
 
-def fake_advisor(state: object) -> list[HintLine]:
-    """Fixed hint lines (the real ones need the solver)."""
-    return [HintLine("keep 5 5 5", 243.10, 0.0), HintLine("score Fives (15)", 240.75, 2.35)]
+def play_humans(session: Session, until: int, seed: int = 7) -> None:
+    """Play the game on (the humans' moves by a seeded greedy player) until round ``until`` starts for
+    the first seat, or the game ends; the roll-off and computers play themselves."""
+    table = session.table
+    player = get_strategy("greedy", table.rules, seed=seed)
+    while True:
+        table.advance()
+        state = table.state
+        if table.is_over or (state.round >= until and state.current == 0 and state.dice is None):
+            return
+        table.play(player.choose(state))
 
 
-def demo_session(rounds: int = 5, seed: int = 7, advisor: Advisor = fake_advisor) -> Session:
-    """Ann (human) against Robo (computer) in Yahtzee, ``rounds`` rounds in, Ann to keep and roll."""
-    session = Session.new(
-        rules.get("yahtzee"),
-        [Seat("Ann"), Seat("Robo", "computer", "greedy")],
-        seed=seed,
-        strategy_factory=fallback_strategy,
-        advisor=advisor,
-    )
-    player = GreedyFallback(session.game.rules, seed)
-    game = session.game
-    while not game.is_over and (game.state.phase.value == "rolloff" or game.state.round <= rounds):
-        if game.state.phase.value == "play" and game.state.round == rounds and game.state.current == 0:
-            break
-        game.play(player.choose(game.state))
-    game.roll()
+def demo_session(rounds: int = 5, seed: int = 7) -> Session:
+    """Ann (human) against Robo (greedy computer) in Yahtzee, ``rounds`` rounds in, Ann's first roll made."""
+    table = new_table(rules.get("yahtzee"), [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=seed)
+    session = Session(table)
+    play_humans(session, rounds, seed)
+    table.roll()
     return session
 
 
 def demo_config(session: Session | None = None, **kwargs: object) -> Config:
-    """An app configuration without a store, with the stand-in computer and fixed hints."""
+    """An app configuration without a store, the computer at once, and no end-of-game analysis."""
     config = Config(
         session=session or demo_session(),
         use_store=False,
         pace=0.0,
         theme="dark",
-        strategy_factory=fallback_strategy,
-        advisor=fake_advisor,
-        analyser=lambda game: "Analysis shown here when fivedice.analysis is installed.",
+        analyser=lambda game: "Analysis shown here.",
     )
     for key, value in kwargs.items():
         setattr(config, key, value)
     return config
 
 
-async def _shoot(path: Path, size: tuple[int, int], real_hints: bool) -> None:
-    app = FiveDiceApp(demo_config(demo_session(advisor=solver_advisor if real_hints else fake_advisor)))
+async def _shoot(path: Path, size: tuple[int, int]) -> None:
+    app = FiveDiceApp(demo_config(demo_session()))
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         await pilot.press("2", "4", "h")
@@ -73,12 +65,12 @@ async def _shoot(path: Path, size: tuple[int, int], real_hints: bool) -> None:
         app.save_screenshot(path.name, str(path.parent))
 
 
-def screenshot(path: str | Path, size: tuple[int, int] = (80, 24), real_hints: bool = False) -> Path:
-    """Save an SVG picture of the demo game screen to ``path`` (``real_hints``: the solver's)."""
+def screenshot(path: str | Path, size: tuple[int, int] = (80, 24)) -> Path:
+    """Save an SVG picture of the demo game screen (with the advisor's hint) to ``path``."""
     target = Path(path)
-    asyncio.run(_shoot(target, size, real_hints))
+    asyncio.run(_shoot(target, size))
     return target
 
 
 if __name__ == "__main__":  # pragma: no cover
-    print(screenshot(sys.argv[1] if len(sys.argv) > 1 else "tui-game.svg", real_hints=True))
+    print(screenshot(sys.argv[1] if len(sys.argv) > 1 else "tui-game.svg"))

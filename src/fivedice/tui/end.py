@@ -16,11 +16,11 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Static
 
-from fivedice import saves
+from fivedice.challenge import ChallengeReport, report, report_lines
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
 from fivedice.i18n import N_, _, format_decimal, ngettext
-from fivedice.tui.session import Session, optional
+from fivedice.tui.session import Session
 from fivedice.tui.widgets import I18nFooter, ScoreCardView
 
 if TYPE_CHECKING:
@@ -44,10 +44,9 @@ class GameAnalysis:
 
 
 def analyse(game: Game) -> GameAnalysis | str:
-    """The game analysis from ``fivedice.analysis`` (slow: run it in a worker), or why there is none."""
-    analyze = optional("fivedice.analysis", "analyze")
-    if analyze is None:
-        return _("The per-decision analysis needs fivedice.analysis and the solver, which are not installed.")
+    """The game analysis from :mod:`fivedice.analysis` (slow: run it in a worker), or why there is none."""
+    from fivedice.analysis import analyze  # the solver: only when a game ends
+
     try:
         result = analyze(game)
     except FiveDiceError as exc:
@@ -94,7 +93,7 @@ def ranking_text(session: Session) -> str:
     lines = ["[b]" + _("Game over") + "[/b]"]
     for s in state.standings():
         who = escape(s.name)
-        if session.is_computer(s.seat):
+        if session.seats[s.seat].is_computer:
             who = _("{name} (computer)", name=who)
         line = f"{s.place}. [b]{who}[/b] {s.total}"
         if s.seat == state.instant_winner:
@@ -104,7 +103,8 @@ def ranking_text(session: Session) -> str:
 
 
 class EndScreen(Screen[None]):
-    """Ranking, cards and analysis; the game is stored (or offered as JSON if the store fails)."""
+    """Ranking, cards, analysis and a challenge's comparison; the game is stored (or offered as JSON if the
+    store fails). The keys scroll the ranking and analysis."""
 
     DEFAULT_CSS = """
     EndScreen #end-main { height: 1fr; }
@@ -112,21 +112,30 @@ class EndScreen(Screen[None]):
     EndScreen #end-side { width: 1fr; padding: 0 1; }
     EndScreen #stored { color: $foreground 70%; margin: 1 0; }
     EndScreen #stored.problem { color: $warning; }
+    EndScreen #challenge { margin: 0 0 1 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new_game", N_("New game")),
-        Binding("j", "save_json", N_("Save log as JSON")),
+        Binding("s", "save_json", N_("Save log as JSON")),
         Binding("q", "quit", N_("Quit")),
+        Binding("down,j", "scroll(1)", N_("Scroll"), show=False),
+        Binding("up,k", "scroll(-1)", N_("Scroll"), show=False),
+        Binding("pagedown,space", "scroll(10)", N_("Scroll"), show=False),
+        Binding("pageup", "scroll(-10)", N_("Scroll"), show=False),
+        Binding("home", "scroll_edge(0)", N_("Scroll"), show=False),
+        Binding("end", "scroll_edge(1)", N_("Scroll"), show=False),
         Binding("question_mark,f1", "help", N_("Help"), show=False),
     ]
 
     def __init__(self, session: Session, record: bool = True) -> None:
         super().__init__()
         self.session = session
+        self.table = session.table
         self.record = record
         self.game_id: int | None = None
         self.problem = ""
         self.analysis: GameAnalysis | str | None = None
+        self.challenge: ChallengeReport | str | None = None
         self.stored_text: Callable[[], str] = str
 
     @property
@@ -142,11 +151,14 @@ class EndScreen(Screen[None]):
             with VerticalScroll(id="end-side"):
                 yield Static(ranking_text(self.session), id="ranking")
                 yield Static("", id="stored")
+                challenge = Static(self._challenge_text(), id="challenge")
+                challenge.display = self.table.challenge is not None
+                yield challenge
                 yield Static("[dim]" + _("Analysing the game…") + "[/]", id="analysis")
         yield I18nFooter()
 
     def on_mount(self) -> None:
-        """Store the game, drop its save file, and start the analysis."""
+        """Store the game, drop its save file, and start the analysis (and a challenge's comparison)."""
         self._store()
         path = self.session.save_path
         if self.record and path is not None and path.parent == self.fd_app.config.saves:
@@ -163,47 +175,67 @@ class EndScreen(Screen[None]):
         if app.store is None:
             error = app.store_error
             problem = lambda: _(  # noqa: E731
-                "The game is not in the high scores: {why}. Press j to save its log as JSON.",
+                "The game is not in the high scores: {why}. Press s to save its log as JSON.",
                 why=error or _("no score database is in use"),
             )
         else:
             try:
-                self.game_id = app.store.record_game(
-                    self.session.game, source="terminal", computer=self.session.computer, hints=self.session.hint_counts
-                )
+                self.game_id = app.store.record_table(self.table, source="terminal")
             except FiveDiceError as exc:
                 failure = str(exc)
                 problem = lambda: _(  # noqa: E731
-                    "The game could not be stored: {error} Press j to save its log as JSON.", error=failure
+                    "The game could not be stored: {error} Press s to save its log as JSON.", error=failure
                 )
         if problem is not None:
             self.problem = problem()
             self._stored(problem)
             stored.add_class("problem")
-        else:
-            note = ""
-            solo = self.session.seats[0]
-            if len(self.session.seats) == 1 and not solo.is_computer and app.store is not None:
-                try:
-                    best = app.store.best(solo.name, self.session.game.rules)
-                except FiveDiceError:
-                    best = None
-                if best == self.session.state.total(0):
-                    note = N_("A new personal best!")
-            game_id = self.game_id
-            self._stored(
-                lambda: _("Stored as game {id}; see 'fivedice scores'.", id=game_id) + (" " + _(note) if note else "")
-            )
+            return
+        note = ""
+        solo = self.table.seats[0]
+        if self.table.solitaire and not solo.is_computer and app.store is not None:
+            try:
+                best = app.store.best(solo.name, self.table.rules)
+            except FiveDiceError:
+                best = None
+            if best == self.table.state.total(0):
+                note = N_("A new personal best!")
+        game_id = self.game_id
+        self._stored(
+            lambda: _("Stored as game {id}; see 'fivedice scores'.", id=game_id) + (" " + _(note) if note else "")
+        )
 
     def _stored(self, text: Callable[[], str]) -> None:
         """Show (and remember, to show again after a language switch) what became of the game."""
         self.stored_text = text
         self.query_one("#stored", Static).update(escape(text()))
 
+    def _challenge_text(self) -> str:
+        """The challenge's comparison (each player next to the benchmark on the same dice) and leaderboard."""
+        code = self.table.challenge
+        if code is None:
+            return ""
+        if self.challenge is None:
+            return "[dim]" + _("Replaying the challenge's dice for the {level} player…", level="optimal") + "[/]"
+        if isinstance(self.challenge, str):
+            return f"[dim]{escape(self.challenge)}[/]"
+        text = "\n".join(escape(line) for line in report_lines(self.challenge))
+        store = self.fd_app.store
+        if store is not None:
+            from fivedice.storage.text import scores_text
+
+            try:
+                board = store.high_scores(limit=10, challenge=code)
+            except FiveDiceError as exc:
+                return text + "\n" + escape(str(exc))
+            text += "\n\n" + escape(scores_text(board, _("Challenge {code}", code=code)))
+        return text
+
     def relabel(self) -> None:
         """Show everything again in the current language (after a switch)."""
         self.query_one("#ranking", Static).update(ranking_text(self.session))
         self.query_one("#stored", Static).update(escape(self.stored_text()))
+        self.query_one("#challenge", Static).update(self._challenge_text())
         if self.analysis is not None:
             self._show_analysis(self.analysis, store=False)
         else:
@@ -213,11 +245,22 @@ class EndScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="analysis")
     def _analysis_worker(self) -> None:
+        if self.table.challenge is not None:
+            try:
+                challenge: ChallengeReport | str = report(self.table)
+            except Exception as exc:  # the comparison is a nicety: report, never crash the end screen
+                challenge = _("The challenge comparison failed: {error}: {message}", error=type(exc).__name__,
+                              message=str(exc))  # fmt: skip
+            self.app.call_from_thread(self._show_challenge, challenge)
         try:
             result = self.fd_app.config.analyser(self.session.game)
         except Exception as exc:  # the analysis is optional: report, never crash the end screen
             result = _("The analysis failed: {error}: {message}", error=type(exc).__name__, message=str(exc))
         self.app.call_from_thread(self._show_analysis, result)
+
+    def _show_challenge(self, result: ChallengeReport | str) -> None:
+        self.challenge = result
+        self.query_one("#challenge", Static).update(self._challenge_text())
 
     def _show_analysis(self, result: GameAnalysis | str, store: bool = True) -> None:
         self.analysis = result
@@ -230,13 +273,26 @@ class EndScreen(Screen[None]):
             with contextlib.suppress(FiveDiceError):
                 db.record_analysis(self.game_id, result.losses)
 
+    def action_scroll(self, lines: int) -> None:
+        """Scroll the ranking and analysis by ``lines``."""
+        side = self.query_one("#end-side", VerticalScroll)
+        side.scroll_to(y=side.scroll_y + lines, animate=False)
+
+    def action_scroll_edge(self, end: int) -> None:
+        """Scroll to the top (0) or the bottom (1)."""
+        side = self.query_one("#end-side", VerticalScroll)
+        if end:
+            side.scroll_end(animate=False)
+        else:
+            side.scroll_home(animate=False)
+
     def action_save_json(self) -> None:
-        """Save the finished game's log as JSON (a standard save, loadable by every tool)."""
+        """Save the finished game as JSON (the table's save: every tool loads it)."""
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         path = self.fd_app.config.saves / f"finished-{stamp}.json"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            saves.save(self.session.game, path)
+            self.table.save(path)
         except OSError as exc:
             self.notify(_("Could not write {path}: {reason}", path=str(path), reason=exc.strerror), severity="error")
             return
@@ -254,4 +310,4 @@ class EndScreen(Screen[None]):
 
     def action_help(self) -> None:
         """The keys."""
-        self.notify(_("n: new game · j: save the log as JSON · q: quit · t: theme · l: language"))
+        self.notify(_("n: new game · s: save the log as JSON · ↑↓ j k: scroll · q: quit · t: theme · l: language"))

@@ -1,4 +1,10 @@
-"""The game screen: large dice, the score cards side by side, computer turns, hints, undo and saving."""
+"""The game screen: a view over a :class:`~fivedice.table.Table`.
+
+The table rolls (from its dice tape), decides what undo may take back, plays the computers and tells
+what happened; this screen shows its state and events, passes on the player's keys, paces the
+roll-off and the computers' turns (each chosen in a worker, played on the app thread), and asks the
+advisor in a worker.
+"""
 
 from __future__ import annotations
 
@@ -14,28 +20,34 @@ from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from fivedice.actions import Action, Roll, RollOff, Score
+from fivedice.actions import Action, Roll, Score
+from fivedice.advice import Advice, describe, describe_action
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import N_, _, box_label, format_decimal
-from fivedice.state import Phase
-from fivedice.tui.session import HintLine, Session, describe_action, greedy_reasoning
-from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView
+from fivedice.events import Event, narrate
+from fivedice.i18n import N_, _, format_decimal, ngettext
+from fivedice.rules import RuleSet
+from fivedice.state import GameState, Phase
+from fivedice.table import StaleStateError
+from fivedice.tui.readiness import preparing_note
+from fivedice.tui.session import Session, rules_title
+from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
 
-__all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen"]
+__all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen", "format_advice"]
 
 HELP = N_("""[b]Keys[/b]
 
   [b]1[/b]-[b]5[/b]         keep or release a die (or click it)
-  [b]Space[/b] [b]r[/b]     roll the dice not kept
+  [b]Space[/b] [b]r[/b]     roll the dice not kept (a turn's first roll too)
   [b]↑[/b] [b]↓[/b] [b]j[/b] [b]k[/b]     move between the boxes open to you
   [b]Enter[/b]       score the highlighted box (or click a box)
-  [b]u[/b]           undo (also takes back the computer's moves since)
+  [b]u[/b]           undo your last decision (a roll once seen stays)
   [b]Ctrl+R[/b]      redo
-  [b]h[/b]           hint: the advisor's ranked options, values and losses
+  [b]h[/b]           hint: the advisor's ranked options; the dice to keep light up
+  [b]a[/b]           apply the top hint (keep those dice and roll, or score)
   [b]c[/b]           show or hide the computer's reasoning
   [b]+[/b] [b]-[/b]         computer pace faster / slower
   [b]s[/b]           save;  [b]q[/b] save and quit (resume from the start screen)
@@ -44,23 +56,28 @@ HELP = N_("""[b]Keys[/b]
   [b]?[/b] [b]F1[/b]        this help
 
 Points in (brackets): what the dice showing score in each box you may
-fill now, by the engine's rules (Joker, fill order). Press any key.""")
+fill now, by the engine's rules (Joker, fill order). Esc or any key closes.""")
 
 PACES = (0.0, 0.15, 0.3, 0.5, 0.8, 1.2, 2.0)
 
 
 class HelpScreen(ModalScreen[None]):
-    """The keys, over the game."""
+    """The keys, over the game (or the start screen); Esc, any key or a click closes it."""
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > Static { width: 80; max-width: 100%; height: auto; border: round $accent; padding: 0 1;
                           background: $surface; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", N_("Close"), priority=True)]
 
     def compose(self) -> ComposeResult:
         """The help text."""
         yield Static(_(HELP))
+
+    def action_close(self) -> None:
+        """Close the help (Esc must never reach the screen below, where it quits)."""
+        self.dismiss()
 
     def on_key(self) -> None:
         """Any key closes the help."""
@@ -105,18 +122,38 @@ class DiceEntry(ModalScreen[tuple[int, ...] | None]):
         self.dismiss(None)
 
 
+def format_advice(advice: Advice, rules: RuleSet, top: int = 5) -> str:
+    """Ranked options as markup: what (a keep also names the positions, as keys 1-5 do), its value (the
+    expected points still to come, or the points now) and its loss against the best."""
+    label = N_("to come") if advice.source == "solver" else N_("points")
+    value, loss = _(label)[:10], _("loss")[:9]
+    vw, lw = max(7, len(value)), max(6, len(loss))
+    ow = 26 - (vw - 7) - (lw - 6)  # longer headings take room from the option column
+    option = _("option")[:ow]
+    rows = [f"[dim]{option:<{ow}} {value:>{vw}} {loss:>{lw}}[/]"]
+    for o in advice.options[:top]:
+        text = describe(o, rules)
+        if isinstance(o.action, Roll) and o.action.held:
+            text += " · " + _("dice {positions}", positions=" ".join(str(p + 1) for p in o.action.held))
+        if len(text) > ow:
+            text = text[: ow - 1] + "…"
+        rows.append(f"{escape(text):<{ow}} {format_decimal(o.value, 2):>{vw}} {format_decimal(o.loss, 2):>{lw}}")
+    return "\n".join(rows)
+
+
 class GameScreen(Screen[None]):
-    """A game in progress. Every rule is the engine's; this screen reads states and sends intents."""
+    """A game in progress. Every rule is the table's; this screen reads states and sends intents."""
 
     DEFAULT_CSS = """
     GameScreen #main { height: 1fr; }
     GameScreen #card-scroll { width: auto; height: 100%; overflow: auto auto; scrollbar-size: 1 1; }
     GameScreen #side { width: 1fr; padding: 0 0 0 1; }
-    GameScreen #turn { height: 1; }
-    GameScreen #roll { height: 1; color: $accent; text-style: bold; }
-    GameScreen #keys { height: 1; color: $foreground 60%; }
-    GameScreen #events { height: 3; color: $foreground 85%; }
-    GameScreen #status { height: 1; color: $warning; }
+    GameScreen #turn { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #roll { height: 1; color: $accent; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #colours { height: 1; color: $foreground 70%; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #keys { height: 1; color: $foreground 60%; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #events { height: 3; color: $foreground 85%; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #status { height: auto; max-height: 2; color: $warning; }
     GameScreen #panel { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -128,6 +165,7 @@ class GameScreen(Screen[None]):
         Binding("u", "undo", N_("Undo")),
         Binding("ctrl+r", "redo", N_("Redo"), show=False),
         Binding("h", "hint", N_("Hint")),
+        Binding("a", "apply_hint", N_("Apply hint"), show=False),
         Binding("c", "toggle_reasoning", N_("Reasoning"), show=False),
         Binding("plus,equals_sign", "pace(-1)", N_("Faster"), show=False),
         Binding("minus", "pace(1)", N_("Slower"), show=False),
@@ -139,16 +177,20 @@ class GameScreen(Screen[None]):
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
+        self.table = session.table
         self.kept: set[int] = set()
         self.cursor: tuple[int, str] | None = None
-        self.events: list[Callable[[], str]] = []
-        self.status = ""
+        self.events: list[Event] = list(self.table.events[-3:])
+        self.status: Callable[[], str] = str
         self.panel: Callable[[], str] = str
         self.timer: Timer | None = None
-        self.pending: Action | None = None
+        self.pending: tuple[Action, GameState] | None = None
         self.thinking = False
         self.best: int | None = None
+        self.goal: tuple[int, str] | None = None
+        self.advice: tuple[GameState, Advice] | None = None
         self._cursor_moves = -1
+        self.table.listen(self._on_event)
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -157,14 +199,17 @@ class GameScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """Score cards on the left; dice, turn, events and hints on the right."""
-        state = self.session.state
+        state = self.table.state
         with Horizontal(id="main"):
             with ScrollableContainer(id="card-scroll"):
                 yield ScoreCardView(state, room=max(24, self.app.size.width - 42), id="card")
             with Vertical(id="side"):
                 yield Static("", id="turn")
                 yield Static("", id="roll")
-                yield DiceBar(state.rules.dice)
+                yield DiceBar(state.rules)
+                legend = Static("", id="colours")
+                legend.display = colour_legend(state.rules) is not None
+                yield legend
                 yield Static("", id="keys")
                 yield Static("", id="status")
                 yield Static("", id="events")
@@ -172,16 +217,29 @@ class GameScreen(Screen[None]):
         yield I18nFooter()
 
     def on_mount(self) -> None:
-        """Look up the solo player's best, draw, and let a computer start if it is its turn."""
-        session = self.session
+        """Look up the solo player's best (and a challenge's goal), draw, and let the table play on."""
+        table = self.table
         store = self.fd_app.store
-        if len(session.seats) == 1 and not session.seats[0].is_computer and store is not None:
-            try:
-                self.best = store.best(session.seats[0].name, session.game.rules)
-            except FiveDiceError:
-                self.best = None
+        if table.solitaire and not table.seats[0].is_computer:
+            if store is not None:
+                try:
+                    self.best = store.best(table.seats[0].name, table.rules)
+                except FiveDiceError:
+                    self.best = None
+            if table.challenge is not None:
+                self._goal_worker()
         self.redraw()
         self.schedule()
+
+    # -- what the table tells ------------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        """Note an event; undo and redo say in the status line what they took back or replayed."""
+        self.events.append(event)
+        if event.kind in ("undone", "redone"):
+            rules = self.table.rules
+            self.status = lambda: narrate(event, rules)
+        elif event.kind == "scored":
+            self.kept.clear()
 
     # -- drawing -------------------------------------------------------------------------------
     @property
@@ -189,16 +247,23 @@ class GameScreen(Screen[None]):
         """Seconds between computer actions."""
         return float(self.fd_app.settings.get("pace", 0.8))
 
+    def _title(self) -> str:
+        rules = self.table.rules
+        title = escape(rules_title(rules))
+        if self.table.challenge is not None:
+            title = _("{game} · challenge {code}", game=title, code=escape(self.table.challenge))
+        return f"[b]{title}[/b]"
+
     def _turn_text(self) -> tuple[str, str]:
-        state = self.session.state
+        state = self.table.state
         rules = state.rules
         if state.phase is Phase.ROLLOFF:
-            return _("[b]{rules}[/b] · roll-off to decide who starts", rules=rules.title), ""
+            return _("{game} · roll-off to decide who starts", game=self._title()), ""
         name = escape(state.players[state.current])
-        who = _("[b]{name}[/b] (computer)", name=name) if self.session.is_computer(state.current) else f"[b]{name}[/b]"
+        who = _("[b]{name}[/b] (computer)", name=name) if self.table.seat().is_computer else f"[b]{name}[/b]"
         turn = _(
-            "[b]{rules}[/b] · round {round}/{rounds} · {player} to play",
-            rules=rules.title,
+            "{game} · round {round}/{rounds} · {player} to play",
+            game=self._title(),
             round=state.round,
             rounds=rules.rounds,
             player=who,
@@ -212,60 +277,96 @@ class GameScreen(Screen[None]):
         return turn, roll
 
     def _keys_text(self) -> str:
-        state = self.session.state
-        faces = " ".join(str(state.dice[p]) for p in sorted(self.kept)) if state.dice is not None else ""
-        if self.session.computer_to_move:
-            if faces:
-                return _("Computer keeps {dice} · +/- pace · c reasoning · u undo", dice=faces)
-            return _("Computer playing · +/- pace · c reasoning · u undo")
+        table = self.table
+        state = table.state
+        if table.automatic() is not None:
+            return _("Roll-off · +/- pace")
+        if table.computer_to_move:
+            if self.pending is not None and isinstance(self.pending[0], Roll) and state.dice is not None:
+                faces = " ".join(str(state.dice[p]) for p in self.pending[0].held)
+                return _("{name} keeps {dice}", name=state.players[state.current], dice=faces)
+            return _("Computer playing · +/- pace · c reasoning")
         if state.dice is None:
             return _("Space: roll · ? help")
-        if faces:
-            return _("Keeping {dice} · Space rolls the other {n}", dice=faces, n=state.rules.dice - len(self.kept))
-        return _("1-{n} keep · Space roll · ↑↓ Enter score", n=state.rules.dice)
+        if state.rolls_left == 0:
+            return _("↑↓ Enter: score a box · u undo")
+        n = state.rules.dice
+        if len(self.kept) == n:
+            return _("Keeping every die · ↑↓ Enter: score a box")
+        if self.kept:
+            faces = " ".join(str(state.dice[p]) for p in sorted(self.kept))
+            other = n - len(self.kept)
+            return ngettext(
+                "Keeping {dice} · Space rolls the other die",
+                "Keeping {dice} · Space rolls the other {n} dice",
+                other,
+                dice=faces,
+                n=other,
+            )
+        return _("1-{n} keep · Space roll · ↑↓ Enter score", n=n)
 
     def _best_text(self) -> str:
+        total = self.table.state.total(0)
+        if self.goal is not None:
+            goal, level = self.goal
+            return _("Goal: beat {total} ({level} on these dice)", total=goal, level=level)
         if self.best is None:
             return ""
-        total = self.session.state.total(0)
         if total > self.best:
             return _("New best: {total} (was {best})", total=total, best=self.best)
         return _("Beat your best: {best}", best=self.best)
 
+    def _hinted(self) -> tuple[set[int], tuple[int, str] | None]:
+        """The dice the hint shown keeps, or the box it scores (while its state is the table's)."""
+        if self.advice is None or self.advice[0] is not self.table.state or not self.advice[1].options:
+            return set(), None
+        best = self.advice[1].best.action
+        if isinstance(best, Roll):
+            return set(best.held), None
+        assert isinstance(best, Score)
+        return set(), (best.card, best.box)
+
     def redraw(self) -> None:
         """Show the current state."""
-        session = self.session
-        state = session.state
+        table = self.table
+        state = table.state
         options = sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
         keys = [k for k, _points in options]
-        moves = len(session.game.log)
-        if session.computer_to_move or not keys:
+        moves = len(table.game.log)
+        hinted, hinted_box = self._hinted()
+        if not table.human_to_move or not keys:
             self.cursor = None
+        elif hinted_box is not None and self._cursor_moves != moves:
+            self.cursor = hinted_box
         elif self.cursor not in keys or self._cursor_moves != moves:
             self.cursor = max(options, key=lambda kv: kv[1])[0]  # new dice: start on the most points
         self._cursor_moves = moves
         turn, roll = self._turn_text()
         self.query_one("#turn", Static).update(turn)
         best = self._best_text()
-        self.query_one("#roll", Static).update(roll + (f"   [dim]{best}[/]" if best else ""))
-        self.query_one(DiceBar).show(state.dice, self.kept)
-        self.query_one("#keys", Static).update(self._keys_text())
-        self.query_one("#status", Static).update(escape(self.status))
-        self.query_one("#events", Static).update("\n".join(escape(e()) for e in self.events[-3:]))
+        self.query_one("#roll", Static).update(roll + (f"   [dim]{escape(best)}[/]" if best else ""))
+        self.query_one(DiceBar).show(state.dice, self.kept, hinted)
+        legend = colour_legend(state.rules)
+        if legend is not None:
+            self.query_one("#colours", Static).update(escape(legend))
+        self.query_one("#keys", Static).update(escape(self._keys_text()))
+        self.query_one("#status", Static).update(escape(self.status()))
+        rules = state.rules
+        lines = [escape(narrate(e, rules)) for e in self.events[-3:]]
+        self.query_one("#events", Static).update("\n".join(lines))
         self.query_one("#panel", Static).update(self.panel())
         self.query_one(ScoreCardView).show(state, self.cursor)
         self._follow_current()
 
     def relabel(self) -> None:
         """Show everything again in the current language (after a switch); the game is untouched."""
-        self.status = ""
         self.redraw()
         self.refresh_bindings()  # the footer writes its keys again
 
     def _follow_current(self) -> None:
         """Keep the columns of the player to move in view when the cards are wider than their space."""
         scroll = self.query_one("#card-scroll", ScrollableContainer)
-        state = self.session.state
+        state = self.table.state
         cards = len(state.rules.cards)
         label_width, cell_width = self.query_one(ScoreCardView).widths
         left = cell_width * cards * state.current
@@ -279,58 +380,21 @@ class GameScreen(Screen[None]):
         """Leave the dice their room; the cards scroll sideways if they need more."""
         self.query_one("#card-scroll", ScrollableContainer).styles.max_width = max(24, self.size.width - 42)
 
-    def say(self, status: str) -> None:
-        """Show a one-line message (an error or a note)."""
-        self.status = status
+    def say(self, status: str | Callable[[], str]) -> None:
+        """Show a message (an error or a note) in the status line."""
+        self.status = status if callable(status) else lambda: status
         self.redraw()
 
-    # -- doing -------------------------------------------------------------------------------------
-    def _event(self, record: Action, seat: int) -> Callable[[], str]:
-        """The line telling what happened, written when shown (so it follows the language)."""
-        state = self.session.state
-        name = state.players[seat]
-        starter = state.players[state.starter] if state.phase is Phase.PLAY and state.starter is not None else None
-        rules = state.rules
-
-        def text() -> str:
-            if isinstance(record, RollOff):
-                dice = record.dice or ()
-                faces = " ".join(map(str, dice))
-                if starter is not None:
-                    return _(
-                        "{name} rolls off {dice} ({sum}); {starter} starts",
-                        name=name,
-                        dice=faces,
-                        sum=sum(dice),
-                        starter=starter,
-                    )
-                return _("{name} rolls off {dice} ({sum})", name=name, dice=faces, sum=sum(dice))
-            if isinstance(record, Roll):
-                faces = " ".join(map(str, record.dice or ()))
-                if record.held:
-                    return _("{name} rolls {dice}, keeping {n}", name=name, dice=faces, n=len(record.held))
-                return _("{name} rolls {dice}", name=name, dice=faces)
-            assert isinstance(record, Score)
-            return _("{name}: {points} in {box}", name=name, points=record.points, box=box_label(rules.box(record.box)))
-
-        return text
-
-    def play(self, action: Action) -> bool:
-        """Carry out an intent for whoever is to move; show the engine's reason if it is illegal."""
-        session = self.session
-        seat = session.state.current
+    # -- doing ---------------------------------------------------------------------------------
+    def act(self, change: Callable[[], object]) -> bool:
+        """Make a change through the table; show its one-sentence refusal, or the new state."""
+        self.status = str
         try:
-            record = session.game.play(action)
+            change()
         except FiveDiceError as exc:
             self.say(str(exc))
             return False
-        self.status = ""
-        self.events.append(self._event(record, seat))
-        if isinstance(record, Score):
-            self.kept.clear()
-        if not session.is_computer(seat):
-            self.panel = str
-        if session.state.is_over:
+        if self.table.is_over:
             self._finish()
             return True
         self.redraw()
@@ -345,21 +409,35 @@ class GameScreen(Screen[None]):
 
     # -- human actions ---------------------------------------------------------------------------
     def _human(self) -> bool:
-        if self.session.computer_to_move:
-            self.say(_("Please wait: the computer is playing."))
+        table = self.table
+        if table.is_over:
+            return False
+        if not table.human_to_move:
+            if table.automatic() is not None:
+                self.say(_("Please wait: the roll-off decides who starts."))
+            else:
+                self.say(_("Please wait: the computer is playing."))
             return False
         return True
 
+    def _human_acts(self) -> None:
+        """A human decision clears their hint panel."""
+        self.panel = str
+        self.advice = None
+
     def action_keep(self, index: int) -> None:
         """Keep or release die ``index``."""
-        state = self.session.state
+        state = self.table.state
         if not self._human() or index >= state.rules.dice:
             return
         if state.dice is None:
             self.say(_("Roll first; then choose the dice to keep."))
             return
+        if state.rolls_left == 0:
+            self.say(_("That was the last roll: score a box."))
+            return
         self.kept ^= {index}
-        self.status = ""
+        self.status = str
         self.redraw()
 
     def on_die_toggled(self, message: Die.Toggled) -> None:
@@ -367,116 +445,134 @@ class GameScreen(Screen[None]):
         self.action_keep(message.index)
 
     def action_roll(self) -> None:
-        """Roll the dice not kept (asking for their faces with physical dice)."""
+        """Roll the dice not kept (asking for the faces of dice never seen, with physical dice)."""
         if not self._human():
             return
-        state = self.session.state
-        held = tuple(sorted(self.kept)) if state.dice is not None else ()
+        table = self.table
+        held = tuple(sorted(self.kept)) if table.state.dice is not None else ()
         try:
-            self.session.game.verify_roll(held)
+            table.verify_roll(held)
         except FiveDiceError as exc:
             self.say(str(exc))
             return
-        if not self.fd_app.config.physical:
-            self.play(Roll(held))
+        count = table.dice_needed(held) if self.fd_app.config.physical else 0
+        if not count:
+            self._human_acts()
+            self.act(lambda: table.roll(held))
             return
 
         def entered(values: tuple[int, ...] | None) -> None:
-            if values is None:
-                return
-            it = iter(values)
-            current = state.dice or ()
-            self.play(Roll(held, tuple(current[p] if p in held else next(it) for p in range(state.rules.dice))))
+            if values is not None:
+                self._human_acts()
+                self.act(lambda: table.roll(held, values))
 
-        self.app.push_screen(DiceEntry(state.rules.dice - len(held)), entered)
+        self.app.push_screen(DiceEntry(count), entered)
 
     def action_cursor(self, step: int) -> None:
         """Move the highlight to the previous or next open box."""
-        state = self.session.state
+        state = self.table.state
         keys = sorted(state.options(), key=lambda k: (state.rules.box_index(k[1]), k[0]))
-        if not keys or self.session.computer_to_move:
+        if not keys or not self.table.human_to_move:
             return
         i = keys.index(self.cursor) if self.cursor in keys else 0
         self.cursor = keys[(i + step) % len(keys)]
         self.redraw()
+
+    def score(self, box: str, card: int) -> None:
+        """Fill ``box`` on ``card`` (the table explains a refusal)."""
+        self._human_acts()
+        self.act(lambda: self.table.score(box, card))
 
     def action_score(self) -> None:
         """Score the highlighted box."""
         if not self._human():
             return
         if self.cursor is None:
-            self.say(_("Roll first: there are no dice to score.") if self.session.state.dice is None else "")
+            self.say(_("Roll first: there are no dice to score."))
             return
         card, box = self.cursor
-        self.play(Score(box, card))
+        self.score(box, card)
 
     def on_card_line_clicked(self, message: CardLine.Clicked) -> None:
         """A click on a box: score it on the clicked card (or the first card where it is open)."""
         if not self._human():
             return
-        state = self.session.state
+        state = self.table.state
         box = state.rules.boxes[message.box].name
         cards = [k for (k, b) in state.options() if b == box]
         where = self.query_one(ScoreCardView).column_seat_card(message.column)
         if where is not None and where[0] == state.current and where[1] in cards:
             cards = [where[1]]
         if not cards:
-            card = where[1] if where is not None and where[0] == state.current else 0
-            self.play(Score(box, card))  # the engine explains why not
+            self.score(box, where[1] if where is not None and where[0] == state.current else 0)
             return
         self.cursor = (cards[0], box)
-        self.play(Score(box, cards[0]))
+        self.score(box, cards[0])
 
     def action_undo(self) -> None:
-        """Take back the last human move (and the computer moves after it)."""
+        """Take back the last decision the table allows (its refusal otherwise); the status says what."""
         self.cancel_computer()
-        try:
-            self.session.undo()
-        except FiveDiceError as exc:
-            self.say(str(exc))
+        table = self.table
+        reason = table.why_not_undo()
+        if reason is not None:
+            self.say(reason)
             self.schedule()
             return
-        undone = self.session.game.redo_stack[-1]
-        self.kept = set(undone.held) if isinstance(undone, Roll) else set()
-        rules, dice = self.session.game.rules, self.session.state.dice
-        self.events.append(lambda: _("Undone: {action}", action=describe_action(rules, undone, dice)))
-        self.status = ""
-        self.panel = str
+        self._human_acts()
+        self.status = str
+        undone = table.undo()
+        decision = undone[-1]
+        self.kept = set(decision.held) if isinstance(decision, Roll) and table.state.dice is not None else set()
         self.redraw()
         self.schedule()
 
     def action_redo(self) -> None:
-        """Replay what was undone."""
+        """Replay what was undone, with the dice it had."""
         self.cancel_computer()
-        try:
-            self.session.redo()
-        except FiveDiceError as exc:
-            self.say(str(exc))
+        table = self.table
+        reason = table.why_not_redo()
+        if reason is not None:
+            self.say(reason)
             self.schedule()
             return
+        self._human_acts()
         self.kept = set()
-        self.events.append(lambda: _("Redone"))
-        if self.session.state.is_over:
-            self._finish()
+        self.act(table.redo)
+
+    def action_apply_hint(self) -> None:
+        """Carry out the top option of the hint shown: keep its dice (by position) and roll, or score its box."""
+        if not self._human():
             return
-        self.redraw()
-        self.schedule()
+        if self.advice is None or self.advice[0] is not self.table.state or not self.advice[1].options:
+            self.say(_("Ask for a hint first (h)."))
+            return
+        best = self.advice[1].best.action
+        if isinstance(best, Score):
+            self.score(best.box, best.card)
+            return
+        assert isinstance(best, Roll)
+        self.kept = set(best.held)
+        self.action_roll()
 
     def action_save(self) -> None:
-        """Save the game; it can be resumed from the start screen."""
-        path = self.fd_app.save_path(self.session)
+        """Save the game; it can be resumed from the start screen or with ``--load``."""
         try:
-            saved = self.session.save(path)
-        except OSError as exc:
-            self.say(_("The game could not be saved to {path}: {reason}.", path=str(path), reason=exc.strerror))
+            saved = self.session.save(self.fd_app.save_path(self.session))
+        except FiveDiceError as exc:
+            self.say(str(exc))
             return
         self.say(_("Saved to {path}", path=str(saved)))
 
     def action_save_quit(self) -> None:
-        """Save and leave."""
+        """Save and leave, saying where the game is and how to resume it."""
         self.cancel_computer()
         self.action_save()
-        if self.session.save_path is not None:
+        path = self.session.save_path
+        if path is not None:
+            self.fd_app.farewell = _(
+                "Saved to {path}. Resume it from the start screen (Resume), or: fivedice play --load {path}",
+                path=str(path),
+            )
             self.app.exit(0)
 
     def action_help(self) -> None:
@@ -496,43 +592,73 @@ class GameScreen(Screen[None]):
         self.fd_app.save_setting("pace", new)
         self.say(_("Computer pace: {seconds} s a move.", seconds=format_decimal(new, 2)))
 
-    # -- hints -------------------------------------------------------------------------------------
+    # -- hints -----------------------------------------------------------------------------------
     def action_hint(self) -> None:
         """Ask the advisor, in a worker so the screen never freezes."""
         if not self._human():
             return
-        state = self.session.state
+        state = self.table.state
         if state.dice is None:
             self.say(_("Roll first: hints are for the dice showing."))
             return
         self.panel = lambda: "[dim]" + _("Thinking…") + "[/]"
         self.redraw()
-        self._hint_worker(len(self.session.game.log))
+        self._hint_worker(state)
+
+    def _note(self, state: GameState, note: str) -> None:
+        """Show a worker's note on what it waits for (while the state is still the one it works on)."""
+        if state is self.table.state:
+            self.panel = lambda: f"[dim]{escape(note)}[/]"
+            self.redraw()
 
     @work(thread=True, exclusive=True, group="hint")
-    def _hint_worker(self, move: int) -> None:
-        state = self.session.state
+    def _hint_worker(self, state: GameState) -> None:
+        result: Advice | str
         try:
-            lines: list[HintLine] | str = self.session.hint_lines(state)
+            note = preparing_note(state.rules)
+            if note is not None:
+                self.app.call_from_thread(self._note, state, note)
+            result = self.table.advice(state)
         except FiveDiceError as exc:
-            lines = str(exc)
+            result = str(exc)
         except Exception as exc:  # a failing advisor must not end the game
-            lines = _("The advisor failed: {error}: {message}", error=type(exc).__name__, message=str(exc))
-        self.app.call_from_thread(self._show_hint, move, state.current, lines)
+            result = _("The advisor failed: {error}: {message}", error=type(exc).__name__, message=str(exc))
+        self.app.call_from_thread(self._show_hint, state, result)
 
-    def _show_hint(self, move: int, seat: int, lines: list[HintLine] | str) -> None:
-        if move != len(self.session.game.log):
+    def _show_hint(self, state: GameState, result: Advice | str) -> None:
+        if state is not self.table.state:
             return
-        if isinstance(lines, str):
-            text = lines
+        if isinstance(result, str):
+            text = result
             self.panel = lambda: f"[dim]{escape(text)}[/]"
         else:
-            self.session.record_hint(move, seat, lines)
-            hint = lines
-            self.panel = lambda: "[b]" + _("Hint") + "[/b]\n" + format_lines(hint)
+            self.table.hint(result)
+            self.advice = (state, result)
+            rules = state.rules
+            self.panel = lambda: (
+                "[b]" + _("Hint") + "[/b] [dim]" + _("a: apply the top one") + "[/]\n" + format_advice(result, rules)
+            )
         self.redraw()
 
-    # -- computer turns ----------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="goal")
+    def _goal_worker(self) -> None:
+        from fivedice.challenge import benchmark_level, replay_on_tape
+
+        table = self.table
+        assert table.challenge is not None
+        try:
+            level = benchmark_level(table.rules)
+            goal = replay_on_tape(table.rules, table.challenge, level).state.total(0)
+        except Exception:  # the goal is a nicety: the game goes on without it
+            return
+        self.app.call_from_thread(self._show_goal, goal, level)
+
+    def _show_goal(self, goal: int, level: str) -> None:
+        self.goal = (goal, level)
+        if self.is_attached:
+            self.redraw()
+
+    # -- the roll-off and computer turns ---------------------------------------------------------
     def cancel_computer(self) -> None:
         """Stop any computer move in preparation."""
         if self.timer is not None:
@@ -541,54 +667,65 @@ class GameScreen(Screen[None]):
         self.pending = None
 
     def schedule(self) -> None:
-        """If a computer is to move, let it move after the pace delay."""
-        if self.timer is not None or self.thinking or not self.session.computer_to_move:
+        """If the table or a computer is to act, let it after the pace delay."""
+        table = self.table
+        if self.timer is not None or self.thinking or table.is_over:
             return
-        self.timer = self.set_timer(max(self.pace, 0.001), self._computer_step)
+        if table.automatic() is None and not table.computer_to_move:
+            return
+        self.timer = self.set_timer(max(self.pace, 0.001), self._step)
 
-    def _computer_step(self) -> None:
+    def _step(self) -> None:
         self.timer = None
-        if not self.session.computer_to_move:
+        table = self.table
+        automatic = table.automatic()
+        if automatic is not None:
+            self.act(lambda: table.play(automatic, "auto"))
+            return
+        if not table.computer_to_move:
             return
         self.thinking = True
-        reasoning = bool(self.fd_app.settings.get("reasoning")) and self.session.state.phase is Phase.PLAY
-        self._computer_worker(len(self.session.game.log), reasoning)
+        state = table.state
+        reasoning = bool(self.fd_app.settings.get("reasoning")) and state.dice is not None
+        self._computer_worker(state, reasoning)
 
     @work(thread=True, exclusive=True, group="computer")
-    def _computer_worker(self, move: int, reasoning: bool) -> None:
-        state = self.session.state
+    def _computer_worker(self, state: GameState, reasoning: bool) -> None:
+        table = self.table
         error = ""
-        action: Action | None = None
-        lines: list[HintLine] = []
-        label = N_("to come")
+        intent: Action | None = None
+        advice: Advice | None = None
         try:
-            action = self.session.computer_action()
-            if reasoning and state.dice is not None:
+            level = table.seat(state.current).level or "greedy"
+            from fivedice.players import SOLVER_LEVELS
+
+            note = preparing_note(state.rules) if level in SOLVER_LEVELS else None
+            if note is not None:
+                self.app.call_from_thread(self._note, state, note)
+            intent = table.computer_intent(state)
+            if reasoning:
                 try:
-                    lines = self.session.hint_lines(state)
-                except Exception:  # reasoning is optional: fall back to the points on offer
-                    lines, label = greedy_reasoning(state), N_("points")
+                    advice = table.advice(state)
+                except Exception:  # reasoning is a nicety: the move goes on without it
+                    advice = None
         except FiveDiceError as exc:
             error = str(exc)
         except Exception as exc:  # a failing computer player must not end the game
             error = f"{type(exc).__name__}: {exc}"
-        self.app.call_from_thread(self._computer_chose, move, action, (lines, label), error)
+        self.app.call_from_thread(self._computer_chose, state, intent, advice, error)
 
-    def _computer_chose(
-        self, move: int, action: Action | None, reasoning: tuple[list[HintLine], str], error: str
-    ) -> None:
+    def _computer_chose(self, state: GameState, intent: Action | None, advice: Advice | None, error: str) -> None:
         self.thinking = False
-        if move != len(self.session.game.log) or not self.session.computer_to_move:
+        table = self.table
+        if state is not table.state or not table.computer_to_move:
             self.schedule()
             return
-        if action is None:
+        if intent is None:
             self.say(_("The computer player failed: {error} Save with s; undo with u.", error=error))
             return
-        state = self.session.state
-        lines, label = reasoning
-        if lines:
-            name = escape(state.players[state.current])
-            chosen, rules, dice = action, state.rules, state.dice
+        name, rules, dice = escape(state.players[state.current]), state.rules, state.dice
+        if advice is not None:
+            chosen = intent
             self.panel = lambda: (
                 _(
                     "[b]{name} weighs[/b] (chose: {action})",
@@ -596,32 +733,33 @@ class GameScreen(Screen[None]):
                     action=escape(describe_action(rules, chosen, dice)),
                 )
                 + "\n"
-                + format_lines(lines, label=label)
+                + format_advice(advice, rules)
             )
-        if isinstance(action, Roll) and action.held and self.pace > 0 and set(action.held) != self.kept:
-            self.kept = set(action.held)
-            self.pending = action
+        else:
+            self.panel = str
+        if isinstance(intent, Roll) and intent.held and self.pace > 0:
+            self.kept = set(intent.held)
+            self.pending = (intent, state)
             self.redraw()
             self.timer = self.set_timer(self.pace, self._play_pending)
             return
-        self.play(action)
+        self._play_computer(intent, state)
 
     def _play_pending(self) -> None:
         self.timer = None
-        action, self.pending = self.pending, None
-        if action is not None:
-            self.play(action)
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            self._play_computer(*pending)
 
-
-def format_lines(lines: list[HintLine], top: int = 5, label: str = N_("to come")) -> str:
-    """Ranked options as markup: what, its value (by default the expected points still to come), loss;
-    headings in the current language (``label`` is translated here), numbers in its format."""
-    value, loss = _(label)[:10], _("loss")[:9]
-    vw, lw = max(7, len(value)), max(6, len(loss))
-    ow = 26 - (vw - 7) - (lw - 6)  # longer headings take room from the option column
-    option = _("option")[:ow]
-    rows = [f"[dim]{option:<{ow}} {value:>{vw}} {loss:>{lw}}[/]"]
-    for line in lines[:top]:
-        value_text, loss_text = format_decimal(line.value, 2), format_decimal(line.loss, 2)
-        rows.append(f"{escape(line.text[:ow]):<{ow}} {value_text:>{vw}} {loss_text:>{lw}}")
-    return "\n".join(rows)
+    def _play_computer(self, intent: Action, state: GameState) -> None:
+        self.kept = set()
+        try:
+            self.table.play_computer(intent, state)
+        except StaleStateError:
+            self.redraw()
+            self.schedule()
+            return
+        except FiveDiceError as exc:
+            self.say(_("The computer player failed: {error} Save with s; undo with u.", error=str(exc)))
+            return
+        self.act(lambda: None)

@@ -7,23 +7,26 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from fivedice import i18n
 from fivedice import rules as rules_mod
+from fivedice.challenge import challenge_code
 from fivedice.errors import FiveDiceError, RuleSetError
 from fivedice.i18n import N_, _
+from fivedice.players import LEVELS
 from fivedice.rules import RuleSet, parse_options
-from fivedice.tui.session import Seat, computer_levels, saved_games
-from fivedice.tui.widgets import I18nFooter
+from fivedice.seat import Seat
+from fivedice.tui.session import delete_save, saved_games
+from fivedice.tui.widgets import I18nFooter, language_cycle
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
 
-__all__ = ["MAX_SEATS", "ScoresScreen", "StartScreen", "rules_from_form"]
+__all__ = ["MAX_SEATS", "ScoresScreen", "StartScreen", "options_text", "rules_from_form"]
 
 MAX_SEATS = 4
 PACE_CHOICES = [(N_("instant"), 0.0), (N_("fast"), 0.3), (N_("normal"), 0.8), (N_("slow"), 1.5)]
@@ -32,6 +35,31 @@ PACE_CHOICES = [(N_("instant"), 0.0), (N_("fast"), 0.3), (N_("normal"), 0.8), (N
 def rules_from_form(name: str, options: str) -> RuleSet:
     """The rule set chosen: a built-in name and ``key=value`` options separated by spaces."""
     return rules_mod.get(name, **parse_options(tuple(options.replace(",", " ").split())))
+
+
+def options_text(name: str) -> str:
+    """A built-in rule set's description and each of its options in a sentence (markup; wraps).
+
+    >>> print(options_text("yacht"))  # doctest: +NORMALIZE_WHITESPACE
+    Yacht: the classic 12-box game; no bonuses.
+    [dim]Option [b]four_kind[/b] (all_dice | four_dice): Four of a Kind counts all five dice or the four alike.[/]
+    """
+    builtin = rules_mod.BUILTINS[name]
+    lines = [escape(_(builtin.description))]
+    for o in builtin.options:
+        lines.append(
+            "[dim]"
+            + _(
+                "Option [b]{name}[/b] ({choices}): {help}.",
+                name=escape(o.name),
+                choices=escape(" | ".join(o.choices)),
+                help=escape(_(o.help)),
+            )
+            + "[/]"
+        )
+    if not builtin.options:
+        lines.append("[dim]" + _("No options.") + "[/]")
+    return "\n".join(lines)
 
 
 class ScoresScreen(ModalScreen[None]):
@@ -81,6 +109,7 @@ class StartScreen(Screen[None]):
 
     DEFAULT_CSS = """
     StartScreen { padding: 0 1; }
+    StartScreen #form { height: 1fr; scrollbar-size-vertical: 1; }
     StartScreen #title { height: 1; text-style: bold; color: $accent; }
     StartScreen .row { height: 1; margin-bottom: 1; }
     StartScreen .seat { height: 1; }
@@ -94,7 +123,10 @@ class StartScreen(Screen[None]):
     StartScreen #theme { width: 16; margin-left: 1; }
     StartScreen #language { width: 20; }
     StartScreen #saved { width: 1fr; }
-    StartScreen #rules-info { height: 2; color: $foreground 60%; }
+    StartScreen #challenge { width: 1fr; }
+    StartScreen #rules-info { height: auto; color: $foreground 80%; margin-bottom: 1; }
+    StartScreen SelectOverlay { background: $panel; color: $foreground; border: tall $accent; }
+    StartScreen SelectOverlay > .option-list--option-highlighted { background: $accent 40%; }
     StartScreen #buttons { height: 1; margin-top: 1; }
     StartScreen Button { margin-right: 2; }
     StartScreen #message { height: auto; color: $warning; margin-top: 1; }
@@ -110,6 +142,7 @@ class StartScreen(Screen[None]):
         super().__init__()
         self.message = message
         self.kept_form: dict[str, Any] = {}
+        self.confirm_delete: str | None = None
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -128,9 +161,11 @@ class StartScreen(Screen[None]):
                 last = []
             if last:
                 return list(last)
-        levels = computer_levels()
-        level = "medium" if "medium" in levels else next(iter(levels))
-        return [Seat(_("Player")), Seat(_("Computer"), "computer", level)]
+        return [Seat(_("Player")), Seat(_("Computer"), "computer", "medium")]
+
+    def _challenge_default(self) -> str:
+        cfg = self.fd_app.config
+        return cfg.challenge if cfg.challenge is not None else str(self.fd_app.settings.get("challenge") or "")
 
     def _rules_default(self) -> tuple[str, str]:
         cfg = self.fd_app.config
@@ -140,13 +175,13 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """The form."""
-        levels = computer_levels()
+        levels = LEVELS
         kinds = [(_("Human"), "human")] + [(_("Computer · {level}", level=lv), f"computer:{lv}") for lv in levels]
         rule_name, rule_options = self._rules_default()
         seats = self._lineup()
         form = self.kept_form
         yield Static(_("fivedice · Yahtzee and its family of five-dice games"), id="title")
-        with Vertical():
+        with VerticalScroll(id="form"):
             with Horizontal(classes="row"):
                 yield Label(_("Rules"), classes="lbl")
                 choices = [(b.name.title(), b.name) for b in rules_mod.BUILTINS.values()]
@@ -181,6 +216,11 @@ class StartScreen(Screen[None]):
                 yield Select(themes, value=theme if theme in ("dark", "light") else "dark", allow_blank=False,
                              compact=True, id="theme")  # fmt: skip
             with Horizontal(classes="row"):
+                yield Label(_("Challenge"), classes="lbl")
+                challenge = form.get("challenge", self._challenge_default())
+                yield Input(challenge, placeholder=_("daily, or any code: everyone meets the same dice"),
+                            compact=True, id="challenge", max_length=64)  # fmt: skip
+            with Horizontal(classes="row"):
                 yield Label(_("Resume"), classes="lbl")
                 saved = [(escape(text), str(path)) for path, text in saved_games(self.fd_app.config.saves)][:20]
                 chosen = form.get("saved", saved[0][1] if saved else Select.NULL)
@@ -188,11 +228,13 @@ class StartScreen(Screen[None]):
                              id="saved", value=chosen)  # fmt: skip
             with Horizontal(classes="row"):
                 yield Label(_("Language"), classes="lbl")
-                languages = [(name, code) for code, name in i18n.available_languages().items()]
+                names = i18n.available_languages()
+                languages = [(names[code], code) for code in language_cycle()]
                 yield Select(languages, value=i18n.current_language(), allow_blank=False, compact=True, id="language")
             with Horizontal(id="buttons"):
                 yield Button(_("Start"), id="start", variant="primary", compact=True)
                 yield Button(_("Resume"), id="resume", compact=True, disabled=not saved)
+                yield Button(_("Delete saved game"), id="delete", compact=True, disabled=not saved)
                 yield Button(_("Scores"), id="scores", compact=True)
                 yield Button(_("Quit"), id="quit", compact=True)
             yield Static(escape(self.message), id="message")
@@ -205,7 +247,10 @@ class StartScreen(Screen[None]):
 
     def _form(self) -> dict[str, Any]:
         """What the form holds now (to keep it when the screen is written again in another language)."""
-        form: dict[str, Any] = {"options": self.query_one("#options", Input).value}
+        form: dict[str, Any] = {
+            "options": self.query_one("#options", Input).value,
+            "challenge": self.query_one("#challenge", Input).value,
+        }
         for key in ("rules", "pace", "saved", *(f"kind-{i}" for i in range(MAX_SEATS))):
             form[key] = self.query_one(f"#{key}", Select).value
         for i in range(MAX_SEATS):
@@ -218,19 +263,16 @@ class StartScreen(Screen[None]):
         self.kept_form = self._form()
         self.call_later(self._rebuild)
 
-    async def _rebuild(self) -> None:
+    async def _rebuild(self, focus: str = "#language") -> None:
         await self.recompose()
         self._describe()
-        self.query_one("#language", Select).focus()
+        self.query_one(focus).focus()
 
     def _describe(self) -> None:
         name = self.query_one("#rules", Select).value
         if not isinstance(name, str):
             return
-        builtin = rules_mod.BUILTINS[name]
-        opts = " ".join(f"{o.name}={'|'.join(o.choices)}" for o in builtin.options)
-        text = _(builtin.description) + "\n[dim]" + _("options: {options}", options=escape(opts) or _("none")) + "[/]"
-        self.query_one("#rules-info", Static).update(text)
+        self.query_one("#rules-info", Static).update(options_text(name))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         """Follow the rule-set and theme choices."""
@@ -251,6 +293,8 @@ class StartScreen(Screen[None]):
             self.action_start()
         elif event.button.id == "resume":
             self.action_resume()
+        elif event.button.id == "delete":
+            self.action_delete()
         elif event.button.id == "scores":
             self.action_scores()
         elif event.button.id == "quit":
@@ -285,6 +329,7 @@ class StartScreen(Screen[None]):
         if isinstance(pace, float | int):
             app.save_setting("pace", float(pace))
         app.save_setting("reasoning", self.query_one("#reasoning", Checkbox).value)
+        app.save_setting("challenge", self.query_one("#challenge", Input).value.strip())
 
     def action_start(self) -> None:
         """Check the form and start a new game."""
@@ -299,7 +344,8 @@ class StartScreen(Screen[None]):
             seats = self.seats()
             if not seats:
                 raise FiveDiceError(_("Enter at least one player's name."))
-            session = app.new_session(rules, seats)
+            typed = self.query_one("#challenge", Input).value.strip()
+            session = app.new_session(rules, seats, challenge_code(typed) if typed else None)
         except FiveDiceError as exc:
             self.say(str(exc))
             return
@@ -327,6 +373,23 @@ class StartScreen(Screen[None]):
             return
         self._remember()
         self.app.switch_screen(GameScreen(session))
+
+    def action_delete(self) -> None:
+        """Delete the saved game chosen (a second press confirms)."""
+        value = self.query_one("#saved", Select).value
+        if not isinstance(value, str):
+            self.say(_("There is no saved game to delete."))
+            return
+        if self.confirm_delete != value:
+            self.confirm_delete = value
+            self.say(_("Press Delete again to delete {path} for good.", path=value))
+            return
+        delete_save(Path(value))
+        self.confirm_delete = None
+        self.kept_form = self._form()
+        self.kept_form.pop("saved", None)
+        self.message = _("Deleted {path}.", path=value)
+        self.call_later(self._rebuild, "#saved")
 
     def action_help(self) -> None:
         """The keys of the game."""

@@ -16,10 +16,75 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
-from fivedice.i18n import _, box_label
+from fivedice import i18n
+from fivedice.i18n import N_, _, box_label, pgettext
+from fivedice.rules import FillOrder, RuleSet
 from fivedice.state import GameState
 
-__all__ = ["CardLine", "DiceBar", "Die", "I18nFooter", "ScoreCardView", "card_lines", "die_face"]
+__all__ = [
+    "CardLine",
+    "DiceBar",
+    "Die",
+    "I18nFooter",
+    "ScoreCardView",
+    "card_lines",
+    "colour_legend",
+    "die_face",
+    "face_colours",
+    "language_cycle",
+]
+
+LANGUAGE_ORDER = ("en", "it", "hr", "su", "co")
+"""The order ``l`` cycles through and the start screen lists (the README's); any other language follows."""
+
+
+def language_cycle() -> list[str]:
+    """The available languages' codes in :data:`LANGUAGE_ORDER`, then any others by code.
+
+    >>> language_cycle()[:5]
+    ['en', 'it', 'hr', 'su', 'co']
+    """
+    codes = list(i18n.available_languages())
+    known = [c for c in LANGUAGE_ORDER if c in codes]
+    return known + sorted(c for c in codes if c not in known)
+
+
+COLOUR_NAMES = (N_("black"), N_("red"), N_("green"))
+"""The names of die colours by number (Kismet: 1 and 6 black, 2 and 5 red, 3 and 4 green)."""
+COLOUR_STYLES = ("colour-black", "colour-red", "colour-green")
+
+
+def face_colours(rules: RuleSet) -> tuple[int, ...] | None:
+    """The colour of each face (index = face - 1) when a box of ``rules`` looks at colours, else None.
+
+    >>> from fivedice import rules
+    >>> face_colours(rules.get("kismet")), face_colours(rules.get("yahtzee"))
+    ((0, 1, 2, 2, 1, 0), None)
+    """
+    for box in rules.boxes:
+        colours = getattr(box.kind, "colours", None)
+        if colours is not None and (getattr(box.kind, "same_colour", True) is True):
+            return tuple(colours)
+    return None
+
+
+def colour_legend(rules: RuleSet) -> str | None:
+    """Which faces share a colour, in words (``Colours: 1 6 black · 2 5 red · 3 4 green``), or None.
+
+    >>> from fivedice import rules
+    >>> colour_legend(rules.get("kismet"))
+    'Colours: 1 6 black · 2 5 red · 3 4 green'
+    """
+    colours = face_colours(rules)
+    if colours is None:
+        return None
+    groups = []
+    for colour in sorted(set(colours)):
+        faces = " ".join(str(f + 1) for f, c in enumerate(colours) if c == colour)
+        name = _(COLOUR_NAMES[colour]) if colour < len(COLOUR_NAMES) else str(colour)
+        groups.append(f"{faces} {name}")
+    return _("Colours: {groups}", groups=" · ".join(groups))
+
 
 _PIPS = {
     0: ("     ", "  ?  ", "     "),
@@ -60,6 +125,11 @@ class Die(Static):
         border-subtitle-style: bold;
     }
     Die.idle { color: $foreground 40%; }
+    Die.hinted { border: double $success; border-subtitle-color: $success; }
+    Die.kept.hinted { border: heavy $success; }
+    Die.colour-red { color: $error; }
+    Die.colour-green { color: $success; }
+    Die.colour-black { color: $foreground; text-style: bold; }
     """
 
     class Toggled(Message):
@@ -74,11 +144,16 @@ class Die(Static):
         self.index = index
         self.border_subtitle = str(index + 1)
 
-    def show(self, value: int | None, kept: bool) -> None:
-        """Draw ``value`` (None: not rolled yet), marked kept or not."""
+    def show(self, value: int | None, kept: bool, hinted: bool = False, colours: tuple[int, ...] | None = None) -> None:
+        """Draw ``value`` (None: not rolled yet), marked kept or not, and as the hint's keep; in its colour
+        when the rule set colours the faces."""
         self.update(die_face(value))
         self.set_class(kept, "kept")
+        self.set_class(hinted, "hinted")
         self.set_class(value is None, "idle")
+        colour = colours[value - 1] if colours is not None and value else None
+        for i, style in enumerate(COLOUR_STYLES):
+            self.set_class(colour == i, style)
         self.border_subtitle = str(self.index + 1)
 
     def on_click(self, event: Click) -> None:
@@ -94,14 +169,15 @@ class DiceBar(Horizontal):
     DiceBar { height: 5; width: auto; }
     """
 
-    def __init__(self, count: int) -> None:
-        super().__init__(*(Die(i) for i in range(count)), id="dice")
-        self.count = count
+    def __init__(self, rules: RuleSet) -> None:
+        super().__init__(*(Die(i) for i in range(rules.dice)), id="dice")
+        self.count = rules.dice
+        self.colours = face_colours(rules)
 
-    def show(self, dice: Sequence[int] | None, kept: set[int]) -> None:
-        """Draw every die."""
+    def show(self, dice: Sequence[int] | None, kept: set[int], hinted: set[int] | None = None) -> None:
+        """Draw every die: kept ones marked, the ones a hint keeps lit."""
         for i, die in enumerate(self.query(Die)):
-            die.show(None if dice is None else dice[i], i in kept)
+            die.show(None if dice is None else dice[i], i in kept, i in (hinted or ()), self.colours)
 
 
 class I18nFooter(Footer):
@@ -154,6 +230,17 @@ COMPACT = (12, 6)
 """Label and cell widths when the normal ones do not leave the dice their room (many players)."""
 
 
+def fill_order_label(order: FillOrder) -> str:
+    """A card's fill order in a word or two that fit a column (``free``, ``top↓``, ``bot↑``)."""
+    labels = {
+        FillOrder.FREE: pgettext("fill order", "free"),
+        FillOrder.UPPER_FIRST: pgettext("fill order", "upper"),
+        FillOrder.TOP_DOWN: pgettext("fill order", "top↓"),
+        FillOrder.BOTTOM_UP: pgettext("fill order", "bot↑"),
+    }
+    return labels[order]
+
+
 def _columns(state: GameState) -> list[tuple[int, int]]:
     return [(seat, k) for seat in range(len(state.players)) for k in range(len(state.rules.cards))]
 
@@ -197,6 +284,9 @@ def card_lines(
     header_names = [_fit(state.players[s] + (f" {k + 1}" if multi else ""), cell_width - 1) for s, k in columns]
     header_styles = ["b reverse $accent" if current(s) else "b" for s, _card in columns]
     lines: list[tuple[int | None, str]] = [(None, " " * label_width + cells(header_names, header_styles))]
+    if multi:
+        orders = [_fit(fill_order_label(rules.cards[k]), cell_width - 1) for _seat, k in columns]
+        lines.append((None, _side(_("Fill order"), label_width) + cells(orders, ["dim"] * len(orders))))
     upper_last = max(rules.upper_indices, default=-1)
     cards = [state.cards[s][k] for s, k in columns]
     for i, box in enumerate(rules.boxes):
