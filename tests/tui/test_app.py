@@ -3,70 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from textual.pilot import Pilot
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Select
 
 from fivedice import rules, saves
 from fivedice.actions import Roll, Score
 from fivedice.cli import main
 from fivedice.errors import FiveDiceError
 from fivedice.storage import PlayerProfile, Store
-from fivedice.tui import Config, FiveDiceApp, Seat, Session
-from fivedice.tui.demo import demo_config, fake_advisor, fallback_strategy
+from fivedice.table import Table
+from fivedice.tui import Config, FiveDiceApp, Seat
+from fivedice.tui.demo import demo_config
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import DiceEntry, GameScreen, HelpScreen
 from fivedice.tui.start import ScoresScreen, StartScreen
+from tests.tui.helpers import SIZE, near_end, no_analysis, play_to_end, session_of, solo, text_of, wait_for_human
 
 pytestmark = pytest.mark.asyncio
-
-SIZE = (80, 24)
-
-
-def no_analysis(game: object) -> str:
-    return "no analysis in tests"
-
-
-def solo(name: str = "Ann", rule_set: str = "yacht", seed: int = 5) -> Session:
-    return Session.new(rules.get(rule_set), [Seat(name)], seed=seed, advisor=fake_advisor)
-
-
-def near_end(session: Session, rounds_left: int = 2) -> Session:
-    """Play a solo session with the stand-in computer until ``rounds_left`` rounds remain."""
-    player = fallback_strategy("greedy", session.game.rules, 1)
-    while session.state.rules.rounds - session.state.filled(0) > rounds_left:
-        session.game.play(player.choose(session.state))
-    return session
-
-
-def text_of(app: FiveDiceApp, selector: str) -> str:
-    return str(app.screen.query_one(selector, Static).render())
-
-
-async def play_to_end(pilot: Pilot[Any], app: FiveDiceApp, keep: int = 0) -> None:
-    """Play the humans' turns with keys: in the first ``keep`` rounds keep the commonest face and
-    roll again; then score the highlighted box."""
-    for _ in range(2000):
-        screen = app.screen
-        if not isinstance(screen, GameScreen):
-            return
-        session = screen.session
-        if session.computer_to_move:
-            await pilot.pause(0.01)
-            continue
-        state = session.state
-        if state.dice is None:
-            await pilot.press("space")
-        elif state.round <= keep and state.rolls == 1:
-            face = max(range(1, 7), key=lambda f: (state.dice or ()).count(f))
-            keys = [str(p + 1) for p, v in enumerate(state.dice) if v == face and p not in screen.kept]
-            await pilot.press(*keys, "space")
-        else:
-            await pilot.press("enter")
-    raise AssertionError("the game did not end")
 
 
 async def test_two_player_game_with_a_computer_ends_in_the_high_scores(tmp_path: Path) -> None:
@@ -81,17 +36,18 @@ async def test_two_player_game_with_a_computer_ends_in_the_high_scores(tmp_path:
         screen.query_one("#name-1", Input).value = "Robo"
         screen.query_one("#kind-1", Select).value = "computer:greedy"
         screen.query_one("#rules", Select).value = "yacht"
-        await pilot.click("#start")
+        await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
-        game = app.screen.session.game
+        table = app.screen.table
         await play_to_end(pilot, app, keep=3)
         assert isinstance(app.screen, EndScreen)
-        assert game.is_over
-        winner = game.state.standings()[0]
+        assert table.is_over
+        winner = table.state.standings()[0]
         assert f"1. {winner.name}" in text_of(app, "#ranking")
         assert "Stored as game 1" in text_of(app, "#stored")
-        assert any(isinstance(a, Roll) and a.held for a in game.log)  # keys kept dice
+        assert any(isinstance(a, Roll) and a.held and by == "seat" for a, by in table.log)  # keys kept dice
+        assert any(by == "computer" for _a, by in table.log)
         await pilot.press("n", "f2")  # a new game's start screen shows the high scores
         assert isinstance(app.screen, ScoresScreen)
         assert "Robo (computer greedy)" in text_of(app, "#scores-text")
@@ -101,9 +57,9 @@ async def test_two_player_game_with_a_computer_ends_in_the_high_scores(tmp_path:
     assert out.exit_code == 0, out.output
     assert "Robo (computer greedy)" in out.output
     ann = next(line for line in out.output.splitlines() if " Ann " in line)
-    assert f" {game.state.total(0)} " in ann
+    assert f" {table.state.total(0)} " in ann
     with Store(db) as store:
-        assert store.load_game(1).log == game.log
+        assert store.load_game(1).log == table.game.log
         assert store.last_players() == [PlayerProfile("Ann"), PlayerProfile("Robo", "computer", "greedy")]
 
 
@@ -147,9 +103,11 @@ async def test_keys_and_clicks_keep_roll_score_undo_and_redo(tmp_path: Path) -> 
         await pilot.press("u")
         assert game.state.cards[0][0].get(scored.box) is None
         assert game.state.rolls == 3
+        assert text_of(app, "#status").startswith("Undone: Ann's ")  # says what undo took back, in words
         await pilot.press("ctrl+r")
         assert game.log[-1] == scored
         assert game.state.dice is None
+        assert text_of(app, "#status").startswith("Redone: Ann's ")
 
 
 async def test_clicking_a_box_scores_it_and_the_card_shows_engine_points(tmp_path: Path) -> None:
@@ -158,44 +116,41 @@ async def test_clicking_a_box_scores_it_and_the_card_shows_engine_points(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space")
         state = session.state
-        line = app.screen.query_one("#box-choice", Static)
+        line = app.screen.query_one("#box-choice")
         assert f"({state.options()[(0, 'choice')]})" in str(line.render())
         await pilot.click("#box-choice", offset=(20, 0))
         assert session.game.log[-1] == Score("choice", 0, sum(state.dice or ()))
 
 
-async def test_a_computer_opponent_plays_visibly_and_undo_skips_its_moves(tmp_path: Path) -> None:
-    config = demo_config(saves=tmp_path, reasoning=True)
-    config.session = Session.new(
-        rules.get("yahtzee"),
-        [Seat("Ann"), Seat("Robo", "computer", "greedy")],
-        seed=4,
-        strategy_factory=fallback_strategy,
-        advisor=fake_advisor,
-        starter=0,
-    )
-    app = FiveDiceApp(config)
+async def test_a_computer_opponent_plays_visibly_and_a_score_is_final_once_it_rolls(tmp_path: Path) -> None:
+    session = session_of("yahtzee", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=4, starter=0)
+    app = FiveDiceApp(demo_config(session, saves=tmp_path, reasoning=True, pace=5.0))
     async with app.run_test(size=SIZE) as pilot:
-        game = config.session.game
+        table = session.table
         await pilot.press("space", "enter")
-        for _ in range(100):
-            if game.state.current == 0:
-                break
-            await pilot.pause(0.01)
-        assert game.state.current == 0
-        assert isinstance(game.log[1], Score)
-        assert isinstance(game.log[-1], Score)
-        assert len(game.log) > 3  # Robo rolled and scored
+        assert table.state.current == 1
+        assert not table.log[-1][0].__class__ is Roll
+        await pilot.press("u")  # before the computer rolls, Ann may take back her score
+        assert table.state.current == 0
+        assert text_of(app, "#status").startswith("Undone: Ann's ")
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        app.save_setting("pace", 0.0)
+        screen.cancel_computer()
+        screen.schedule()
+        await wait_for_human(pilot, app)
+        assert table.state.current == 0
+        assert [by for _a, by in table.log].count("computer") >= 2  # Robo rolled and scored
         assert "Robo weighs" in text_of(app, "#panel")
         await pilot.press("u")
-        assert len(game.log) == 1  # Ann's roll: her score and Robo's turn are taken back
-        assert game.state.current == 0
-        first = game.log[0]
-        assert isinstance(first, Roll)
-        assert game.state.dice == first.dice
+        assert "Only a score can be taken back" in text_of(app, "#status") or "nothing to undo" in text_of(
+            app, "#status"
+        )
+        assert table.state.current == 0
 
 
-async def test_hints_come_from_a_worker_and_are_recorded(tmp_path: Path) -> None:
+async def test_hints_come_from_a_worker_and_are_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = solo()
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
@@ -204,20 +159,21 @@ async def test_hints_come_from_a_worker_and_are_recorded(tmp_path: Path) -> None
         await pilot.press("space", "h")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "keep 5 5 5" in text_of(app, "#panel")
-        assert session.hint_counts == {0: 1}
+        assert "to come" in text_of(app, "#panel")
+        assert session.table.hint_counts == {0: 1}
 
-    def no_solver(state: object) -> list[Any]:
-        raise FiveDiceError("Hints need the solver (fivedice.solver), which is not installed.")
+    def no_advice(self: Table, state: object = None) -> object:
+        raise FiveDiceError("The advisor has nothing to say here.")
 
-    session = Session.new(rules.get("yacht"), [Seat("Bo")], seed=1, advisor=no_solver)
+    monkeypatch.setattr(Table, "advice", no_advice)
+    session = solo("Bo", seed=1)
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space", "h")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "Hints need the solver" in text_of(app, "#panel")
-        assert session.hints == []
+        assert "The advisor has nothing to say here." in text_of(app, "#panel")
+        assert session.table.hints == []
 
 
 async def test_save_quit_and_resume_from_the_start_screen(tmp_path: Path) -> None:
@@ -229,7 +185,8 @@ async def test_save_quit_and_resume_from_the_start_screen(tmp_path: Path) -> Non
         log = session.game.log
         await pilot.press("q")
     assert app.return_code == 0
-    [path] = [p for p in folder.glob("*.json") if not p.name.endswith(".seats.json")]
+    [path] = list(folder.glob("*.json"))
+    assert "table" in saves.read(path)  # one file: the table's save
     app = FiveDiceApp(Config(use_store=False, saves=folder, pace=0.0, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -238,24 +195,25 @@ async def test_save_quit_and_resume_from_the_start_screen(tmp_path: Path) -> Non
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, GameScreen)
-        assert screen.session.game.log == log
+        assert screen.table.game.log == log
+        assert screen.table.tape.to_data() == session.table.tape.to_data()
         await play_to_end(pilot, app)
         assert isinstance(app.screen, EndScreen)
-    assert list(folder.iterdir()) == []  # a finished game's save and seats file are removed
+    assert list(folder.iterdir()) == []  # a finished game's save is removed
 
     saves.save(session.game, tmp_path / "plain.json")  # --load takes a plain engine save
     app = FiveDiceApp(Config(use_store=False, saves=folder, load=tmp_path / "plain.json", analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
-        assert app.screen.session.game.log == log
+        assert app.screen.table.game.log == log
 
 
 async def test_a_damaged_database_still_plays_and_offers_the_log_as_json(tmp_path: Path) -> None:
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"not a database" * 200)
     config = Config(db=str(bad), saves=tmp_path, pace=0.0, seats=[Seat("Ann")], analyser=no_analysis, seed=3)
-    config.session = near_end(Session.new(rules.get("generala"), [Seat("Ann")], seed=3))
+    config.session = near_end(solo(rule_set="generala", seed=3))
     app = FiveDiceApp(config)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -263,8 +221,8 @@ async def test_a_damaged_database_still_plays_and_offers_the_log_as_json(tmp_pat
         assert "damaged" in (app.store_error or "")
         await play_to_end(pilot, app)
         assert isinstance(app.screen, EndScreen)
-        assert "not in the high scores" in text_of(app, "#stored")
-        await pilot.press("j")
+        assert "Press s to save its log" in text_of(app, "#stored")
+        await pilot.press("s")
         [path] = list(tmp_path.glob("finished-*.json"))
         assert saves.load(path).log == config.session.game.log
 
@@ -280,7 +238,7 @@ async def test_start_screen_checks_the_form_and_remembers_players(tmp_path: Path
         assert screen.query_one("#name-0", Input).value == "Zoe"
         assert screen.query_one("#kind-1", Select).value == "computer:random"
         screen.query_one("#name-1", Input).value = "zoe"
-        await pilot.click("#start")
+        await pilot.press("ctrl+s")
         assert "given twice" in text_of(app, "#message")
         screen.query_one("#name-1", Input).value = "Max"
         screen.query_one("#options", Input).value = "joker=sometimes"
@@ -290,9 +248,25 @@ async def test_start_screen_checks_the_form_and_remembers_players(tmp_path: Path
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
-        assert app.screen.session.game.rules.spec == "yahtzee joker=free"
+        assert app.screen.table.rules.spec == "yahtzee joker=free"
     with Store(db) as store:
         assert store.get_setting("rules") == "yahtzee joker=free"
+
+
+async def test_a_level_that_cannot_play_the_rules_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#name-0", Input).value = "Ann"
+        screen.query_one("#name-1", Input).value = "Max"
+        screen.query_one("#kind-1", Select).value = "computer:optimal"
+        screen.query_one("#options", Input).value = "cards=jetsi"
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, StartScreen)
+        message = text_of(app, "#message")
+        assert "optimal" in message
+        assert message.count(".") <= 2
 
 
 async def test_physical_dice_help_and_theme(tmp_path: Path) -> None:
@@ -307,6 +281,12 @@ async def test_physical_dice_help_and_theme(tmp_path: Path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert session.state.dice == (6, 6, 6, 6, 6)
+        await pilot.press("1", "2", "3", "space")
+        assert isinstance(app.screen, DiceEntry)  # two dice never seen: typed
+        app.screen.query_one("#entry", Input).value = "1 2"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert session.state.dice == (6, 6, 6, 1, 2)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("x")
@@ -319,11 +299,9 @@ async def test_physical_dice_help_and_theme(tmp_path: Path) -> None:
 async def test_solo_players_see_their_best(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
     with Store(db) as store:
-        old = solo(rule_set="yacht", seed=9).game
-        while not old.is_over:
-            old.roll()
-            old.score(next(iter(old.state.options()))[1])
-        store.record_game(old)
+        old = solo(rule_set="yacht", seed=9)
+        near_end(old, 0)
+        store.record_table(old.table)
         best = old.state.total(0)
     app = FiveDiceApp(Config(db=db, saves=tmp_path, session=solo(rule_set="yacht"), analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
@@ -332,13 +310,9 @@ async def test_solo_players_see_their_best(tmp_path: Path) -> None:
 
 
 async def test_end_screen_shows_the_analysis_and_stores_its_losses(tmp_path: Path) -> None:
-    pytest.importorskip("fivedice.analysis")
     from fivedice.tui.end import analyse
 
-    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=8)
-    player = fallback_strategy("greedy", session.game.rules, 8)
-    while not session.game.is_over:
-        session.game.play(player.choose(session.state))
+    session = near_end(solo(rule_set="yacht", seed=8), 0)
     db = str(tmp_path / "s.db")
     app = FiveDiceApp(Config(db=db, saves=tmp_path, session=session, analyser=analyse))
     async with app.run_test(size=SIZE) as pilot:
@@ -361,7 +335,7 @@ async def test_a_failed_write_offers_json_and_a_loaded_finished_game_is_not_stor
     from fivedice.storage import StoreError
 
     db = str(tmp_path / "s.db")
-    session = near_end(Session.new(rules.get("generala"), [Seat("Ann")], seed=4), rounds_left=1)
+    session = near_end(solo(rule_set="generala", seed=4), rounds_left=1)
     app = FiveDiceApp(Config(db=db, saves=tmp_path, session=session, analyser=no_analysis))
 
     def locked(*args: object, **kwargs: object) -> int:
@@ -369,11 +343,11 @@ async def test_a_failed_write_offers_json_and_a_loaded_finished_game_is_not_stor
 
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        monkeypatch.setattr(app.store, "record_game", locked)
+        monkeypatch.setattr(app.store, "record_table", locked)
         await play_to_end(pilot, app)
         assert "could not be stored" in text_of(app, "#stored")
         assert "locked by another program" in text_of(app, "#stored")
-        await pilot.press("j")
+        await pilot.press("s")
     [path] = list(tmp_path.glob("finished-*.json"))
     app = FiveDiceApp(Config(db=db, saves=tmp_path, load=path, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
@@ -384,17 +358,14 @@ async def test_a_failed_write_offers_json_and_a_loaded_finished_game_is_not_stor
         assert store.game_count() == 0
 
 
-async def test_a_failing_computer_player_is_reported_and_the_game_goes_on(tmp_path: Path) -> None:
-    def broken(level: str, rule_set: object, seed: int | None) -> Any:
+async def test_a_failing_computer_player_is_reported_and_the_game_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Table, state: object = None) -> object:
         raise RuntimeError("no table")
 
-    session = Session.new(
-        rules.get("yacht"),
-        [Seat("Ann"), Seat("Robo", "computer", "greedy")],
-        seed=1,
-        strategy_factory=broken,
-        starter=1,
-    )
+    monkeypatch.setattr(Table, "computer_intent", broken)
+    session = session_of("yacht", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=1, starter=1)
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
@@ -408,7 +379,7 @@ async def test_four_players_fit_beside_the_dice_in_80_columns(tmp_path: Path) ->
     from fivedice.tui.widgets import COMPACT, ScoreCardView
 
     seats = [Seat("Ann"), Seat("Bob"), Seat("Cy"), Seat("Robo", "computer", "greedy")]
-    session = Session.new(rules.get("yahtzee"), seats, seed=1, strategy_factory=fallback_strategy, starter=0)
+    session = session_of("yahtzee", seats, seed=1, starter=0)
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space")

@@ -1,166 +1,134 @@
-"""The terminal game's logic without widgets: seats, computer moves, undo over them, hints, saves."""
+"""The terminal game's own part around the table: saves (one file; older seats files still load), the
+Resume list, the names of games."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from fivedice import Game, rules, saves
-from fivedice.actions import Roll, RollOff, Score
+from fivedice import rules, saves
+from fivedice.cli import main
 from fivedice.errors import FiveDiceError, SaveFormatError
-from fivedice.tui import Seat, Session, parse_seats
-from fivedice.tui.demo import fake_advisor, fallback_strategy
-from fivedice.tui.session import GreedyFallback, HintLine, describe_action, greedy_reasoning, saved_games
+from fivedice.tui import Seat, Session
+from fivedice.tui.session import delete_save, rules_title, saved_games, sidecar
+from tests.tui.helpers import near_end, session_of
 
 
 def duel(seed: int = 3) -> Session:
-    return Session.new(
-        rules.get("yahtzee"),
-        [Seat("Ann"), Seat("Robo", "computer", "greedy")],
-        seed=seed,
-        strategy_factory=fallback_strategy,
-        advisor=fake_advisor,
-    )
+    return session_of("yahtzee", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=seed)
 
 
-def run_computer(session: Session) -> None:
-    while session.computer_to_move:
-        session.game.play(session.computer_action())
-
-
-def test_rolloff_and_computer_turns_are_played_by_the_session() -> None:
+def test_a_save_is_one_file_with_seats_tape_hints_and_undo_count(tmp_path: Path) -> None:
     session = duel()
-    assert session.computer_to_move  # the roll-off rolls itself
-    run_computer(session)
-    assert session.state.phase.value == "play"
-    assert not session.computer_to_move or session.state.current == 1
-    assert session.computer == {1: "greedy"}
-
-
-def test_fallback_strategy_plays_whole_games_legally() -> None:
-    for level, seed in (("greedy", 1), ("random", 2)):
-        game = Game("kismet", ["A"], seed=seed)
-        player = GreedyFallback(game.rules, seed, random_moves=level == "random")
-        while not game.is_over:
-            game.play(player.choose(game.state))
-        assert game.state.total(0) >= 0
-    greedy = Game("yahtzee", ["A"], seed=4)
-    player = GreedyFallback(greedy.rules, 4)
-    while not greedy.is_over:
-        greedy.play(player.choose(greedy.state))
-    assert greedy.state.total(0) > 100  # it does aim at points
-
-
-def test_undo_takes_back_the_human_move_and_the_computer_moves_after_it() -> None:
-    session = duel()
-    run_computer(session)
-    if session.state.current == 1:  # let the computer open, so Ann moves next
-        run_computer(session)
-    session.game.roll()
-    session.game.score(next(iter(session.state.options()))[1])
-    before_score = len(session.game.log) - 1
-    run_computer(session)
-    assert session.state.current == 0
-    assert session.undo() > 1
-    assert len(session.game.log) == before_score
-    assert session.state.current == 0
-    assert session.state.dice is not None  # Ann may now score elsewhere
-    assert session.redo() > 1
-    assert session.state.current == 0
-    assert session.state.dice is None
-    while isinstance(session.game.log[-1], Roll | Score):
-        session.undo()
-    assert isinstance(session.game.log[-1], RollOff)
-    with pytest.raises(FiveDiceError, match="nothing to undo"):
-        session.undo()
-
-
-def test_save_and_load_keep_seats_hints_and_the_redo_stack(tmp_path: Path) -> None:
-    session = duel()
-    run_computer(session)
-    session.game.roll()
-    session.record_hint(len(session.game.log), session.state.current, fake_advisor(session.state))
-    path = session.save(tmp_path / "s.json")
-    again = Session.load(path, strategy_factory=fallback_strategy)
+    table = session.table
+    table.advance()
+    table.roll()
+    table.hints.append((table.state.current, len(table.game.log)))
+    path = session.save(tmp_path)
+    assert path.parent == tmp_path
+    assert list(tmp_path.iterdir()) == [path]
+    again = Session.load(path)
     assert again.game.log == session.game.log
     assert again.seats == session.seats
-    assert again.hints == session.hints
-    assert again.hint_counts == {session.state.current: 1}
+    assert again.table.hints == table.hints
+    assert again.table.tape.to_data() == table.tape.to_data()
     assert again.save_path == path
+    assert saves.load(path).log == session.game.log  # every tool loads it as a game
     assert [p for p, _ in saved_games(tmp_path)] == [path]
-    assert (tmp_path / "s.seats.json").exists()
-    assert saves.load(path).log == session.game.log  # the save itself is a standard engine save
-    # without its seats file, every seat is human
-    plain = tmp_path / "plain.json"
-    saves.save(session.game, plain)
-    loaded = Session.load(plain)
-    assert all(not s.is_computer for s in loaded.seats)
+
+
+def test_an_older_save_with_a_seats_file_still_loads_and_is_saved_as_one_file(tmp_path: Path) -> None:
+    session = duel()
+    session.table.advance()
+    session.table.roll()
+    path = tmp_path / "old.json"
+    saves.save(session.game, path)
+    side = sidecar(path)
+    old = {
+        "format": "fivedice-seats",
+        "version": 1,
+        "players": ["Ann", "Robo"],
+        "seats": [s.to_data() for s in session.seats],
+        "hints": [{"seat": 0, "move": len(session.game.log), "lines": [["keep 6", 1.0, 0.0]]}],
+    }
+    side.write_text(json.dumps(old))
+    loaded = Session.load(path)
+    assert loaded.seats == session.seats
+    assert loaded.table.hints == [(0, len(session.game.log))]
+    assert loaded.table.seat(1).is_computer
+    loaded.save()
+    assert not side.exists()
+    assert Session.load(path).seats == session.seats
     # damage is refused with a clear message
-    side = tmp_path / "s.seats.json"
-    data = json.loads(side.read_text())
-    data["seats"][0]["name"] = "Zed"
-    side.write_text(json.dumps(data))
+    saves.save(session.game, path)
+    old["seats"][0]["name"] = "Zed"
+    side.write_text(json.dumps(old))
     with pytest.raises(SaveFormatError, match="differ from the saved game"):
         Session.load(path)
     side.write_text("{not json")
     with pytest.raises(SaveFormatError, match="damaged"):
         Session.load(path)
-    again.remove_save()
+    delete_save(path)
     assert not path.exists()
     assert not side.exists()
 
 
-def test_hints_expire_with_undone_moves() -> None:
+def test_a_plain_engine_save_loads_with_every_seat_human(tmp_path: Path) -> None:
     session = duel()
-    run_computer(session)
-    session.game.roll()
-    session.record_hint(len(session.game.log), 0, [HintLine("keep 6", 1.0, 0.0)])
-    assert session.hint_counts == {0: 1}
-    session.game.undo(2)
-    assert session.hint_counts == {}
+    session.table.advance()
+    plain = tmp_path / "plain.json"
+    saves.save(session.game, plain)
+    assert all(not s.is_computer for s in Session.load(plain).seats)
 
 
-def test_words_for_actions_and_seats() -> None:
-    yahtzee = rules.get("yahtzee")
-    assert describe_action(yahtzee, Roll((0, 2)), (3, 1, 3, 6, 5)) == "keep 3 3"
-    assert describe_action(yahtzee, Roll()) == "roll all"
-    assert describe_action(yahtzee, Score("full_house")) == "score Full House"
-    assert parse_seats(["Ann", "Robo:"]) == [Seat("Ann"), Seat("Robo", "computer", "greedy")]
-    game = Game(yahtzee, ["A"], seed=1)
-    game.roll()
-    lines = greedy_reasoning(game.state)
-    assert lines[0].loss == 0.0
-    assert [x.value for x in lines] == sorted((x.value for x in lines), reverse=True)
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_an_unwritable_folder_is_one_sentence_and_leaves_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        with pytest.raises(FiveDiceError, match="could not be saved"):
+            duel().save(folder)
+    finally:
+        folder.chmod(0o700)
+    assert list(folder.iterdir()) == []
 
 
-def test_unknown_levels_and_mismatched_seats_are_refused() -> None:
-    with pytest.raises(FiveDiceError, match="unknown"):
-        Session.new(rules.get("yacht"), [Seat("A", "computer", "grandmaster")])
-    with pytest.raises(FiveDiceError, match="seats were given"):
-        Session(Game("yacht", ["A", "B"]), (Seat("A"),))
+def test_a_save_into_a_file_path_is_one_sentence_and_the_game_goes_on(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    session = duel()
+    with pytest.raises(FiveDiceError, match=r"^The game could not be saved to .*\.$"):
+        session.save(blocker)
+    assert session.save_path is None
+    assert session.save(tmp_path).exists()
+
+
+def test_games_are_named_as_players_know_them() -> None:
+    assert rules_title(rules.get("yahtzee", cards="jetsi")) == "Jetsi"
+    assert rules_title(rules.get("yahtzee")) == "Yahtzee"
+    jetsi = session_of(rules.get("yahtzee", cards="jetsi"), [Seat("Ann")])
+    assert jetsi.describe().startswith("Jetsi: Ann; round 1 of 39")
+    challenge = session_of("yacht", [Seat("Ann")], challenge="2026-12-01")
+    assert challenge.describe().startswith("Yacht, challenge 2026-12-01: Ann;")
+    assert near_end(session_of("yacht", [Seat("Bo")]), 0).describe() == "Yacht: Bo; over"
 
 
 def test_a_terminal_save_resumes_in_the_plain_line_mode(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from fivedice.cli import main
-
     session = duel()
-    run_computer(session)
-    session.game.roll()
-    path = session.save(tmp_path / "g.json")
+    session.table.advance()
+    session.table.roll()
+    path = session.save(tmp_path)
     out = CliRunner().invoke(main, ["play", "--plain", "--load", str(path)], input="card\nquit\n")
     assert out.exit_code == 0, out.output
-    assert "Robo" in out.output
+    assert "Robo (greedy)" in out.output
 
 
 def test_play_falls_back_to_the_plain_mode_outside_a_terminal() -> None:
-    from click.testing import CliRunner
-
-    from fivedice.cli import main
-
     out = CliRunner().invoke(main, ["play", "--players", "Ann", "--seed", "3", "--rules", "yacht"], input="quit\n")
     assert out.exit_code == 0, out.output
     assert "Not a terminal: playing in the plain line mode." in out.output

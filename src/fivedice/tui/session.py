@@ -32,12 +32,18 @@ SIDECAR_FORMAT = "fivedice-seats"
 
 
 def new_table(
-    rules: RuleSet, seats: Sequence[Seat], *, seed: int | None = None, rng: object = None, challenge: str | None = None
+    rules: RuleSet,
+    seats: Sequence[Seat],
+    *,
+    seed: int | None = None,
+    rng: object = None,
+    challenge: str | None = None,
+    starter: int | None = None,
 ) -> Table:
     """A fresh table as the terminal plays it: every roll of a human turn, the first too, waits for the
     player's Space (so nobody's dice appear before they look), while the roll-off and the computers'
     turns play by themselves at the chosen pace."""
-    return Table(rules, seats, seed=seed, rng=rng, challenge=challenge, auto_first_roll=False)
+    return Table(rules, seats, seed=seed, rng=rng, challenge=challenge, starter=starter, auto_first_roll=False)
 
 
 def rules_title(rules: RuleSet) -> str:

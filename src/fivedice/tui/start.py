@@ -113,7 +113,7 @@ class StartScreen(Screen[None]):
     StartScreen #title { height: 1; text-style: bold; color: $accent; }
     StartScreen .row { height: 1; margin-bottom: 1; }
     StartScreen .seat { height: 1; }
-    StartScreen .lbl { width: 9; }
+    StartScreen .lbl { width: 11; }
     StartScreen #rules { width: 16; }
     StartScreen #options { width: 1fr; margin-left: 1; }
     StartScreen .name { width: 22; }
@@ -127,9 +127,9 @@ class StartScreen(Screen[None]):
     StartScreen #rules-info { height: auto; color: $foreground 80%; margin-bottom: 1; }
     StartScreen SelectOverlay { background: $panel; color: $foreground; border: tall $accent; }
     StartScreen SelectOverlay > .option-list--option-highlighted { background: $accent 40%; }
-    StartScreen #buttons { height: 1; margin-top: 1; }
-    StartScreen Button { margin-right: 2; }
-    StartScreen #message { height: auto; color: $warning; margin-top: 1; }
+    StartScreen #buttons { height: 1; }
+    StartScreen Button { margin-right: 1; width: auto; min-width: 10; }
+    StartScreen #message { height: auto; max-height: 3; color: $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", N_("Start")),
@@ -231,13 +231,13 @@ class StartScreen(Screen[None]):
                 names = i18n.available_languages()
                 languages = [(names[code], code) for code in language_cycle()]
                 yield Select(languages, value=i18n.current_language(), allow_blank=False, compact=True, id="language")
-            with Horizontal(id="buttons"):
-                yield Button(_("Start"), id="start", variant="primary", compact=True)
-                yield Button(_("Resume"), id="resume", compact=True, disabled=not saved)
-                yield Button(_("Delete saved game"), id="delete", compact=True, disabled=not saved)
-                yield Button(_("Scores"), id="scores", compact=True)
-                yield Button(_("Quit"), id="quit", compact=True)
-            yield Static(escape(self.message), id="message")
+        with Horizontal(id="buttons"):
+            yield Button(_("Start"), id="start", variant="primary", compact=True)
+            yield Button(_("Resume"), id="resume", compact=True, disabled=not saved)
+            yield Button(_("Delete"), id="delete", compact=True, disabled=not saved)
+            yield Button(_("Scores"), id="scores", compact=True)
+            yield Button(_("Quit"), id="quit", compact=True)
+        yield Static(escape(self.message), id="message")
         yield I18nFooter()
 
     def on_mount(self) -> None:

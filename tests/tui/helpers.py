@@ -1,0 +1,83 @@
+"""Shared helpers of the terminal-game tests: sessions on a table, and driving a game with keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from fivedice import rules
+from fivedice.players import get as get_strategy
+from fivedice.seat import Seat
+from fivedice.tui import FiveDiceApp
+from fivedice.tui.play import GameScreen
+from fivedice.tui.session import Session, new_table
+
+SIZE = (80, 24)
+
+
+def no_analysis(game: object) -> str:
+    return "no analysis in tests"
+
+
+def session_of(rule_set: str, seats: list[Seat], seed: int = 5, **kwargs: Any) -> Session:
+    return Session(new_table(rules.get(rule_set) if isinstance(rule_set, str) else rule_set, seats, seed=seed, **kwargs))
+
+
+def solo(name: str = "Ann", rule_set: str = "yacht", seed: int = 5, **kwargs: Any) -> Session:
+    return session_of(rule_set, [Seat(name)], seed, **kwargs)
+
+
+def near_end(session: Session, rounds_left: int = 2) -> Session:
+    """Play the game on with a greedy player for every seat until ``rounds_left`` rounds remain for seat 0."""
+    table = session.table
+    player = get_strategy("greedy", table.rules, seed=1)
+    while True:
+        table.run_automatic()
+        state = table.state
+        if state.rules.rounds - state.filled(0) <= rounds_left and state.current == 0 and state.dice is None:
+            return session
+        table.play(player.choose(state))
+
+
+def finish(session: Session) -> Session:
+    """Play the whole game with greedy players."""
+    near_end(session, 0)
+    return session
+
+
+def text_of(app: FiveDiceApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+async def wait_for_human(pilot: Pilot[Any], app: FiveDiceApp) -> None:
+    """Let the roll-off and the computers play until a human is to act (or the screen changes)."""
+    for _ in range(500):
+        screen = app.screen
+        if not isinstance(screen, GameScreen) or screen.table.human_to_move or screen.table.is_over:
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("no human's turn came")
+
+
+async def play_to_end(pilot: Pilot[Any], app: FiveDiceApp, keep: int = 0) -> None:
+    """Play the humans' turns with keys: in the first ``keep`` rounds keep the commonest face and
+    roll again; then score the highlighted box."""
+    for _ in range(2000):
+        screen = app.screen
+        if not isinstance(screen, GameScreen):
+            return
+        if not screen.table.human_to_move:
+            await pilot.pause(0.01)
+            continue
+        state = screen.table.state
+        if state.dice is None:
+            await pilot.press("space")
+        elif state.round <= keep and state.rolls == 1:
+            face = max(range(1, 7), key=lambda f: (state.dice or ()).count(f))
+            keys = [str(p + 1) for p, v in enumerate(state.dice) if v == face and p not in screen.kept]
+            await pilot.press(*keys, "space")
+        else:
+            await pilot.press("enter")
+    raise AssertionError("the game did not end")
