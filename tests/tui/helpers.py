@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from fivedice import rules
 from fivedice.players import get as get_strategy
+from fivedice.rules import RuleSet
 from fivedice.seat import Seat
 from fivedice.tui import FiveDiceApp
 from fivedice.tui.play import GameScreen
@@ -21,8 +22,9 @@ def no_analysis(game: object) -> str:
     return "no analysis in tests"
 
 
-def session_of(rule_set: str, seats: list[Seat], seed: int = 5, **kwargs: Any) -> Session:
-    return Session(new_table(rules.get(rule_set) if isinstance(rule_set, str) else rule_set, seats, seed=seed, **kwargs))
+def session_of(rule_set: str | RuleSet, seats: list[Seat], seed: int = 5, **kwargs: Any) -> Session:
+    chosen = rules.get(rule_set) if isinstance(rule_set, str) else rule_set
+    return Session(new_table(chosen, seats, seed=seed, **kwargs))
 
 
 def solo(name: str = "Ann", rule_set: str = "yacht", seed: int = 5, **kwargs: Any) -> Session:

@@ -10,14 +10,15 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Input, Select, Static
 from textual.widgets._footer import FooterKey
 
-from fivedice import i18n, rules
+from fivedice import i18n
 from fivedice.storage import Store
-from fivedice.tui import Config, FiveDiceApp, Seat, Session
-from fivedice.tui.demo import demo_config, demo_session, fake_advisor
+from fivedice.tui import Config, FiveDiceApp, Seat
+from fivedice.tui.demo import demo_config, demo_session
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
 from fivedice.tui.start import StartScreen
 from fivedice.tui.widgets import CardLine
+from tests.tui.helpers import near_end, solo
 
 SIZE = (100, 30)
 
@@ -179,12 +180,7 @@ async def test_the_start_screen_selector_switches_and_keeps_the_form(tmp_path: P
 
 @pytest.mark.asyncio
 async def test_the_end_screen_follows_a_switch(tmp_path: Path) -> None:
-    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=3, advisor=fake_advisor)
-    from fivedice.tui.demo import fallback_strategy
-
-    player = fallback_strategy("greedy", session.game.rules, 1)
-    while not session.game.is_over:
-        session.game.play(player.choose(session.state))
+    session = near_end(solo(rule_set="yacht", seed=3), 0)
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -10,8 +10,8 @@ from textual.pilot import Pilot
 
 from fivedice import notation
 from fivedice.seat import parse_seats
-from fivedice.tui.demo import demo_config
 from fivedice.tui import FiveDiceApp
+from fivedice.tui.demo import demo_config
 from fivedice.tui.play import GameScreen
 from fivedice.tui.session import Session, new_table
 from tests.scenario import CHALLENGE, SEATS, STEPS, Step, reference_log, rules

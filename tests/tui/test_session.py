@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -48,7 +49,7 @@ def test_an_older_save_with_a_seats_file_still_loads_and_is_saved_as_one_file(tm
     path = tmp_path / "old.json"
     saves.save(session.game, path)
     side = sidecar(path)
-    old = {
+    old: dict[str, Any] = {
         "format": "fivedice-seats",
         "version": 1,
         "players": ["Ann", "Robo"],

@@ -7,25 +7,16 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from fivedice import rules
-from fivedice.tui import Config, FiveDiceApp, Seat, Session
-from fivedice.tui.demo import demo_config, demo_session, fallback_strategy, screenshot
-from fivedice.tui.session import GreedyFallback
+from fivedice.seat import Seat
+from fivedice.tui import Config, FiveDiceApp, Session
+from fivedice.tui.demo import demo_config, demo_session, screenshot
+from tests.tui.helpers import finish, session_of
 
 SIZE = (80, 24)
 
 
 def finished() -> Session:
-    session = Session.new(
-        rules.get("yahtzee"),
-        [Seat("Ann"), Seat("Robo", "computer", "greedy")],
-        seed=2,
-        strategy_factory=fallback_strategy,
-    )
-    player = GreedyFallback(session.game.rules, 2)
-    while not session.game.is_over:
-        session.game.play(player.choose(session.state))
-    return session
+    return finish(session_of("yahtzee", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=2))
 
 
 async def keep_and_hint(pilot: Pilot[Any]) -> None:
@@ -34,10 +25,22 @@ async def keep_and_hint(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-def test_start_screen(snap_compare: Any, tmp_path: Path) -> None:
+def start_app(tmp_path: Path, theme: str = "dark") -> FiveDiceApp:
     seats = [Seat("Ann"), Seat("Robo", "computer", "greedy")]
-    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, seats=seats, pace=0.8, reasoning=False, theme="dark"))
-    assert snap_compare(app, terminal_size=SIZE)
+    return FiveDiceApp(Config(use_store=False, saves=tmp_path, seats=seats, pace=0.8, reasoning=False, theme=theme))
+
+
+def test_start_screen(snap_compare: Any, tmp_path: Path) -> None:
+    assert snap_compare(start_app(tmp_path), terminal_size=SIZE)
+
+
+def test_light_theme_dropdown_is_readable(snap_compare: Any, tmp_path: Path) -> None:
+    async def open_kinds(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one("#kind-1").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(start_app(tmp_path, "light"), terminal_size=SIZE, run_before=open_kinds)
 
 
 def test_game_screen_with_kept_dice_and_a_hint(snap_compare: Any) -> None:
@@ -46,6 +49,13 @@ def test_game_screen_with_kept_dice_and_a_hint(snap_compare: Any) -> None:
 
 def test_game_screen_light_theme(snap_compare: Any) -> None:
     assert snap_compare(FiveDiceApp(demo_config(demo_session(rounds=9), theme="light")), terminal_size=SIZE)
+
+
+def test_jetsi_game_screen(snap_compare: Any) -> None:
+    from fivedice import rules
+
+    session = session_of(rules.get("yahtzee", cards="jetsi"), [Seat("Ann"), Seat("Bo")], seed=3, starter=0)
+    assert snap_compare(FiveDiceApp(demo_config(session)), terminal_size=SIZE, press=["space"])
 
 
 def test_help_screen(snap_compare: Any) -> None:

@@ -153,7 +153,7 @@ class GameScreen(Screen[None]):
     GameScreen #colours { height: 1; color: $foreground 70%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #keys { height: 1; color: $foreground 60%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #events { height: 3; color: $foreground 85%; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #status { height: auto; max-height: 2; color: $warning; }
+    GameScreen #status { height: auto; color: $warning; }
     GameScreen #panel { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
