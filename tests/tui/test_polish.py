@@ -198,7 +198,7 @@ async def test_status_lines_never_go_stale(tmp_path: Path) -> None:
         assert "other 0" not in keys
         assert keys == "Keeping every die · ↑↓ Enter: score a box"
         await pilot.press("5", "space")
-        assert "Space rolls the other die" in text_of(app, "#keys")
+        assert "Space rolls the last die" in text_of(app, "#keys")
         await pilot.press("space")
         assert "Keeping" not in text_of(app, "#keys")  # the last roll: nothing more to keep
         assert text_of(app, "#keys") == "↑↓ Enter: score a box · u undo"

@@ -16,7 +16,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Static
 
-from fivedice.challenge import ChallengeReport, report, report_lines
+from fivedice.challenge import ChallengeReport, benchmark_level, report, report_lines
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
 from fivedice.i18n import N_, _, format_decimal, ngettext
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
 
 __all__ = ["EndScreen", "GameAnalysis", "analyse", "ranking_text"]
+
+DIM = "[dim]{}[/]"
+"""Markup for a note (fill with escaped text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,9 +219,11 @@ class EndScreen(Screen[None]):
         if code is None:
             return ""
         if self.challenge is None:
-            return "[dim]" + _("Replaying the challenge's dice for the {level} player…", level="optimal") + "[/]"
+            level = benchmark_level(self.table.rules)
+            note = _("Replaying the challenge's dice for the {level} player…", level=level)
+            return DIM.format(escape(note))
         if isinstance(self.challenge, str):
-            return f"[dim]{escape(self.challenge)}[/]"
+            return DIM.format(escape(self.challenge))
         text = "\n".join(escape(line) for line in report_lines(self.challenge))
         store = self.fd_app.store
         if store is not None:

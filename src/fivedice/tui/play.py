@@ -296,8 +296,10 @@ class GameScreen(Screen[None]):
         if self.kept:
             faces = " ".join(str(state.dice[p]) for p in sorted(self.kept))
             other = n - len(self.kept)
+            if other == 1:
+                return _("Keeping {dice} · Space rolls the last die", dice=faces)
             return ngettext(
-                "Keeping {dice} · Space rolls the other die",
+                "Keeping {dice} · Space rolls the other {n} die",
                 "Keeping {dice} · Space rolls the other {n} dice",
                 other,
                 dice=faces,
