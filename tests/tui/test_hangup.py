@@ -23,13 +23,11 @@ from pathlib import Path
 import pytest
 
 from fivedice import rules
-from fivedice.actions import Roll
-from fivedice.game import Game
 from fivedice.table import Table
 from fivedice.tui import Config, FiveDiceApp, Seat
 from fivedice.tui.demo import demo_config
 from fivedice.tui.play import GameScreen, HelpScreen
-from fivedice.tui.session import Session, saved_games
+from fivedice.tui.session import Session, new_table, saved_games
 from fivedice.tui.terminal import GuardedDriver, TerminalGone
 
 FIVEDICE = Path(sys.executable).with_name("fivedice")
@@ -214,16 +212,10 @@ def saved_game(data: Path, moves: int, plain: bool = False) -> Session:
     assert len(games) == 1, files
     assert [path for path, _text in saved_games(saves)] == games
     session = Session.load(games[0])
-    if plain:
-        table = Table(session.game.rules, ["Ann"], seed=7)
-        for _ in range(moves):
-            table.roll(())
-        expected = table.game
-    else:
-        expected = Game(session.game.rules, ["Ann"], seed=7)
-        for _ in range(moves):
-            expected.play(Roll())
-    assert session.game.log == expected.log
+    table = Table(session.game.rules, ["Ann"], seed=7)  # both modes roll from their table's dice tape
+    for _ in range(moves):
+        table.roll(())
+    assert session.game.log == table.game.log
     assert not session.state.is_over
     return session
 
@@ -301,7 +293,7 @@ def test_sigterm_saves_the_game_restores_the_terminal_and_says_where(
 async def test_the_news_saves_the_game_under_a_dialog_and_ends(
     tmp_path: Path, signum: int | None, lost: bool, code: int
 ) -> None:
-    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    session = Session(new_table(rules.get("yacht"), [Seat("Ann")], seed=5))
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test() as pilot:
         await pilot.press("space", "question_mark")
@@ -319,8 +311,8 @@ async def test_the_news_saves_the_game_under_a_dialog_and_ends(
 
 @pytest.mark.asyncio
 async def test_the_news_goes_back_to_the_file_the_game_came_from(tmp_path: Path) -> None:
-    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
-    session.game.play(Roll())
+    session = Session(new_table(rules.get("yacht"), [Seat("Ann")], seed=5))
+    session.table.roll()
     path = session.save(tmp_path / "mine.json")
     app = FiveDiceApp(Config(use_store=False, load=path, saves=tmp_path / "saves"))
     async with app.run_test() as pilot:
@@ -348,7 +340,7 @@ async def test_without_a_game_in_progress_nothing_is_saved(tmp_path: Path) -> No
 async def test_a_save_that_fails_is_told(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("a file where the saves folder should be")
-    session = Session.new(rules.get("yacht"), [Seat("Ann")], seed=5)
+    session = Session(new_table(rules.get("yacht"), [Seat("Ann")], seed=5))
     app = FiveDiceApp(demo_config(session, saves=blocked / "saves"))
     async with app.run_test() as pilot:
         await pilot.press("space")
@@ -368,6 +360,7 @@ import os, sys, time
 from fivedice import rules
 from fivedice.actions import Roll
 from fivedice.tui import Config, FiveDiceApp, Seat, Session
+from fivedice.tui.session import new_table
 
 class Slow:
     moves = 0
@@ -380,7 +373,8 @@ class Slow:
         return Roll()
 
 seats = [Seat("Ann"), Seat("Robo", "computer", "greedy")]
-session = Session.new(rules.get("yacht"), seats, seed=5, starter=1, strategy_factory=lambda *_: Slow())
+session = Session(new_table(rules.get("yacht"), seats, seed=5, starter=1))
+session.table._strategies[1] = Slow()  # the table's computer for seat 1: one that takes its time
 app = FiveDiceApp(Config(session=session, use_store=False, pace=0.0, saves=__import__("pathlib").Path(sys.argv[1])))
 code = app.run()
 print(app.farewell, file=sys.stderr)

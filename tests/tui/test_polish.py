@@ -101,8 +101,8 @@ async def test_saved_to_shows_the_path_and_q_says_where_and_how_to_resume(tmp_pa
 
 async def test_saved_games_can_be_deleted_from_resume(tmp_path: Path) -> None:
     first, second = solo("Ann"), solo("Bob")
-    keep = first.save(tmp_path)
-    gone = second.save(tmp_path)
+    keep = first.save(folder=tmp_path)
+    gone = second.save(folder=tmp_path)
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -232,7 +232,7 @@ async def test_title_and_log_end_in_an_ellipsis_at_80_columns_with_4_players(tmp
 
 async def test_jetsi_cards_are_labelled_and_jetsi_is_named(tmp_path: Path) -> None:
     session = session_of(rules.get("yahtzee", cards="jetsi"), [Seat("Ann")])
-    session.save(tmp_path)
+    session.save(folder=tmp_path)
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()

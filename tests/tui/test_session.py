@@ -29,7 +29,7 @@ def test_a_save_is_one_file_with_seats_tape_hints_and_undo_count(tmp_path: Path)
     table.advance()
     table.roll()
     table.hints.append((table.state.current, len(table.game.log)))
-    path = session.save(tmp_path)
+    path = session.save(folder=tmp_path)
     assert path.parent == tmp_path
     assert list(tmp_path.iterdir()) == [path]
     again = Session.load(path)
@@ -92,8 +92,8 @@ def test_an_unwritable_folder_is_one_sentence_and_leaves_nothing(tmp_path: Path)
     folder.mkdir()
     folder.chmod(0o500)
     try:
-        with pytest.raises(FiveDiceError, match="could not be saved"):
-            duel().save(folder)
+        with pytest.raises(FiveDiceError, match="cannot be saved"):
+            duel().save(folder=folder)
     finally:
         folder.chmod(0o700)
     assert list(folder.iterdir()) == []
@@ -103,10 +103,10 @@ def test_a_save_into_a_file_path_is_one_sentence_and_the_game_goes_on(tmp_path: 
     blocker = tmp_path / "file"
     blocker.write_text("x")
     session = duel()
-    with pytest.raises(FiveDiceError, match=r"^The game could not be saved to .*\.$"):
-        session.save(blocker)
+    with pytest.raises(FiveDiceError, match=r"^The game cannot be saved to .*\.$"):
+        session.save(folder=blocker)
     assert session.save_path is None
-    assert session.save(tmp_path).exists()
+    assert session.save(folder=tmp_path).exists()
 
 
 def test_games_are_named_as_players_know_them() -> None:
@@ -123,7 +123,7 @@ def test_a_terminal_save_resumes_in_the_plain_line_mode(tmp_path: Path) -> None:
     session = duel()
     session.table.advance()
     session.table.roll()
-    path = session.save(tmp_path)
+    path = session.save(folder=tmp_path)
     out = CliRunner().invoke(main, ["play", "--plain", "--load", str(path)], input="card\nquit\n")
     assert out.exit_code == 0, out.output
     assert "Robo (greedy)" in out.output
