@@ -121,9 +121,7 @@ NOT_COUNTS = {"{points} points", "Tie at {total}: {players} roll off again."}
 PENDING = {
     "Message of {length} characters is too long; expected at most {limit}.",
     "Request body of {length} bytes is too large; expected at most {limit}.",
-    "Type the {n} dice rolled, e.g. {example}:",
     "{left} of {rolls} rolls left",
-    "{seats} seats were given for {players} players.",
     "{what} {text!r} is {length} characters long; expected at most {limit}",
     "{mistakes} of {decisions} decisions lost points; expected points lost {lost} (mean {mean}).",
 }

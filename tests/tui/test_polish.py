@@ -110,6 +110,7 @@ async def test_saved_games_can_be_deleted_from_resume(tmp_path: Path) -> None:
         await pilot.click("#delete")
         assert gone.exists()  # the first press asks to confirm
         assert "again" in text_of(app, "#message")
+        await pilot.pause()  # the message may move the buttons
         await pilot.click("#delete")
         await pilot.pause()
         await pilot.pause()

@@ -141,6 +141,24 @@ class FiveDiceApp(App[int]):
             return
         self.push_screen(StartScreen())
 
+    def show_start(self, message: str = "") -> None:
+        """Show the start screen in place of the current one."""
+        from fivedice.tui.start import StartScreen
+
+        self.switch_screen(StartScreen(message=message))
+
+    def show_game(self, session: Session) -> None:
+        """Show ``session``'s game in place of the current screen."""
+        from fivedice.tui.play import GameScreen
+
+        self.switch_screen(GameScreen(session))
+
+    def show_end(self, session: Session, record: bool = True) -> None:
+        """Show the end of ``session``'s game (stored unless ``record`` is false) in place of the current screen."""
+        from fivedice.tui.end import EndScreen
+
+        self.switch_screen(EndScreen(session, record))
+
     def new_session(self, rules: RuleSet, seats: Sequence[Seat], challenge: str | None = None) -> Session:
         """A fresh game with the app's seed and dice (a challenge's dice come from its code)."""
         cfg = self.config

@@ -305,9 +305,7 @@ class EndScreen(Screen[None]):
 
     def action_new_game(self) -> None:
         """Back to the start screen."""
-        from fivedice.tui.start import StartScreen
-
-        self.app.switch_screen(StartScreen())
+        self.fd_app.show_start()
 
     def action_quit(self) -> None:
         """Leave."""

@@ -29,6 +29,7 @@ from fivedice.i18n import N_, _, format_decimal, ngettext
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 from fivedice.table import StaleStateError
+from fivedice.tui.help import HELP, HelpScreen
 from fivedice.tui.readiness import preparing_note
 from fivedice.tui.session import Session, rules_title
 from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
@@ -38,54 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen", "format_advice"]
 
-HELP = N_("""[b]Keys[/b]
-
-  [b]1[/b]-[b]5[/b]         keep or release a die (or click it)
-  [b]Space[/b] [b]r[/b]     roll the dice not kept (a turn's first roll too)
-  [b]↑[/b] [b]↓[/b] [b]j[/b] [b]k[/b]     move between the boxes open to you
-  [b]Enter[/b]       score the highlighted box (or click a box)
-  [b]u[/b]           undo your last decision (a roll once seen stays)
-  [b]Ctrl+R[/b]      redo
-  [b]h[/b]           hint: the advisor's ranked options; the dice to keep light up
-  [b]a[/b]           apply the top hint (keep those dice and roll, or score)
-  [b]c[/b]           show or hide the computer's reasoning
-  [b]+[/b] [b]-[/b]         computer pace faster / slower
-  [b]s[/b]           save;  [b]q[/b] save and quit (resume from the start screen)
-  [b]t[/b]           dark or light theme
-  [b]l[/b]           next language (the game goes on; the choice is remembered)
-  [b]?[/b] [b]F1[/b]        this help
-
-Points in (brackets): what the dice showing score in each box you may
-fill now, by the engine's rules (Joker, fill order). Esc or any key closes.""")
-
 PACES = (0.0, 0.15, 0.3, 0.5, 0.8, 1.2, 2.0)
-
-
-class HelpScreen(ModalScreen[None]):
-    """The keys, over the game (or the start screen); Esc, any key or a click closes it."""
-
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > Static { width: 80; max-width: 100%; height: auto; border: round $accent; padding: 0 1;
-                          background: $surface; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", N_("Close"), priority=True)]
-
-    def compose(self) -> ComposeResult:
-        """The help text."""
-        yield Static(_(HELP))
-
-    def action_close(self) -> None:
-        """Close the help (Esc must never reach the screen below, where it quits)."""
-        self.dismiss()
-
-    def on_key(self) -> None:
-        """Any key closes the help."""
-        self.dismiss()
-
-    def on_click(self) -> None:
-        """A click closes the help."""
-        self.dismiss()
 
 
 class DiceEntry(ModalScreen[tuple[int, ...] | None]):
@@ -106,7 +60,15 @@ class DiceEntry(ModalScreen[tuple[int, ...] | None]):
         """A prompt, an input and an error line."""
         with Vertical():
             example = " ".join("35126"[: self.count])
-            yield Static(_("Type the {n} dice rolled, e.g. {example}:", n=self.count, example=example))
+            yield Static(
+                ngettext(
+                    "Type the {n} die rolled, e.g. {example}:",
+                    "Type the {n} dice rolled, e.g. {example}:",
+                    self.count,
+                    n=self.count,
+                    example=example,
+                )
+            )
             yield Input(compact=True, id="entry")
             yield Static("", id="entry-error")
 
@@ -404,10 +366,8 @@ class GameScreen(Screen[None]):
         return True
 
     def _finish(self) -> None:
-        from fivedice.tui.end import EndScreen
-
         self.cancel_computer()
-        self.app.switch_screen(EndScreen(self.session))
+        self.fd_app.show_end(self.session)
 
     # -- human actions ---------------------------------------------------------------------------
     def _human(self) -> bool:

@@ -20,6 +20,7 @@ from fivedice.i18n import N_, _
 from fivedice.players import LEVELS
 from fivedice.rules import RuleSet, parse_options
 from fivedice.seat import Seat
+from fivedice.tui.help import HelpScreen
 from fivedice.tui.session import delete_save, saved_games
 from fivedice.tui.widgets import I18nFooter, language_cycle
 
@@ -40,8 +41,7 @@ def rules_from_form(name: str, options: str) -> RuleSet:
 def options_text(name: str) -> str:
     """A built-in rule set's description and each of its options in a sentence (markup; wraps).
 
-    >>> print(options_text("yacht"))  # doctest: +NORMALIZE_WHITESPACE
-    Yacht: the classic 12-box game; no bonuses.
+    >>> print(options_text("yacht").splitlines()[1])
     [dim]Option [b]four_kind[/b] (all_dice | four_dice): Four of a Kind counts all five dice or the four alike.[/]
     """
     builtin = rules_mod.BUILTINS[name]
@@ -333,8 +333,6 @@ class StartScreen(Screen[None]):
 
     def action_start(self) -> None:
         """Check the form and start a new game."""
-        from fivedice.tui.play import GameScreen
-
         app = self.fd_app
         name = self.query_one("#rules", Select).value
         try:
@@ -356,12 +354,10 @@ class StartScreen(Screen[None]):
                 app.store.remember_players(seats)
             except FiveDiceError as exc:
                 app.store_error = str(exc)
-        app.switch_screen(GameScreen(session))
+        app.show_game(session)
 
     def action_resume(self) -> None:
         """Resume the saved game chosen."""
-        from fivedice.tui.play import GameScreen
-
         value = self.query_one("#saved", Select).value
         if not isinstance(value, str):
             self.say(_("There is no saved game to resume."))
@@ -372,7 +368,7 @@ class StartScreen(Screen[None]):
             self.say(str(exc))
             return
         self._remember()
-        self.app.switch_screen(GameScreen(session))
+        self.fd_app.show_game(session)
 
     def action_delete(self) -> None:
         """Delete the saved game chosen (a second press confirms)."""
@@ -393,6 +389,4 @@ class StartScreen(Screen[None]):
 
     def action_help(self) -> None:
         """The keys of the game."""
-        from fivedice.tui.play import HelpScreen
-
         self.app.push_screen(HelpScreen())
