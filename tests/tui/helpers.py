@@ -27,7 +27,7 @@ def session_of(rule_set: str | RuleSet, seats: list[Seat], seed: int = 5, **kwar
     return Session(new_table(chosen, seats, seed=seed, **kwargs))
 
 
-def solo(name: str = "Ann", rule_set: str = "yacht", seed: int = 5, **kwargs: Any) -> Session:
+def solo(name: str = "Ann", rule_set: str | RuleSet = "yacht", seed: int = 5, **kwargs: Any) -> Session:
     return session_of(rule_set, [Seat(name)], seed, **kwargs)
 
 

@@ -179,14 +179,14 @@ async def test_a_hint_that_needs_a_new_solver_table_says_so(tmp_path: Path, monk
         return Advice("points", real(self, state).options[:0] or ())  # type: ignore[arg-type]
 
     monkeypatch.setattr(Table, "advice", slow)
-    app = FiveDiceApp(demo_config(solo(rule_set="kismet"), saves=tmp_path))
+    app = FiveDiceApp(demo_config(solo(rule_set=rules.get("kismet", tali="yes")), saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space", "h")
         for _ in range(100):
             await pilot.pause(0.02)
             if "Preparing" in text_of(app, "#panel"):
                 break
-        assert "Preparing the solver for Kismet (once, about 21 s)" in text_of(app, "#panel")
+        assert "Preparing the solver for kismet tali=yes (once, about " in text_of(app, "#panel")
         release.set()
         await app.workers.wait_for_complete()
 

@@ -21,7 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from fivedice.actions import Action, Roll, Score
-from fivedice.advice import Advice, describe, describe_action
+from fivedice.advice import Advice, describe, describe_action, preparing
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
 from fivedice.events import Event, narrate
@@ -30,7 +30,6 @@ from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 from fivedice.table import StaleStateError
 from fivedice.tui.help import HELP, HelpScreen
-from fivedice.tui.readiness import preparing_note
 from fivedice.tui.session import Session, rules_title
 from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
 
@@ -577,7 +576,7 @@ class GameScreen(Screen[None]):
     def _hint_worker(self, state: GameState) -> None:
         result: Advice | str
         try:
-            note = preparing_note(state.rules)
+            note = preparing(state.rules)
             if note is not None:
                 self.app.call_from_thread(self._note, state, note)
             result = self.table.advice(state)
@@ -661,7 +660,7 @@ class GameScreen(Screen[None]):
             level = table.seat(state.current).level or "greedy"
             from fivedice.players import SOLVER_LEVELS
 
-            note = preparing_note(state.rules) if level in SOLVER_LEVELS else None
+            note = preparing(state.rules) if level in SOLVER_LEVELS else None
             if note is not None:
                 self.app.call_from_thread(self._note, state, note)
             intent = table.computer_intent(state)
