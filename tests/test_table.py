@@ -292,3 +292,15 @@ def test_hints_say_beforehand_when_the_solver_must_be_prepared(tmp_path: Path, m
     advice.solver(house, progress=shares.append)
     assert shares[-1] == 1.0
     assert advice.preparing(house) is None
+
+
+def test_a_view_can_stop_listening() -> None:
+    table = Table("yacht", ["Ann"], seed=1)
+    heard: list[str] = []
+    table.listen(lambda e: heard.append(e.kind))
+    table.listen(listener := lambda e: heard.append("second"))
+    table.run_automatic()
+    table.unlisten(listener)
+    table.score("choice")
+    assert heard.count("second") == 2  # "turn" and "rolled", nothing after
+    assert "scored" in heard

@@ -202,8 +202,13 @@ class Table:
 
     # -- events -------------------------------------------------------------------------
     def listen(self, callback: Callable[[Event], None]) -> None:
-        """Call ``callback`` with every new event."""
+        """Call ``callback`` with every new event (until :meth:`unlisten`)."""
         self._listeners.append(callback)
+
+    def unlisten(self, callback: Callable[[Event], None]) -> None:
+        """Stop calling ``callback`` (a view that goes away); nothing happens if it was not listening."""
+        if callback in self._listeners:
+            self._listeners.remove(callback)
 
     def _publish(self, events: Iterable[Event]) -> None:
         for event in events:

@@ -177,6 +177,10 @@ class GameScreen(Screen[None]):
                 yield Static("", id="panel")
         yield I18nFooter()
 
+    def on_unmount(self) -> None:
+        """The screen goes away: it no longer hears the table."""
+        self.table.unlisten(self._on_event)
+
     def on_mount(self) -> None:
         """Look up the solo player's best (and a challenge's goal), draw, and let the table play on."""
         table = self.table
