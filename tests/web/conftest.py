@@ -19,8 +19,28 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from fivedice.web.app import create_app
+from fivedice.web.limits import Limits
 
 Msg = dict[str, Any]
+INTENT_TYPES = {"roll", "score", "undo", "start", "rematch"}
+LOOSE = Limits(
+    message_rate=1000,
+    message_burst=1000,
+    create_rate=1000,
+    create_burst=1000,
+    join_rate=1000,
+    join_burst=1000,
+    request_rate=10_000,
+    request_burst=10_000,
+)
+"""Limits that stay out of the way of tests about something else."""
+
+
+def with_version(msg: Msg, state: Msg) -> Msg:
+    """An intent carries the room version its sender last saw, as the page sends it (unless the test gave one)."""
+    if msg.get("type") in INTENT_TYPES and "version" not in msg:
+        return {**msg, "version": state.get("version", 0)}
+    return msg
 
 
 class Conn:
@@ -33,7 +53,7 @@ class Conn:
         self.seen: list[Msg] = []
 
     def send(self, **msg: Any) -> None:
-        self.ws.send_text(json.dumps(msg))
+        self.ws.send_text(json.dumps(with_version(msg, self.state)))
 
     def recv(self) -> Msg:
         msg: Msg = self.ws.receive_json()
@@ -96,7 +116,7 @@ def play(conns: dict[int, Conn], until: Callable[[Msg], bool] | None = None) -> 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    app = create_app("sqlite://", pubsub="none", seed=7, computer_delay=0, scores=False, rate=(1000, 1000))
+    app = create_app("sqlite://", pubsub="none", seed=7, computer_delay=0, scores=False, limits=LOOSE)
     with TestClient(app) as c:
         yield c
 
@@ -179,7 +199,7 @@ class RemoteConn:
         self.until(lambda m: m["type"] == "state")
 
     def send(self, **msg: Any) -> None:
-        self.ws.send(json.dumps(msg))
+        self.ws.send(json.dumps(with_version(msg, self.state)))
 
     def recv(self) -> Msg:
         msg: Msg = json.loads(self.ws.recv(timeout=15))

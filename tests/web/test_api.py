@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from fivedice.web import computer
 from fivedice.web.app import create_app
-from tests.web.conftest import create, hello, play, replays
+from tests.web.conftest import LOOSE, create, hello, play, replays
 
 
 def test_rules_catalogue_lists_rule_sets_levels_and_limits(client: TestClient) -> None:
@@ -129,6 +129,7 @@ def test_spectators_watch_but_cannot_act(client: TestClient) -> None:
         assert spectator.you is None
         ann.send(type="start")
         spectator.version(1)
+        ann.version(1)
         spectator.send(type="roll")
         assert "Spectators can watch" in spectator.error()
         spectator.send(type="chat", text="hi")
@@ -261,7 +262,7 @@ def test_finished_games_feed_the_high_scores(tmp_path: Path) -> None:
         from fivedice.storage import Store
 
         Store(url).close()  # the schema exists before the server and this test both open it
-    app = create_app(url, pubsub="none", seed=3, computer_delay=0, scores=True, rate=(1000, 1000))
+    app = create_app(url, pubsub="none", seed=3, computer_delay=0, scores=True, limits=LOOSE)
     with TestClient(app) as c:
         made = create(c, rules="yacht", humans=1, computers=["greedy"], name="Zoe")
         with hello(c, made["code"], made["token"]) as zoe:

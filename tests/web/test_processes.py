@@ -170,7 +170,7 @@ def test_concurrent_scores_on_two_processes_are_serialised(pg_prefix: tuple[str,
 
             def fire(conn: RemoteConn, box: str, barrier: threading.Barrier = barrier) -> None:
                 barrier.wait()
-                conn.ws.send(json.dumps({"type": "score", "box": box}))
+                conn.send(type="score", box=box)
 
             threads = [threading.Thread(target=fire, args=(c, boxes[i])) for i, c in enumerate((on_a, on_b))]
             for t in threads:

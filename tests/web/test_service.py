@@ -15,7 +15,7 @@ from fivedice.web.app import create_app
 from fivedice.web.db import SCHEMA_VERSION, RoomStore
 from fivedice.web.errors import SchemaError
 from fivedice.web.pubsub import MemoryHub
-from tests.web.conftest import create, hello, play, replays
+from tests.web.conftest import LOOSE, create, hello, play, replays
 
 
 def two_player_room(client: TestClient, **settings: object) -> tuple[str, str, str]:
@@ -58,11 +58,16 @@ def test_others_see_who_is_online(client: TestClient) -> None:
     code, ann_token, bob_token = two_player_room(client)
     with hello(client, code, ann_token) as ann:
         assert [s["online"] for s in ann.state["seats"]] == [True, False]
-        with hello(client, code, bob_token):
-            state = ann.until(lambda m: m["type"] == "state" and m["state"]["seats"][1]["online"])["state"]
-            assert state["seats"][1]["taken"] is True
-        state = ann.until(lambda m: m["type"] == "state" and not m["state"]["seats"][1]["online"])["state"]
-        assert state["seats"][1]["name"] == "Bob"
+        mark = len(ann.seen)
+        with hello(client, code, bob_token) as bob:
+            assert [s["online"] for s in bob.state["seats"]] == [True, True]
+            assert ann.recv() == {"type": "presence", "online": [0, 1], "watchers": 0}
+            with hello(client, code, None):
+                assert ann.recv() == {"type": "presence", "online": [0, 1], "watchers": 1}
+            assert ann.recv() == {"type": "presence", "online": [0, 1], "watchers": 0}
+        assert ann.recv() == {"type": "presence", "online": [0], "watchers": 0}
+        assert all(m["type"] == "presence" for m in ann.seen[mark:])  # never the whole state again
+        assert client.get(f"/api/rooms/{code}").json()["seats"][1]["name"] == "Bob"
 
 
 def test_schema_is_versioned_and_a_newer_one_is_refused(tmp_path: Path) -> None:
@@ -94,14 +99,15 @@ def test_two_app_instances_on_one_database_play_one_game(tmp_path: Path) -> None
     """Two servers (here in one process, sharing a SQLite file and an in-memory bus)."""
     url = f"sqlite:///{tmp_path / 'rooms.db'}"
     hub = MemoryHub()
-    kwargs = {"computer_delay": 0.0, "scores": False, "rate": (1000.0, 1000.0)}
+    kwargs = {"computer_delay": 0.0, "scores": False, "limits": LOOSE}
     one = create_app(url, pubsub=hub, seed=1, **kwargs)  # type: ignore[arg-type]
     two = create_app(url, pubsub=hub.peer(), seed=2, **kwargs)  # type: ignore[arg-type]
     with TestClient(one) as c1, TestClient(two) as c2:
         code, ann_token, bob_token = two_player_room(c1)
         with hello(c1, code, ann_token) as ann, hello(c2, code, bob_token) as bob:
             # presence crosses servers: Bob's server asks, Ann's answers
-            bob.until(lambda m: m["type"] == "state" and m["state"]["seats"][0]["online"])
+            if not bob.state["seats"][0]["online"]:
+                bob.until(lambda m: m["type"] == "presence" and 0 in m["online"])
             ann.send(type="start")
             ann.version(ann.state["version"])
             bob.version(bob.state["version"])
@@ -116,7 +122,7 @@ def test_simultaneous_intents_on_two_servers_are_serialised(tmp_path: Path) -> N
     """The same seat sends the same score to both servers at once: exactly one is stored."""
     url = f"sqlite:///{tmp_path / 'rooms.db'}"
     hub = MemoryHub()
-    kwargs = {"computer_delay": 0.0, "scores": False, "rate": (1000.0, 1000.0)}
+    kwargs = {"computer_delay": 0.0, "scores": False, "limits": LOOSE}
     one = create_app(url, pubsub=hub, seed=1, **kwargs)  # type: ignore[arg-type]
     two = create_app(url, pubsub=hub.peer(), seed=2, **kwargs)  # type: ignore[arg-type]
     with TestClient(one) as c1, TestClient(two) as c2:
@@ -135,7 +141,7 @@ def test_simultaneous_intents_on_two_servers_are_serialised(tmp_path: Path) -> N
 
                 def fire(conn: object, box: str, barrier: threading.Barrier = barrier) -> None:
                     barrier.wait()
-                    conn.ws.send_text(json.dumps({"type": "score", "box": box}))  # type: ignore[attr-defined]
+                    conn.send(type="score", box=box)  # type: ignore[attr-defined]
 
                 open_boxes = [o["box"] for o in a1.state["game"]["options"]]
                 threads = [threading.Thread(target=fire, args=(c, open_boxes[i])) for i, c in enumerate((a1, a2))]

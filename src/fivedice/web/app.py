@@ -7,7 +7,7 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``POST /api/rooms``                create a room; returns its ``code``, the creator's ``token``
 ``GET  /api/rooms/{code}``         the room as its members see it (the invite code is the key)
 ``POST /api/rooms/{code}/join``    take an open seat (returns a ``token``) or watch
-``GET  /api/rooms/{code}/log``     the stored move log of the room's current (or ``?game=N``) game
+``GET  /api/rooms/{code}/log``     the stored move log of the room's current (or ``?game=N``, 1..current) game
 ``WS   /ws/{code}``                first send ``{"type": "hello", "token": ..., "lang": ...}``; then intents
 ``GET  /api/languages``            the languages (code -> own name) and the one the request asks for
 ``GET  /i18n/{lang}.json``         a language's catalog for the browser (English text -> translation)
@@ -15,6 +15,12 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``POST /api/rooms/{code}/replay``  a read-only replay link for a finished game (:mod:`fivedice.web.replay`)
 ``GET  /api/replays/{id}``         a replay's frames; ``GET /replay/{id}`` its page; ``GET /sw.js`` the PWA
 =================================  ==============================================================
+
+Intents that change a room (``roll``, ``score``, ``undo``, ``start``, ``rematch``) carry the room
+``version`` their sender last saw; one sent for an older version (a double click, a replay) is
+refused and changes nothing. An accepted intent is answered with ``{"type": "ack", "id": ...,
+"version": ..., "game_no": ..., "seq": ...}`` after the state it caused. Connections and
+departures are announced with a small ``{"type": "presence", "online": [...], "watchers": n}``.
 
 Languages: an HTTP request is answered in its ``?lang=`` language, else the best of its
 ``Accept-Language``, else English. A WebSocket takes the hello's ``lang`` (else ``?lang=``, else the
@@ -29,7 +35,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -38,7 +46,6 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import ValidationError
 
 from fivedice import i18n
 from fivedice.errors import FiveDiceError
@@ -47,7 +54,9 @@ from fivedice.rules import BUILTINS, describe, get
 from fivedice.rules.explain import explain_all
 from fivedice.web import computer, lobby, pwa, replay
 from fivedice.web.db import RoomStore
-from fivedice.web.errors import MessageError, RoomNotFoundError
+from fivedice.web.errors import LimitError, MessageError, RoomNotFoundError, StoreError
+from fivedice.web.guard import Guard, client_address, request_language
+from fivedice.web.limits import DEFAULT_LIMITS, Limits
 from fivedice.web.models import (
     CHAT_MAX,
     MAX_MESSAGE,
@@ -59,22 +68,18 @@ from fivedice.web.models import (
     SetLanguage,
     parse_message,
 )
-from fivedice.web.pubsub import Hub, make_hub
-from fivedice.web.rooms import Client, Room, TokenBucket
+from fivedice.web.pubsub import Hub, channel, make_hub
+from fivedice.web.rooms import Client, Room
 from fivedice.web.service import RoomService
 
-__all__ = ["MAX_BODY", "create_app"]
+__all__ = ["create_app"]
 
+log = logging.getLogger("fivedice.web")
 STATIC = Path(__file__).with_name("static")
-MAX_BODY = 8192
-"""The largest HTTP request body accepted, in bytes."""
 HELLO_TIMEOUT = 15.0
 HELLO = '{"type": "hello", "token": ...}'
 APP_NAME = "fivedice"
-CSP = (
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-    "connect-src 'self' ws: wss:; frame-ancestors 'none'"
-)
+_EXAMPLE = '{"name": "Ann"}'
 
 
 def create_app(
@@ -85,14 +90,46 @@ def create_app(
     seed: int | None = None,
     computer_delay: float = 0.6,
     scores: bool = True,
-    rate: tuple[float, float] = (10.0, 20.0),
+    limits: Limits = DEFAULT_LIMITS,
 ) -> FastAPI:
     """Build the app. ``db`` is a database URL (default: SQLite under the user data directory);
     ``pubsub`` is ``auto``, ``none``, ``postgres``, a ``redis://`` URL or a :class:`Hub`;
-    ``seed`` makes the dice repeatable (tests only: play uses a cryptographic generator)."""
-    store = RoomStore(db, prefix)
-    hub = make_hub(pubsub, store.url, f"{prefix}events") if isinstance(pubsub, str) else pubsub
-    service = RoomService(store, hub, seed=seed, computer_delay=computer_delay, scores=scores, scores_url=db, rate=rate)
+    ``seed`` makes the dice repeatable (tests only: play uses a cryptographic generator).
+
+    Raises a one-sentence :class:`~fivedice.errors.FiveDiceError` when the database cannot be
+    written, the pub/sub channel cannot be reached, or it differs from the one the database's
+    other processes use (every process of one database must hear the others)."""
+    store = RoomStore(db, prefix, timeout=limits.db_timeout)
+    if isinstance(pubsub, str):
+        asked = channel(pubsub, store.url)
+        try:
+            claimed = store.claim_pubsub(asked, time.time(), limits.presence_ttl)
+        except FiveDiceError:
+            store.dispose()
+            raise
+        except Exception as exc:  # the database refused the write: read-only, gone
+            from fivedice.web.db import safe_url, store_error
+
+            store.dispose()
+            raise store_error(exc, limits.db_timeout, safe_url(store.url)) from None
+        hub = make_hub(pubsub if claimed == asked and asked != "auto" else claimed, store.url, f"{prefix}events")
+        try:
+            hub.check()
+        except FiveDiceError:
+            store.dispose()
+            raise
+    else:
+        hub, claimed = pubsub, getattr(pubsub, "name", "memory")
+    service = RoomService(
+        store,
+        hub,
+        seed=seed,
+        computer_delay=computer_delay,
+        scores=scores,
+        scores_url=db,
+        limits=limits,
+        pubsub=claimed,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -104,29 +141,19 @@ def create_app(
 
     app = FastAPI(title=APP_NAME, lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
-
-    @app.middleware("http")
-    async def limits(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        lang = _request_language(request.query_params.get("lang"), request.headers.get("accept-language"))
-        with i18n.language(lang):
-            length = request.headers.get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-                message = _(
-                    "Request body of {length} bytes is too large; expected at most {limit}.",
-                    length=length,
-                    limit=MAX_BODY,
-                )
-                return _error(413, message)
-            response = await call_next(request)
-        response.headers["Content-Language"] = lang
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        return response
+    app.add_middleware(Guard, limits=limits)
 
     @app.exception_handler(RoomNotFoundError)
     async def not_found(_request: Request, exc: RoomNotFoundError) -> Response:
         return _error(404, str(exc))
+
+    @app.exception_handler(LimitError)
+    async def too_many(_request: Request, exc: LimitError) -> Response:
+        return _error(429, str(exc), {"Retry-After": f"{max(1, round(exc.retry_after))}"})
+
+    @app.exception_handler(StoreError)
+    async def unavailable(_request: Request, exc: StoreError) -> Response:
+        return _error(503, str(exc), {"Retry-After": "2"})
 
     @app.exception_handler(FiveDiceError)
     async def bad_request(_request: Request, exc: FiveDiceError) -> Response:
@@ -134,13 +161,12 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> Response:
-        err = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid"}
-        loc = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        problem = f"{msg[:1].lower()}{msg[1:]}"
-        if loc:
-            return _error(422, _("Request field {field!r} is not valid: {problem}.", field=loc, problem=problem))
-        return _error(422, _("Request body is not valid: {problem}.", problem=problem))
+        return _error(422, _validation_message(exc))
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> Response:
+        log.error("request %s %s failed", request.method, request.url.path, exc_info=exc)
+        return _error(500, _("The server failed on this request; the error was logged."))
 
     @app.get("/", include_in_schema=False)
     @app.get("/r/{code}", include_in_schema=False)
@@ -180,7 +206,8 @@ def create_app(
         return Response(body, media_type="application/json", headers={"Cache-Control": "max-age=300"})
 
     @app.post("/api/rooms", status_code=201)
-    async def create_room(req: CreateRoom) -> dict[str, Any]:
+    async def create_room(request: Request, req: CreateRoom) -> dict[str, Any]:
+        service.check_http("create", client_address(request.scope))
         return await service.create(req)
 
     @app.get("/api/rooms/{code}")
@@ -191,27 +218,28 @@ def create_app(
         return Response(text, media_type="application/json")
 
     @app.post("/api/rooms/{code}/join")
-    async def join_room(code: str, req: JoinRoom) -> dict[str, Any]:
+    async def join_room(request: Request, code: str, req: JoinRoom) -> dict[str, Any]:
+        service.check_http("join", client_address(request.scope))
         return await service.join(code, req)
 
     @app.get("/api/rooms/{code}/log")
-    async def room_log(code: str, game: int | None = None) -> dict[str, Any]:
+    async def room_log(code: str, game: str | None = None) -> dict[str, Any]:
         return await service.moves(code, game)
 
     @app.websocket("/ws/{code}")
     async def socket(ws: WebSocket, code: str) -> None:
         await ws.accept()
-        lang = _request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
+        lang = request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
         try:
             with i18n.language(lang):
                 first = await asyncio.wait_for(_receive(ws), HELLO_TIMEOUT)
                 if first is None:
                     return
-                hello = parse_message(first)
+                hello = parse_message(first) if _kind(first) == "hello" else None
                 if not isinstance(hello, Hello):
                     raise MessageError(_("The first message must be {example}; token null to watch.", example=HELLO))
             if hello.lang is not None:
-                lang = _request_language(hello.lang, None)
+                lang = request_language(hello.lang, None)
             with i18n.language(lang):
                 room, client = await service.connect(code, hello)
         except (FiveDiceError, TimeoutError) as exc:
@@ -219,31 +247,45 @@ def create_app(
                 text = str(exc) if isinstance(exc, FiveDiceError) else _("No hello message arrived in time.")
             with contextlib.suppress(Exception):
                 await ws.send_text(json.dumps({"type": "error", "message": text}))
-                await ws.close(code=4400)
+                # 1013 "try again later" for a database that is down or locked: the page reconnects
+                await ws.close(code=1013 if isinstance(exc, StoreError) else 4400)
             return
         await _serve(service, ws, room, client, lang)
 
     return app
 
 
-def _request_language(asked: str | None, accept_language: str | None) -> str:
-    """The language a request or connection asked for: an available ``lang``, else Accept-Language, else English."""
-    found = i18n.resolve(asked[:20]) if asked else None
-    return found or i18n.negotiate((accept_language or "")[:200])
+def _kind(text: str) -> Any:
+    """The ``type`` of a JSON object message (None for anything else)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data.get("type") if isinstance(data, dict) else None
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _validation_message(exc: RequestValidationError) -> str:
+    """One plain sentence for the first problem of a request."""
+    err = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid", "type": ""}
+    if err.get("type") == "json_invalid":
+        at = next((p for p in err.get("loc", ()) if isinstance(p, int)), None)
+        if at is not None:
+            return _(
+                "Request body is not valid JSON (at character {position}); expected an object like {example}.",
+                position=at,
+                example=_EXAMPLE,
+            )
+        return _("Request body is not valid JSON; expected an object like {example}.", example=_EXAMPLE)
+    loc = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ").rstrip(".")
+    problem = f"{msg[:1].lower()}{msg[1:]}"
+    if loc:
+        return _("Request field {field!r} is not valid: {problem}.", field=loc, problem=problem)
+    return _("Request body is not valid: {problem}.", problem=problem)
 
 
-async def _receive_or_error(ws: WebSocket, client: Client, lang: str) -> str | None:
-    """The next text message (None when the client left); a refused message is answered with an error."""
-    with i18n.language(lang):
-        while True:
-            try:
-                return await _receive(ws)
-            except MessageError as exc:
-                client.send(json.dumps({"type": "error", "message": str(exc)}))
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 async def _receive(ws: WebSocket) -> str | None:
@@ -256,50 +298,78 @@ async def _receive(ws: WebSocket) -> str | None:
     raise MessageError(_("Binary messages are not accepted; send JSON text."))
 
 
+def _reply_error(client: Client, message: str, msg_id: Any = None) -> None:
+    client.send(json.dumps({"type": "error", "message": message, "id": msg_id}))
+
+
 async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client, lang: str) -> None:
+    """Read a client's frames until it leaves: every frame counts against the seat's rate (text or binary,
+    valid or not); the first refused frame of a run is answered, and a long run closes the connection."""
+
     async def writer() -> None:
         while True:
             text = await client.queue.get()
             if text is None:
-                await ws.close(code=4408)
+                await ws.close(code=client.close_code)
                 return
             await ws.send_text(text)
 
     task = asyncio.create_task(writer())
-    bucket = TokenBucket(*service.rate)
+    limits, refused = service.limits, 0
     try:
         while not task.done():
-            text = await _receive_or_error(ws, client, lang)
-            if text is None:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
                 break
             with i18n.language(lang):
-                try:
-                    if not bucket.take():
-                        rate = f"{service.rate[0]:g}"
-                        raise MessageError(_("Too many messages; slow down (at most {rate} a second).", rate=rate))
-                    msg = parse_message(text)
-                except MessageError as exc:
-                    client.send(json.dumps({"type": "error", "message": str(exc)}))
+                if not service.allow(room, client):
+                    refused += 1
+                    if refused >= limits.abuse_close:
+                        _reply_error(client, _("Too many messages in a row were refused; this connection is closed."))
+                        client.close(1008)
+                        break
+                    if refused == 1:
+                        rate = f"{limits.message_rate:g}"
+                        _reply_error(client, _("Too many messages; slow down (at most {rate} a second).", rate=rate))
                     continue
-                if isinstance(msg, SetLanguage):
-                    found = i18n.resolve(msg.lang)
-                    if found is None:
-                        error = _("Language {code!r} is not available.", code=msg.lang)
-                        client.send(json.dumps({"type": "error", "message": error, "id": msg.id}))
-                    else:
-                        lang = found
-                        client.send(json.dumps({"type": "language", "lang": lang, "id": msg.id}))
-                    continue
-                try:
-                    await service.handle(room, client, msg)
-                except FiveDiceError as exc:
-                    client.send(json.dumps({"type": "error", "message": str(exc), "id": getattr(msg, "id", None)}))
-                except ValidationError as exc:  # pragma: no cover - models validate before this
-                    client.send(json.dumps({"type": "error", "message": str(exc)}))
+                refused = 0
+                lang = await _handle(service, room, client, message, lang)
     except Exception:  # the socket broke
         pass
     finally:
+        if client.closing and not task.done():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(task), 2)  # let the last error and the close go out
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
         await service.disconnect(room, client)
+
+
+async def _handle(service: RoomService, room: Room, client: Client, message: Mapping[str, Any], lang: str) -> str:
+    """Act on one frame (within the rate); returns the connection's language, which a frame may switch."""
+    text = message.get("text")
+    if text is None:
+        _reply_error(client, _("Binary messages are not accepted; send JSON text."))
+        return lang
+    try:
+        msg = parse_message(text)
+    except MessageError as exc:
+        _reply_error(client, str(exc))
+        return lang
+    if isinstance(msg, SetLanguage):
+        found = i18n.resolve(msg.lang)
+        if found is None:
+            _reply_error(client, _("Language {code!r} is not available.", code=msg.lang), msg.id)
+            return lang
+        client.send(json.dumps({"type": "language", "lang": found, "id": msg.id}))
+        return found
+    msg_id = getattr(msg, "id", None)
+    try:
+        await service.handle(room, client, msg)
+    except FiveDiceError as exc:
+        _reply_error(client, str(exc), msg_id)
+    except Exception:
+        log.exception("message %r in room %s failed", type(msg).__name__, room.code)
+        _reply_error(client, _("The server failed on that message; the error was logged."), msg_id)
+    return lang

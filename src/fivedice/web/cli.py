@@ -6,6 +6,7 @@ import click
 
 from fivedice.clickutil import I18nCommand, friendly
 from fivedice.i18n import N_, _
+from fivedice.web.limits import DEFAULT_LIMITS as D
 
 __all__ = ["serve_cmd"]
 
@@ -21,7 +22,10 @@ __all__ = ["serve_cmd"]
     default="auto",
     show_default=True,
     metavar="KIND",
-    help=N_("Fan-out between processes: auto (PostgreSQL NOTIFY on PostgreSQL), none, postgres, or a redis:// URL."),
+    help=N_(
+        "Fan-out between processes: auto (what the database's processes use; else NOTIFY on PostgreSQL), "
+        "none, postgres, or a redis:// URL."
+    ),
 )
 @click.option(
     "--computer-delay", default=0.6, show_default=True, type=float, help=N_("Seconds between computer moves.")
@@ -30,7 +34,61 @@ __all__ = ["serve_cmd"]
 @click.option("--table-prefix", default="web_", hidden=True, help=N_("Prefix of the room tables."))
 @click.option("--no-scores", is_flag=True, hidden=True, help=N_("Do not record finished games in the high scores."))
 @click.option(
-    "--rate", default=10.0, show_default=True, type=float, help=N_("Messages a second allowed per connection.")
+    "--rate", default=D.message_rate, show_default=True, type=float, help=N_("Messages a second allowed per seat.")
+)
+@click.option(
+    "--rooms-per-minute",
+    default=round(D.create_rate * 60, 3),
+    show_default=True,
+    type=float,
+    help=N_("Rooms one client address may create a minute."),
+)
+@click.option(
+    "--max-connections", default=D.connections, show_default=True, type=int, help=N_("Open connections at most.")
+)
+@click.option(
+    "--max-watchers", default=D.watchers, show_default=True, type=int, help=N_("Spectators per room at most.")
+)
+@click.option(
+    "--header-timeout",
+    default=D.header_timeout,
+    show_default=True,
+    type=float,
+    help=N_("Seconds a client has to send a request head (and its body)."),
+)
+@click.option(
+    "--db-timeout",
+    default=D.db_timeout,
+    show_default=True,
+    type=float,
+    help=N_("Seconds to wait for a locked or slow database before refusing a request."),
+)
+@click.option(
+    "--presence-ttl",
+    default=D.presence_ttl,
+    show_default=True,
+    type=float,
+    help=N_("Seconds after which the players of a silent server process show offline."),
+)
+@click.option(
+    "--finished-expiry",
+    default=D.finished_expiry,
+    show_default=True,
+    type=float,
+    help=N_("Seconds after its game ended that a room is deleted (its games stay in the history)."),
+)
+@click.option(
+    "--idle-expiry",
+    default=D.idle_expiry,
+    show_default=True,
+    type=float,
+    help=N_("Seconds without any change after which a room is deleted."),
+)
+@click.option(
+    "--trusted-proxy",
+    default=None,
+    metavar="ADDRESSES",
+    help=N_("Reverse proxies (comma-separated addresses) whose X-Forwarded-For names the client."),
 )
 @click.option("--log-level", default="warning", show_default=True, help=N_("uvicorn log level."))
 @friendly
@@ -44,19 +102,46 @@ def serve_cmd(
     table_prefix: str,
     no_scores: bool,
     rate: float,
+    rooms_per_minute: float,
+    max_connections: int,
+    max_watchers: int,
+    header_timeout: float,
+    db_timeout: float,
+    presence_ttl: float,
+    finished_expiry: float,
+    idle_expiry: float,
+    trusted_proxy: str | None,
     log_level: str,
 ) -> None:
     """Serve the browser game and its API at http://HOST:PORT."""
+    import dataclasses
     import gc
+    import logging
     import sys
 
-    import uvicorn
-
-    # database calls run in worker threads (PostgreSQL): hand the GIL over more often than every 5 ms
+    # database calls run in worker threads: hand the GIL over more often than every 5 ms
     sys.setswitchinterval(0.0005)
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     from fivedice.web.app import create_app
+    from fivedice.web.db import safe_url
+    from fivedice.web.server import run
 
+    limits = dataclasses.replace(
+        D,
+        message_rate=rate,
+        message_burst=2 * rate,
+        create_rate=rooms_per_minute / 60,
+        connections=max_connections,
+        watchers=max_watchers,
+        header_timeout=header_timeout,
+        body_timeout=header_timeout,
+        db_timeout=db_timeout,
+        presence_ttl=presence_ttl,
+        finished_expiry=finished_expiry,
+        idle_expiry=idle_expiry,
+        sweep_every=min(D.sweep_every, max(1.0, min(finished_expiry, idle_expiry) / 4)),
+    )
     app = create_app(
         db,
         pubsub=pubsub,
@@ -64,11 +149,20 @@ def serve_cmd(
         seed=seed,
         computer_delay=computer_delay,
         scores=not no_scores,
-        rate=(rate, 2 * rate),
+        limits=limits,
     )
     # fewer, cheaper garbage collections: the long-lived objects (rules, tables) are frozen
     gc.freeze()
     gc.set_threshold(20_000, 50, 100)
-    url = app.state.service.store.url
-    click.echo(_("fivedice: serving on http://{host}:{port}  (database: {url})", host=host, port=port, url=url))
-    uvicorn.run(app, host=host, port=port, log_level=log_level, ws_max_size=65536, ws_ping_interval=20)
+    service = app.state.service
+    url = safe_url(service.store.url)
+    click.echo(
+        _(
+            "fivedice: serving on http://{host}:{port}  (database: {url}, pub/sub: {pubsub})",
+            host=host,
+            port=port,
+            url=url,
+            pubsub=service.pubsub,
+        )
+    )
+    run(app, host, port, limits, log_level=log_level, trusted=trusted_proxy)

@@ -36,24 +36,48 @@ from sqlalchemy import (
     Text,
     bindparam,
     create_engine,
+    delete,
     event,
+    inspect,
     select,
     text,
     update,
 )
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 
 from fivedice.i18n import _
-from fivedice.web.errors import ConflictError, RoomNotFoundError, SchemaError
+from fivedice.web.errors import (
+    ConflictError,
+    PubSubError,
+    RoomNotFoundError,
+    SchemaError,
+    StoreBusyError,
+    StoreError,
+    StoreReadOnlyError,
+)
 
-__all__ = ["SCHEMA_VERSION", "MoveRow", "RoomRow", "RoomStore", "SeatRow", "Tables", "default_url", "normalize_url"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "MoveRow",
+    "RoomRow",
+    "RoomStore",
+    "SeatRow",
+    "Tables",
+    "default_url",
+    "normalize_url",
+    "safe_url",
+    "store_error",
+]
 
 PSYCOPG_SCHEME = "postgresql+psycopg://"
 POSTGRES_SCHEME = "postgresql://"
 SQLITE_SCHEME = "sqlite:///"
 
-SCHEMA_VERSION = 1
-"""The version of the room tables this code writes; older databases are upgraded on start."""
+SCHEMA_VERSION = 2
+"""The version of the room tables this code writes; older databases are upgraded on start
+(1 -> 2 adds ``rooms.started``, when the current game began, for the per-turn deadline)."""
 
 
 def normalize_url(url: str) -> str:
@@ -71,6 +95,51 @@ def normalize_url(url: str) -> str:
 def libpq_url(url: str) -> str:
     """The plain libpq form of a PostgreSQL URL (for psycopg's own connections)."""
     return POSTGRES_SCHEME + url.split("://", 1)[1]
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its password, for messages and logs.
+
+    >>> safe_url("postgresql://ann:secret@db:5432/fivedice")
+    'postgresql://ann:***@db:5432/fivedice'
+    """
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url.rsplit("@", 1)[-1]
+
+
+def store_error(exc: BaseException, timeout: float, url: str | None = None) -> StoreError:
+    """One sentence for a failed database call (the transaction was rolled back: nothing changed).
+
+    With ``url`` (at start) the sentence names the database and says the server cannot run on it.
+    """
+    orig = getattr(exc, "orig", None) or exc
+    lines = str(orig).strip().splitlines()
+    reason = (lines[0] if lines else type(orig).__name__)[:100].rstrip(".")
+    low, state = reason.lower(), getattr(orig, "sqlstate", None)
+    if "readonly" in low or "read-only" in low or state == "25006":
+        if url:
+            return StoreReadOnlyError(
+                _(
+                    "Database {url} is read-only ({reason}); fivedice serve needs to write its rooms.",
+                    url=url,
+                    reason=reason,
+                )
+            )
+        return StoreReadOnlyError(_("The database is read-only ({reason}); nothing was changed.", reason=reason))
+    if "locked" in low or "busy" in low or "timeout" in low or state in ("55P03", "57014", "40P01"):
+        return StoreBusyError(
+            _(
+                "The database stayed locked for more than {seconds} s; nothing was changed, try again in a moment.",
+                seconds=f"{timeout:g}",
+            )
+        )
+    if url:
+        return StoreError(_("Database {url} cannot be used ({reason}).", url=url, reason=reason))
+    return StoreError(
+        _("The database cannot be reached ({reason}); nothing was changed, try again in a moment.", reason=reason)
+    )
 
 
 def default_url() -> str:
@@ -119,6 +188,7 @@ def make_tables(prefix: str = "web_") -> Tables:
         Column("recorded", Integer, nullable=False),
         Column("created", Float, nullable=False),
         Column("updated", Float, nullable=False),
+        Column("started", Float, nullable=True),
     )
     seats = Table(
         f"{prefix}seats",
@@ -149,7 +219,15 @@ def _v1(conn: Connection, t: Tables) -> None:
         table.create(conn, checkfirst=True)
 
 
-MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1}
+def _v2(conn: Connection, t: Tables) -> None:
+    """Add ``rooms.started`` (rooms in play take their last change as an approximation)."""
+    if "started" in {c["name"] for c in inspect(conn).get_columns(t.rooms.name)}:
+        return  # made by _v1 from the current definition
+    conn.execute(text(f'ALTER TABLE "{t.rooms.name}" ADD COLUMN started FLOAT'))
+    conn.execute(update(t.rooms).where(t.rooms.c.status != "lobby").values(started=t.rooms.c.updated))
+
+
+MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2}
 """Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v``."""
 
 
@@ -189,18 +267,23 @@ class RoomRow:
     created: float
     updated: float
     seats: tuple[SeatRow, ...]
+    started: float | None = None
 
 
 class RoomStore:
     """Synchronous access to the room tables (the server calls it from worker threads)."""
 
-    def __init__(self, url: str | None = None, prefix: str = "web_") -> None:
+    def __init__(self, url: str | None = None, prefix: str = "web_", *, timeout: float = 5.0) -> None:
         self.url = normalize_url(url or default_url())
         self.tables = make_tables(prefix)
+        self.timeout = timeout
         self.is_sqlite = self.url.startswith("sqlite")
         self.is_postgres = self.url.startswith("postgresql")
-        self.engine: Engine = self._engine()
-        self.migrate()
+        try:
+            self.engine: Engine = self._engine()
+            self.migrate()
+        except DBAPIError as exc:
+            raise store_error(exc, timeout, safe_url(self.url)) from None
         # the statements of every move, built once (building them costs more than running them)
         r = self.tables.rooms
         self._lock = select(r.c.version).where(r.c.code == bindparam("code")).with_for_update()
@@ -213,9 +296,20 @@ class RoomStore:
 
     def _engine(self) -> Engine:
         if not self.is_sqlite:
-            return create_engine(self.url, pool_size=8, max_overflow=8, pool_recycle=1800)
+            args: dict[str, Any] = {}
+            if self.is_postgres:  # bound every wait for a lock or a statement (operators' locks included)
+                ms = int(self.timeout * 1000)
+                given = make_url(self.url).query.get("options", "")
+                given = given if isinstance(given, str) else " ".join(given)
+                args = {
+                    "options": f"{given} -c lock_timeout={ms} -c statement_timeout={2 * ms}".strip(),
+                    "connect_timeout": max(1, int(self.timeout)),
+                }
+            return create_engine(
+                self.url, pool_size=8, max_overflow=8, pool_recycle=1800, pool_pre_ping=True, connect_args=args
+            )
         memory = self.url in ("sqlite://", "sqlite:///:memory:")
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": 30}}
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": self.timeout}}
         if memory:
             kwargs["poolclass"] = StaticPool
         engine = create_engine(self.url, **kwargs)
@@ -299,6 +393,7 @@ class RoomStore:
             recorded=row["recorded"],
             created=row["created"],
             updated=row["updated"],
+            started=row["started"],
             seats=tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in seats),
         )
 
@@ -401,3 +496,89 @@ class RoomStore:
         with self.engine.begin() as conn:
             result = conn.execute(update(r).where(r.c.code == code, r.c.recorded < game_no).values(recorded=game_no))
             return bool(result.rowcount == 1)
+
+    # -- the processes sharing the database ---------------------------------------------
+    def claim_pubsub(self, name: str, now: float, window: float) -> str:
+        """Record that a starting process fans out through ``name`` (``auto``: the stored choice, else the
+        default) and return the channel to use; refuse a channel other than the one live processes use.
+
+        The choice is stored with the database (``meta`` keys ``pubsub`` and ``pubsub_seen``, which every
+        process refreshes, see :meth:`heartbeat`); a different one is taken only after ``window`` seconds
+        without any process confirming the old one."""
+        t = self.tables
+        with self.engine.begin() as conn:
+            if self.is_postgres:
+                conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": t.prefix + "pubsub"})
+            rows = dict(conn.execute(select(t.meta.c.key, t.meta.c.value).where(t.meta.c.key.like("pubsub%"))).all())
+            stored, seen = rows.get("pubsub"), float(rows.get("pubsub_seen") or 0)
+            if name == "auto":
+                name = stored or ("postgres" if self.is_postgres else "none")
+            elif stored is not None and stored != name and now - seen < window:
+                raise PubSubError(
+                    _(
+                        "The server processes of this database announce changes through {stored} (confirmed {ago} s"
+                        " ago), not {asked}; start every process with --pubsub {stored} or auto.",
+                        stored=stored,
+                        ago=f"{max(0.0, now - seen):.0f}",
+                        asked=name,
+                    )
+                )
+            self._set_meta(conn, pubsub=name, pubsub_seen=f"{now:.3f}")
+        return name
+
+    def heartbeat(self, name: str, now: float) -> str | None:
+        """Confirm that a live process uses fan-out ``name``; returns the stored choice (another one means
+        this process was silent too long and the processes were restarted on another channel)."""
+        t = self.tables
+        with self.engine.begin() as conn:
+            stored = conn.execute(select(t.meta.c.value).where(t.meta.c.key == "pubsub")).scalar()
+            if stored in (None, name):
+                self._set_meta(conn, pubsub=name, pubsub_seen=f"{now:.3f}")
+                return name
+            return str(stored)
+
+    def _set_meta(self, conn: Connection, **values: str) -> None:
+        t = self.tables
+        for key, value in values.items():
+            done = conn.execute(update(t.meta).where(t.meta.c.key == key).values(value=value))
+            if done.rowcount == 0:
+                conn.execute(t.meta.insert().values(key=key, value=value))
+
+    # -- expiry -------------------------------------------------------------------------
+    def expired(self, finished_before: float, idle_before: float, limit: int = 200) -> list[RoomRow]:
+        """Rooms over since before ``finished_before`` or unchanged since before ``idle_before`` (without seats)."""
+        r = self.tables.rooms
+        query = (
+            select(r)
+            .where(((r.c.status == "over") & (r.c.updated < finished_before)) | (r.c.updated < idle_before))
+            .limit(limit)
+        )
+        with self.engine.begin() as conn:
+            rows = conn.execute(query).mappings().all()
+        return [
+            RoomRow(
+                code=m["code"],
+                spec=m["spec"],
+                settings=json.loads(m["settings"]),
+                status=m["status"],
+                game_no=m["game_no"],
+                version=m["version"],
+                recorded=m["recorded"],
+                created=m["created"],
+                updated=m["updated"],
+                started=m["started"],
+                seats=(),
+            )
+            for m in rows
+        ]
+
+    def delete_room(self, code: str, version: int) -> bool:
+        """Delete a room with its seats and moves if it is still at ``version``; True if it was deleted."""
+        t = self.tables
+        with self.engine.begin() as conn:
+            if self.version(conn, code) != version:
+                return False
+            conn.execute(delete(t.moves).where(t.moves.c.code == code))
+            conn.execute(delete(t.seats).where(t.seats.c.code == code))
+            conn.execute(delete(t.rooms).where(t.rooms.c.code == code))
+        return True

@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from fivedice.errors import FiveDiceError
 
-__all__ = ["ConflictError", "MessageError", "RoomError", "RoomNotFoundError", "SchemaError"]
+__all__ = [
+    "ConflictError",
+    "LimitError",
+    "MessageError",
+    "PubSubError",
+    "RoomError",
+    "RoomNotFoundError",
+    "SchemaError",
+    "StaleIntentError",
+    "StoreBusyError",
+    "StoreError",
+    "StoreReadOnlyError",
+]
 
 
 class RoomError(FiveDiceError):
@@ -21,6 +33,34 @@ class MessageError(RoomError):
 
 class ConflictError(RoomError):
     """Another server process changed the room at the same moment; the request was not applied."""
+
+
+class StaleIntentError(RoomError):
+    """An intent sent for a room version that is no longer the current one (a double click, a replay)."""
+
+
+class LimitError(RoomError):
+    """A client went over a rate or size limit; ``retry_after`` says when to try again (seconds)."""
+
+    def __init__(self, message: str, retry_after: float = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class StoreError(RoomError):
+    """The database could not serve the request (unreachable, failing); nothing was changed."""
+
+
+class StoreBusyError(StoreError):
+    """The database stayed locked (or too slow) past the server's time bound; nothing was changed."""
+
+
+class StoreReadOnlyError(StoreError):
+    """The database refuses writes (a read-only file or transaction); nothing was changed."""
+
+
+class PubSubError(FiveDiceError):
+    """The fan-out channel between server processes is unreachable or disagrees with the database's."""
 
 
 class SchemaError(FiveDiceError):

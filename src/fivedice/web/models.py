@@ -1,7 +1,7 @@
 """Every message a client may send, as pydantic models with hard limits, and their error text.
 
->>> parse_message('{"type": "roll", "keep": [0, 2]}')
-RollIntent(type='roll', keep=[0, 2], id=None)
+>>> parse_message('{"type": "roll", "keep": [0, 2], "version": 17}')
+RollIntent(type='roll', keep=[0, 2], version=17, id=None)
 >>> parse_message('{"type": "chat", "text": "   "}')
 Traceback (most recent call last):
 fivedice.web.errors.MessageError: Message field 'text' is not valid: chat text is empty; expected 1 to 200 characters.
@@ -10,19 +10,21 @@ fivedice.web.errors.MessageError: Message field 'text' is not valid: chat text i
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from fivedice.i18n import N_, _
 from fivedice.web.errors import MessageError
+from fivedice.web.names import clean_text
 
 __all__ = [
     "CHAT_MAX",
+    "INTENTS",
     "MAX_MESSAGE",
     "MAX_SEATS",
     "NAME_MAX",
+    "Act",
     "Chat",
     "ClientMessage",
     "CreateRoom",
@@ -47,31 +49,6 @@ MAX_SEATS = 8
 """Seats in one room, human and computer together."""
 
 
-def clean_text(value: str, what: str, limit: int) -> str:
-    """``value`` with runs of white space made single spaces; raises on empty, too long or control text.
-
-    >>> clean_text("  Ann   Lee ", "name", 24)
-    'Ann Lee'
-    """
-    text = " ".join(value.split())
-    what = _(what)
-    if not text:
-        raise ValueError(_("{what} is empty; expected 1 to {limit} characters", what=what, limit=limit))
-    if len(text) > limit:
-        raise ValueError(
-            _(
-                "{what} {text!r} is {length} characters long; expected at most {limit}",
-                what=what,
-                text=text[:30],
-                length=len(text),
-                limit=limit,
-            )
-        )
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in text):
-        raise ValueError(_("{what} {text!r} contains control or unassigned characters", what=what, text=text[:30]))
-    return text
-
-
 def _name(value: str) -> str:
     return clean_text(value, N_("name"), NAME_MAX)
 
@@ -84,6 +61,8 @@ Name = Annotated[str, Field(max_length=200), AfterValidator(_name)]
 ChatText = Annotated[str, Field(max_length=1000), AfterValidator(_chat)]
 Level = Annotated[str, Field(min_length=1, max_length=20)]
 MessageId = Annotated[int, Field(ge=0, le=2**53)]
+Version = Annotated[int, Field(ge=0, le=2**53)]
+"""The room version an intent's sender last saw (every state carries it); a stale one is refused."""
 
 
 class _Message(BaseModel):
@@ -116,6 +95,7 @@ class RollIntent(_Message):
 
     type: Literal["roll"]
     keep: Annotated[list[Annotated[int, Field(ge=0, le=9)]], Field(max_length=10)] = Field(default_factory=list)
+    version: Version
     id: MessageId | None = None
 
 
@@ -125,13 +105,22 @@ class ScoreIntent(_Message):
     type: Literal["score"]
     box: Annotated[str, Field(min_length=1, max_length=40)]
     card: Annotated[int, Field(ge=0, le=9)] = 0
+    version: Version
+    id: MessageId | None = None
+
+
+class Act(_Message):
+    """An intent without arguments: start, rematch or undo (for the room version its sender saw)."""
+
+    type: Literal["start", "rematch", "undo"]
+    version: Version
     id: MessageId | None = None
 
 
 class Simple(_Message):
-    """A request without arguments: start, rematch, undo, hint, analysis or ping."""
+    """A request that changes nothing: hint, analysis or ping."""
 
-    type: Literal["start", "rematch", "undo", "hint", "analysis", "ping"]
+    type: Literal["hint", "analysis", "ping"]
     id: MessageId | None = None
 
 
@@ -143,7 +132,9 @@ class Chat(_Message):
     id: MessageId | None = None
 
 
-AnyMessage = Hello | SetLanguage | RollIntent | ScoreIntent | Simple | Chat
+AnyMessage = Hello | SetLanguage | RollIntent | ScoreIntent | Act | Simple | Chat
+INTENTS = (RollIntent, ScoreIntent, Act)
+"""The messages that change a room; each carries the ``version`` its sender last saw."""
 ClientMessage = Annotated[AnyMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(ClientMessage)
 
@@ -192,7 +183,7 @@ def parse_message(text: str | bytes) -> AnyMessage:
 class CreateRoom(BaseModel):
     """A new room: rule set and options, the creator's name, seats, hints, undo and turn timer."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     rules: Annotated[str, Field(min_length=1, max_length=40)] = "yahtzee"
     options: Annotated[
@@ -225,7 +216,7 @@ class CreateRoom(BaseModel):
 class JoinRoom(BaseModel):
     """Take an open seat (or watch, with ``spectator``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     name: Name | None = None
     spectator: bool = False

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-__all__ = ["Handler", "Hub", "MemoryHub", "NullHub", "PostgresHub", "RedisHub", "make_hub"]
+__all__ = ["Handler", "Hub", "MemoryHub", "NullHub", "PostgresHub", "RedisHub", "channel", "make_hub"]
 
 log = logging.getLogger("fivedice.web")
 
@@ -39,6 +39,10 @@ class Hub(Protocol):
         """Stop listening and close connections."""
         ...
 
+    def check(self) -> None:
+        """Raise :class:`~fivedice.web.errors.PubSubError` (one sentence) if the channel cannot be reached."""
+        ...
+
 
 class NullHub:
     """A single process: nothing to tell anyone."""
@@ -53,6 +57,9 @@ class NullHub:
 
     async def close(self) -> None:
         """Nothing to close."""
+
+    def check(self) -> None:
+        """Always reachable."""
 
 
 class MemoryHub:
@@ -85,6 +92,9 @@ class MemoryHub:
         """Leave the bus."""
         if self in self.bus:
             self.bus.remove(self)
+
+    def check(self) -> None:
+        """Always reachable."""
 
 
 class _Listener:
@@ -179,6 +189,15 @@ class PostgresHub(_Listener):
         if self.sender is not None:
             await self.sender.close()
 
+    def check(self) -> None:
+        """Connect once to PostgreSQL."""
+        import psycopg
+
+        try:
+            psycopg.connect(self.url, connect_timeout=5).close()
+        except psycopg.Error as exc:
+            raise _unreachable("PostgreSQL", self.url, exc) from None
+
 
 class RedisHub(_Listener):
     """Redis pub/sub on one channel."""
@@ -190,6 +209,7 @@ class RedisHub(_Listener):
         import redis.asyncio as aioredis
 
         self.channel = channel
+        self.url = url
         self.client: Any = aioredis.from_url(url)
 
     async def _listen(self, first: bool) -> None:
@@ -215,6 +235,61 @@ class RedisHub(_Listener):
         await self._stop()
         with contextlib.suppress(Exception):
             await self.client.aclose()
+
+    def check(self) -> None:
+        """PING Redis once."""
+        import redis
+
+        try:
+            client = redis.Redis.from_url(self.url, socket_connect_timeout=5, socket_timeout=5)
+            client.ping()
+            client.close()
+        except (redis.RedisError, OSError, ValueError) as exc:
+            raise _unreachable("Redis", self.url, exc) from None
+
+
+def _unreachable(what: str, url: str, exc: BaseException) -> Exception:
+    from fivedice.i18n import _
+    from fivedice.web.db import safe_url
+    from fivedice.web.errors import PubSubError
+
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:100].rstrip(".")
+    return PubSubError(
+        _(
+            "{what} at {url} is not reachable for pub/sub ({reason}); start it or choose another --pubsub.",
+            what=what,
+            url=safe_url(url),
+            reason=reason,
+        )
+    )
+
+
+def channel(kind: str, db_url: str) -> str:
+    """The fan-out a ``--pubsub`` value names, as stored with the database (a Redis URL without its password);
+    ``auto`` stays ``auto``. Raises :class:`~fivedice.web.errors.PubSubError` for an unknown or unusable kind.
+
+    >>> channel("redis://:secret@127.0.0.1:6379/0", "sqlite://")
+    'redis://127.0.0.1:6379/0'
+    """
+    from fivedice.i18n import _
+    from fivedice.web.db import normalize_url
+    from fivedice.web.errors import PubSubError
+
+    if kind in ("auto", "none"):
+        return kind
+    if kind == "postgres":
+        if not normalize_url(db_url).startswith("postgresql"):
+            raise PubSubError(_("Pub/sub 'postgres' needs a PostgreSQL database; the database is {url!r}.", url=db_url))
+        return kind
+    if kind.startswith(("redis://", "rediss://", "unix://")):
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(kind)
+        if parts.scheme == "unix":
+            return kind
+        host = parts.netloc.rsplit("@", 1)[-1]
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    raise PubSubError(_("Pub/sub {kind!r} is unknown; expected auto, none, postgres or a redis:// URL.", kind=kind))
 
 
 def make_hub(kind: str, db_url: str, channel: str) -> Hub:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,13 +25,13 @@ from fivedice.rules import RuleSet, parse_spec
 from fivedice.scorecard import Scorecard
 from fivedice.state import Phase
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
+from fivedice.web.limits import TokenBucket
 
 __all__ = [
     "CODE_ALPHABET",
     "Client",
     "Room",
     "SecretsRoller",
-    "TokenBucket",
     "describe_move",
     "english_text",
     "event_text",
@@ -59,26 +58,6 @@ class SecretsRoller:
         return tuple(secrets.randbelow(6) + 1 for _i in range(n))
 
 
-class TokenBucket:
-    """A per-connection rate limit: ``rate`` messages a second on average, bursts up to ``burst``."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-    def take(self) -> bool:
-        """Whether one more message is allowed now."""
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-
 @dataclass(eq=False)
 class Client:
     """One WebSocket connection: its seat (None for a spectator) and its outgoing queue."""
@@ -87,6 +66,20 @@ class Client:
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(maxsize=256))
     name: str | None = None
     """A spectator's name (None: an anonymous spectator, or a player)."""
+    bucket: TokenBucket | None = None
+    """A spectator's own rate budget (a seat's connections share the room's budget for that seat)."""
+    close_code: int = 4408
+    closing: bool = False
+
+    def close(self, code: int) -> None:
+        """Close the connection with ``code`` once what is queued has been sent."""
+        self.close_code, self.closing = code, True
+        try:
+            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
 
     def send(self, text: str) -> bool:
         """Queue ``text``; False if the client is too far behind (it is then dropped)."""
@@ -161,8 +154,11 @@ class Room:
         self.lock = asyncio.Lock()
         self.clients: set[Client] = set()
         self.presence: dict[str, frozenset[int]] = {}
+        """Seats online through other server processes, by process."""
         self.watchers: dict[str, tuple[str | None, ...]] = {}
         """Spectators connected to other server processes (their names), by process."""
+        self.buckets: dict[int, TokenBucket] = {}
+        """Each seat's message budget, shared by all of that seat's connections to this process."""
         self.driving = False
         self.recording = False
         self.notified_timeout: tuple[int, int] | None = None
@@ -179,6 +175,8 @@ class Room:
         self._cards: dict[int, tuple[Scorecard, dict[str, Any]]] = {}
         self.game: Game | None = None
         self.movers: list[int] = []
+        self.turn_began: list[float | None] = []
+        """After each move still in effect: when the turn then under way began (None: when the game did)."""
         self.seq = 0
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENTS_KEPT)
         if row.status != "lobby":
@@ -210,10 +208,14 @@ class Room:
 
     def note(self, move: MoveRow) -> None:
         """Book-keeping for a move already applied to :attr:`game`: sequence, movers and events."""
-        if move.record.get("type") == "undo":
+        kind = move.record.get("type")
+        if kind == "undo":
             self.movers.pop()
+            self.turn_began.pop()
         else:
             self.movers.append(move.seat)
+            ends_turn = kind in ("score", "rolloff")
+            self.turn_began.append(move.at if ends_turn else (self.turn_began[-1] if self.turn_began else None))
         self.seq = move.seq
         self.events.append(move_event(self.names, move, self._labels))
 
@@ -249,11 +251,15 @@ class Room:
 
     @property
     def deadline(self) -> float | None:
-        """When the current turn's time runs out (epoch seconds), or None without a timer."""
+        """When the current turn's time runs out (epoch seconds), or None without a timer: a fixed
+        time after the turn began (the previous score, or the game's start), whatever is done meanwhile."""
         timer = self.settings.get("timer")
         if not timer or self.status != "playing":
             return None
-        return float(self.row.updated + timer)
+        began = self.turn_began[-1] if self.turn_began else None
+        if began is None:
+            began = self.row.started if self.row.started is not None else self.row.updated
+        return float(began + timer)
 
     def current_seat(self) -> SeatRow | None:
         """The seat to act, or None outside play."""
@@ -280,6 +286,12 @@ class Room:
         for other in self.watchers.values():
             names.extend(other)
         return sorted(names, key=lambda n: (n is None, (n or "").lower()))
+
+    def presence_message(self) -> str:
+        """The small update sent when someone connects or leaves (instead of the whole state)."""
+        spectators = self.spectators()
+        online = sorted(self.online())
+        return json.dumps({"type": "presence", "online": online, "watchers": len(spectators), "spectators": spectators})
 
     def presence_changed(self) -> None:
         """Someone connected or left: the next snapshot shows it."""
@@ -325,6 +337,7 @@ class Room:
             ],
             "spectators": self.spectators(),
             "deadline": self.deadline,
+            "watchers": len(self.spectators()),
             "game": self._game_data(),
             "events": [english_text(e) for e in self.events],
             "event_keys": list(self.events),

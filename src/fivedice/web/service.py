@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import dataclasses
 import hashlib
 import hmac
@@ -28,7 +29,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fivedice import i18n, notation
 from fivedice.dice import DiceRoller, RandomRoller
@@ -37,10 +38,19 @@ from fivedice.i18n import N_, _
 from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
 from fivedice.web import computer
-from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow
-from fivedice.web.errors import ConflictError, RoomError, RoomNotFoundError
+from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
+from fivedice.web.errors import (
+    ConflictError,
+    LimitError,
+    RoomError,
+    RoomNotFoundError,
+    StaleIntentError,
+    StoreBusyError,
+)
+from fivedice.web.limits import DEFAULT_LIMITS, KeyedBuckets, Limits, TokenBucket
 from fivedice.web.lobby import RoomExtras
-from fivedice.web.models import Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
+from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
+from fivedice.web.names import skeleton
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.rooms import Client, Room, SecretsRoller, new_code
 
@@ -101,7 +111,8 @@ class RoomService:
         computer_delay: float = 0.6,
         scores: bool = True,
         scores_url: str | None = None,
-        rate: tuple[float, float] = (10.0, 20.0),
+        limits: Limits = DEFAULT_LIMITS,
+        pubsub: str = "none",
     ) -> None:
         self.store = store
         self.extras = RoomExtras(store)
@@ -111,7 +122,15 @@ class RoomService:
         self.computer_delay = computer_delay
         self.scores = scores
         self.scores_url = scores_url
-        self.rate = rate
+        self.limits = limits
+        self.pubsub = pubsub
+        """The fan-out channel claimed in the database (see :meth:`RoomStore.claim_pubsub`)."""
+        self.http = {
+            "create": KeyedBuckets(limits.create_rate, limits.create_burst),
+            "join": KeyedBuckets(limits.join_rate, limits.join_burst),
+        }
+        self.peers: dict[str, float] = {}
+        """Other processes and when they were last heard of (their presence lapses after ``presence_ttl``)."""
         self.proc = secrets.token_hex(6)
         self.clock: Callable[[], float] = time.time
         """The wall clock of moves and turn timers (tests move it forward)."""
@@ -119,16 +138,20 @@ class RoomService:
         self._loading = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._score_store: Any = None
+        # Database calls run in worker threads, so a locked or slow database never stalls the event loop
+        # (SQLite: one thread, since it has one writer at a time anyway).
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
-        # SQLite calls take well under a millisecond: run them on the event loop, because handing
-        # each one to a thread costs a GIL hand-over (up to the 5 ms switch interval) per call.
-        self.inline = store.is_sqlite
+        self.warned: set[str] = set()
 
     # -- life cycle ---------------------------------------------------------------------
     async def start(self) -> None:
-        """Subscribe to the other processes' news and start the turn-timer watch."""
+        """Subscribe to the other processes' news and start the turn timers, heartbeats and room expiry."""
+        from fivedice.web import upkeep
+
         await self.hub.start(self._on_event)
         self._spawn(self._timer_loop())
+        self._spawn(upkeep.heartbeats(self))
+        self._spawn(upkeep.sweeps(self))
 
     async def close(self) -> None:
         """Stop background work and release connections."""
@@ -147,10 +170,34 @@ class RoomService:
         task.add_done_callback(self._tasks.discard)
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a database call: inline for SQLite, else in the service's worker threads."""
-        if self.inline:
+        """Run a database call in a worker thread; a database error becomes a one-sentence
+        :class:`~fivedice.web.errors.StoreError` (logged), and a call that waited for the worker longer
+        than the database time bound fails at once without touching the database."""
+        queued = time.monotonic()
+        timeout = self.limits.db_timeout
+
+        def run() -> T:
+            if time.monotonic() - queued > timeout:
+                raise StoreBusyError(
+                    _(
+                        "The database stayed locked for more than {seconds} s; nothing was changed, "
+                        "try again in a moment.",
+                        seconds=f"{timeout:g}",
+                    )
+                )
             return fn(*args)
-        return await asyncio.get_running_loop().run_in_executor(self.executor, partial(fn, *args))
+
+        try:
+            # in the caller's context: its language, for the one-sentence errors raised in there
+            context = contextvars.copy_context()
+            return await asyncio.get_running_loop().run_in_executor(self.executor, context.run, run)
+        except DBAPIError as exc:
+            error = store_error(exc, timeout)
+            log.warning("database call %s failed: %s (%s)", getattr(fn, "__name__", fn), error, exc.orig)
+            raise error from None
+        except StoreBusyError as exc:
+            log.warning("database call %s skipped: %s", getattr(fn, "__name__", fn), exc)
+            raise
 
     # -- rooms in memory ----------------------------------------------------------------
     async def room(self, code: str) -> Room:
@@ -187,15 +234,31 @@ class RoomService:
             room.apply(row, self.store.moves(room.code, row.game_no, room.seq, conn))
         return True
 
-    def _write(self, room: Room, seat: int, by: str, decide: Decide) -> Change:
-        """One transaction: lock, refresh, decide, append, bump; then update the room in memory."""
+    def _write(self, room: Room, seat: int, by: str, decide: Decide, expected: int | None = None) -> Change:
+        """One transaction: lock, refresh, check the sender's ``expected`` version, decide, append, bump;
+        then update the room in memory."""
         now = self.clock()
         try:
             with self.store.transaction(room.code) as conn:
                 if self.store.version(conn, room.code) != room.version or room.stale:
+                    if not room.stale and isinstance(self.hub, NullHub):
+                        self._warn_unshared()
                     self._refresh(room, conn, self.store.room(room.code, conn))
                 row = room.row
+                if expected is not None and expected != row.version:
+                    raise StaleIntentError(
+                        _(
+                            "That request was made for version {sent} of the room, which is now at version"
+                            " {now}; nothing was changed.",
+                            sent=expected,
+                            now=row.version,
+                        )
+                    )
                 change = decide(room, conn)
+                if change.values.get("status") == "playing" and (
+                    row.status != "playing" or change.values.get("game_no", row.game_no) != row.game_no
+                ):
+                    change.values.setdefault("started", now)  # the clock of the first turn starts now
                 move = None
                 if change.entry is not None:
                     move = MoveRow(room.seq + 1, seat, by, change.entry, now)
@@ -217,14 +280,34 @@ class RoomService:
             room.note(move)
         return change
 
-    async def _change(self, room: Room, seat: int, by: str, decide: Decide) -> Any:
+    def _warn_unshared(self) -> None:
+        if "unshared" not in self.warned:
+            self.warned.add("unshared")
+            log.error(
+                "another process changes rooms in this database but this one has no pub/sub channel: players "
+                "on different processes do not hear each other; start every process with the same --pubsub"
+            )
+
+    async def _change(
+        self,
+        room: Room,
+        seat: int,
+        by: str,
+        decide: Decide,
+        expected: int | None = None,
+        ack: tuple[Client, int | None] | None = None,
+    ) -> Any:
         async with room.lock:
             before = room.version
             try:
-                change = await self.db(self._write, room, seat, by, decide)
+                change = await self.db(self._write, room, seat, by, decide, expected)
             finally:  # even a refused request may have brought news from another process
                 if room.version != before:
                     self._broadcast(room)
+            if ack is not None:  # the sender's own confirmation, after the state it caused
+                client, msg_id = ack
+                done = {"type": "ack", "id": msg_id, "version": room.version, "game_no": room.row.game_no}
+                client.send(json.dumps({**done, "seq": room.seq}))
         await self._publish(room, "changed", version=room.version)
         self._after_change(room)
         return change.result
@@ -250,15 +333,35 @@ class RoomService:
         client.queue.put_nowait(None)  # the writer closes the socket
 
     async def _publish(self, room: Room, kind: str, **extra: Any) -> None:
+        await self.hub_publish({"proc": self.proc, "room": room.code, "kind": kind, **extra})
+
+    async def hub_publish(self, event: dict[str, Any]) -> None:
+        """Tell the other processes; a failure is logged (moves are committed: others catch up on a refresh)."""
         try:
-            await self.hub.publish({"proc": self.proc, "room": room.code, "kind": kind, **extra})
-        except Exception as exc:  # the move is committed; other processes catch up on their next refresh
-            log.warning("could not publish %s for room %s: %s", kind, room.code, exc)
+            await self.hub.publish(event)
+        except Exception as exc:
+            log.warning("could not publish %s for room %s: %s", event.get("kind"), event.get("room"), exc)
+
+    def _send_presence(self, room: Room, skip: Client | None = None) -> None:
+        text = room.presence_message()
+        for client in list(room.clients):
+            if client is not skip and not client.send(text):
+                self._drop(room, client)
 
     async def _on_event(self, event: dict[str, Any]) -> None:
-        if event.get("proc") == self.proc:
+        proc = str(event.get("proc"))
+        if proc == self.proc:
             return
         kind = event.get("kind")
+        if event.get("proc") is not None:
+            self.peers[proc] = time.monotonic()
+        if kind == "alive":
+            return
+        if kind == "expired":
+            room = self.rooms.pop(str(event.get("room")), None)
+            if room is not None:
+                self.close_expired(room)
+            return
         rooms = list(self.rooms.values()) if kind == "resync" else [self.rooms.get(str(event.get("room")))]
         for room in rooms:
             if room is None:
@@ -273,11 +376,12 @@ class RoomService:
             elif kind == "message" and isinstance(event.get("message"), dict):
                 self._send_all(room, event["message"])
             elif kind == "presence":
-                room.presence[str(event.get("proc"))] = frozenset(int(s) for s in event.get("seats", []))
+                room.presence[proc] = frozenset(int(s) for s in event.get("seats", []))
                 watchers = event.get("watchers", [])
-                room.watchers[str(event.get("proc"))] = tuple(str(w)[:40] if w else None for w in watchers[:200])
+                watchers = watchers if isinstance(watchers, list) else []
+                room.watchers[proc] = tuple(str(w)[:40] if w else None for w in watchers[:200])
                 room.presence_changed()
-                self._broadcast(room)
+                self._send_presence(room)
                 if event.get("hello"):
                     await self._publish_presence(room)
 
@@ -285,6 +389,32 @@ class RoomService:
         seats = sorted({c.seat for c in room.clients if c.seat is not None})
         watchers = [c.name for c in room.clients if c.seat is None]
         await self._publish(room, "presence", seats=seats, hello=hello, watchers=watchers)
+
+    def expire_peers(self) -> None:
+        """Forget the connections of processes not heard of for ``presence_ttl`` (killed, cut off)."""
+        cutoff = time.monotonic() - self.limits.presence_ttl
+        gone = {proc for proc, seen in self.peers.items() if seen < cutoff}
+        if not gone:
+            return
+        for proc in gone:
+            del self.peers[proc]
+            log.warning(
+                "server process %s has been silent for %g s; its players show offline", proc, self.limits.presence_ttl
+            )
+        for room in list(self.rooms.values()):
+            if gone & (room.presence.keys() | room.watchers.keys()):
+                for proc in gone:
+                    room.presence.pop(proc, None)
+                    room.watchers.pop(proc, None)
+                room.presence_changed()
+                self._send_presence(room)
+
+    def close_expired(self, room: Room) -> None:
+        """Tell the clients of a room that expired and close their connections."""
+        self._send_all(room, notice(N_("This room has expired; its finished games are in the history.")))
+        for client in list(room.clients):
+            room.clients.discard(client)
+            client.close(4400)
 
     async def _message(self, room: Room, message: dict[str, Any]) -> None:
         self._send_all(room, message)
@@ -294,7 +424,7 @@ class RoomService:
     def _after_change(self, room: Room, drive: bool = True) -> None:
         if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.recording:
             room.recording = True
-            self._spawn(self._record(room))
+            self._spawn(self.record(room))
         seat = room.current_seat()
         if drive and seat is not None and seat.kind == "computer" and not room.driving:
             room.driving = True
@@ -362,19 +492,22 @@ class RoomService:
                     text = N_("Time is up for {who}; the room waits for them.")
                     await self._message(room, notice(text, who=seat.name))
 
-    async def _record(self, room: Room) -> None:
-        """Put a finished game into the high scores and history (exactly one process claims it)."""
+    async def record(self, room: Room) -> bool:
+        """Put a finished game into the high scores and history (exactly one process claims it);
+        False if it could not be recorded."""
         if room.game is None or not room.game.is_over:
             room.recording = False
-            return
+            return False
         game_no, game = room.row.game_no, room.game
         try:
             if not await self.db(self.store.claim_record, room.code, game_no):
-                return
+                return True  # another process (or an earlier call) has it
             levels = {s.seat: s.level or "computer" for s in room.seats if s.kind == "computer"}
             await asyncio.to_thread(self._record_sync, game, levels)
+            return True
         except Exception as exc:
             log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
+            return False
         finally:
             room.recording = False
 
@@ -406,7 +539,7 @@ class RoomService:
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
         for n, level in enumerate(req.computers, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
-        if req.name.lower() in {s.name.lower() for s in seats[1:] if s.name}:
+        if skeleton(req.name) in {skeleton(s.name) for s in seats[1:] if s.name}:
             raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
         settings = {"hints": req.hints, "undo": req.undo, "timer": req.timer, "away": req.away, "public": req.public}
         for _attempt in range(5):
@@ -432,9 +565,19 @@ class RoomService:
         def decide(r: Room, conn: Connection) -> Change:
             if r.status != "lobby":
                 raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
-            if any(s.name and s.name.lower() == name.lower() for s in r.seats):
+            clash = next((n for n in r.names if skeleton(n) == skeleton(name)), None)
+            if clash == name or (clash is not None and clash.casefold() == name.casefold()):
                 raise RoomError(
                     _("Name {name!r} is already taken in room {code!r}; choose another.", name=name, code=r.code)
+                )
+            if clash is not None:
+                raise RoomError(
+                    _(
+                        "Name {name!r} looks like {other!r}, already in room {code!r}; choose another.",
+                        name=name,
+                        other=clash,
+                        code=r.code,
+                    )
                 )
             free = next((s for s in r.seats if s.kind == "human" and s.name is None), None)
             if free is None:
@@ -449,10 +592,23 @@ class RoomService:
         await self._message(room, notice(N_("{who} joined."), who=name))
         return {"code": room.code, "token": token, "seat": seat, "link": f"/r/{room.code}"}
 
-    async def moves(self, code: str, game_no: int | None = None) -> dict[str, Any]:
-        """A game's stored move log (every accepted action, including undos)."""
+    async def moves(self, code: str, game: str | None = None) -> dict[str, Any]:
+        """A game's stored move log (every accepted action, including undos); ``game`` is its number
+        as given in the query (default: the room's current game)."""
         room = await self.room(code)
-        number = game_no or room.row.game_no
+        last = room.row.game_no
+        number = last
+        if game is not None:
+            number = int(game) if game.isdigit() and len(game) <= 9 else 0
+            if not 1 <= number <= last:
+                raise RoomNotFoundError(
+                    _(
+                        "Game {game!r} is not in room {code!r}; expected a game number from 1 to {last}.",
+                        game=game[:20],
+                        code=room.code,
+                        last=last,
+                    )
+                )
         rows = await self.db(self.store.moves, room.code, number)
         return {
             "code": room.code,
@@ -473,24 +629,71 @@ class RoomService:
             if not match:
                 raise RoomError(_("That token is not a seat of room {code!r}; join the room again.", code=room.code))
             seat = match[0]
+        limits = self.limits
+        if seat is None and len(room.spectators()) >= limits.watchers:
+            raise LimitError(
+                _(
+                    "Room {code!r} already has {count} spectators, the most it allows; try again later.",
+                    code=room.code,
+                    count=limits.watchers,
+                )
+            )
+        if seat is not None and sum(c.seat == seat for c in room.clients) >= limits.seat_connections:
+            raise LimitError(
+                _(
+                    "{player} already has {count} connections to room {code!r}; close one first.",
+                    player=room.names[seat],
+                    count=limits.seat_connections,
+                    code=room.code,
+                )
+            )
         client = Client(seat, name=hello.name if seat is None else None)
         first = not room.clients
         chat = await self.db(self.extras.chat, room.code)
         async with room.lock:
             room.clients.add(client)
             room.presence_changed()
-            self._broadcast(room)
+            you = "null" if seat is None else str(seat)
+            client.send(f'{{"type":"state","you":{you},"state":{room.snapshot()}}}')
+            self._send_presence(room, skip=client)
         client.send(json.dumps({"type": "chat_history", "lines": chat}))
         await self._publish_presence(room, hello=first)
         return room, client
 
     async def disconnect(self, room: Room, client: Client) -> None:
-        """Detach a connection; the others see the seat go offline."""
+        """Detach a connection; the others see the seat go offline (a small presence update)."""
         async with room.lock:
             room.clients.discard(client)
             room.presence_changed()
-            self._broadcast(room)
+            self._send_presence(room)
         await self._publish_presence(room)
+
+    def allow(self, room: Room, client: Client) -> bool:
+        """Whether one more frame from ``client`` is within the rate: a seat's connections to this process
+        share one budget (a spectator has its own)."""
+        if client.seat is None:
+            if client.bucket is None:
+                client.bucket = TokenBucket(self.limits.message_rate, self.limits.message_burst)
+            return client.bucket.take()
+        bucket = room.buckets.get(client.seat)
+        if bucket is None:
+            bucket = room.buckets[client.seat] = TokenBucket(self.limits.message_rate, self.limits.message_burst)
+        return bucket.take()
+
+    def check_http(self, kind: str, address: str) -> None:
+        """Count one room creation or join from a client address; raises :class:`LimitError` past the rate."""
+        buckets = self.http[kind]
+        bucket = buckets.bucket(address)
+        if bucket.take():
+            return
+        wait = max(1, round(bucket.wait()))
+        if kind == "create":
+            text = _(
+                "Too many rooms created from {address}; wait {seconds} s and try again.", address=address, seconds=wait
+            )
+        else:
+            text = _("Too many joins from {address}; wait {seconds} s and try again.", address=address, seconds=wait)
+        raise LimitError(text, retry_after=wait)
 
     async def handle(self, room: Room, client: Client, msg: Any) -> None:
         """Act on one validated message from ``client``."""
@@ -502,24 +705,28 @@ class RoomService:
             return
         if seat is None:
             raise RoomError(_("Spectators can watch but not act or chat; join the room to play."))
-        if isinstance(msg, RollIntent | ScoreIntent):
-            await self._change(room, seat, "seat", partial(_play, seat, msg))
-        elif isinstance(msg, Chat):
+        if isinstance(msg, Chat):
             name = room.seats[seat].name or ""
             line = await self.db(partial(self.extras.add_chat, room.code, seat, name, msg.text, now=self.clock()))
             await self._message(room, line)
+            return
+        if not isinstance(msg, INTENTS):
+            if msg.type == "hint":
+                client.send(json.dumps({"type": "hint", "id": msg.id, **(await self._hint(room, seat))}))
+            elif msg.type == "analysis":
+                client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": await self._analysis(room)}))
+            return
+        sent: tuple[int, tuple[Client, int | None]] = (msg.version, (client, msg.id))
+        if isinstance(msg, RollIntent | ScoreIntent):
+            await self._change(room, seat, "seat", partial(_play, seat, msg), *sent)
         elif msg.type == "undo":
-            await self._change(room, seat, "seat", partial(_undo, seat))
+            await self._change(room, seat, "seat", partial(_undo, seat), *sent)
         elif msg.type == "start":
-            await self._change(room, seat, "seat", partial(_start, seat))
+            await self._change(room, seat, "seat", partial(_start, seat), *sent)
             await self._message(room, notice(N_("The game has started.")))
         elif msg.type == "rematch":
-            await self._change(room, seat, "seat", partial(_rematch, seat))
+            await self._change(room, seat, "seat", partial(_rematch, seat), *sent)
             await self._message(room, notice(N_("{who} started a rematch."), who=room.seats[seat].name))
-        elif msg.type == "hint":
-            client.send(json.dumps({"type": "hint", "id": msg.id, **(await self._hint(room, seat))}))
-        elif msg.type == "analysis":
-            client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": await self._analysis(room)}))
 
     async def _hint(self, room: Room, seat: int) -> dict[str, Any]:
         if not room.settings.get("hints"):

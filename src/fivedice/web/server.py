@@ -1,0 +1,108 @@
+"""Running the app under uvicorn with connection limits: a cap on open connections and a header timeout.
+
+uvicorn's own HTTP protocol (h11) is extended so that a connection past ``connections`` is
+answered at once with a JSON 503 and closed, and a connection that has not sent a complete
+request head within ``header_timeout`` seconds (a slow-header client, or an idle keep-alive
+one) gets a JSON 408 and is closed. Idle keep-alive connections close after ``keep_alive``
+seconds; WebSocket frames are at most 64 KiB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from fivedice.i18n import _
+from fivedice.web.limits import Limits
+
+__all__ = ["guarded_protocol", "run"]
+
+WS_MAX_SIZE = 65536
+
+
+def _raw_response(status: int, reason: str, message: str) -> bytes:
+    body = json.dumps({"error": message}).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+        "connection: close\r\nretry-after: 5\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+def guarded_protocol(limits: Limits) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with the connection cap and the header timeout of ``limits``."""
+
+    class GuardedH11Protocol(H11Protocol):
+        """One HTTP connection, refused past the cap and closed when its request head is too slow."""
+
+        head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > limits.connections:
+                message = _(
+                    "The server has {count} open connections, its limit; try again in a moment.",
+                    count=limits.connections,
+                )
+                self._refuse(503, "Service Unavailable", message)
+                return
+            self._arm()
+
+        def _arm(self) -> None:
+            if self.head_timer is not None:
+                self.head_timer.cancel()
+            self.head_timer = self.loop.call_later(limits.header_timeout, self._head_timeout)
+
+        def _refuse(self, status: int, reason: str, message: str) -> None:
+            if not self.transport.is_closing():
+                self.transport.write(_raw_response(status, reason, message))
+                self.transport.close()
+
+        def _head_timeout(self) -> None:
+            self.head_timer = None
+            if self.transport.is_closing() or self.transport.get_protocol() is not self:
+                return  # closed, or upgraded to a WebSocket
+            waiting = self.cycle is None or self.cycle.response_complete
+            if waiting and self.conn.their_state is h11.IDLE:
+                message = _(
+                    "The request head did not arrive within {seconds} s; send it at once.",
+                    seconds=f"{limits.header_timeout:g}",
+                )
+                self._refuse(408, "Request Timeout", message)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next request head has the same time bound
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.head_timer is not None:
+                self.head_timer.cancel()
+                self.head_timer = None
+            super().connection_lost(exc)
+
+    return GuardedH11Protocol
+
+
+def run(app: Any, host: str, port: int, limits: Limits, *, log_level: str, trusted: str | None = None) -> None:
+    """Serve ``app`` until interrupted. ``trusted``: addresses of reverse proxies whose
+    ``X-Forwarded-For`` names the client (none by default: the peer's address is the client's)."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        http=guarded_protocol(limits),
+        ws_max_size=WS_MAX_SIZE,
+        ws_ping_interval=20,
+        timeout_keep_alive=limits.keep_alive,
+        proxy_headers=trusted is not None,
+        forwarded_allow_ips=trusted,
+    )
+    uvicorn.Server(config).run()
