@@ -132,7 +132,10 @@ function send(message, { intent = true } = {}) {
     toast(t("Not connected to the server; reconnecting."));
     return false;
   }
-  ui.ws.send(JSON.stringify({ ...message, id: ui.nextId++ }));
+  // an intent carries the room version this page last saw: the server refuses it for any other
+  // (a double click, two quick key presses, a message sent twice act once)
+  const version = intent && ui.room ? { version: ui.room.version } : {};
+  ui.ws.send(JSON.stringify({ ...message, ...version, id: ui.nextId++ }));
   if (intent) {
     ui.pending = true;
     if (ui.room) render();
