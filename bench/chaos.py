@@ -1,0 +1,497 @@
+"""Chaos benchmark: many rooms played on loopback while servers are killed, the database is locked,
+connections are dropped and malformed, duplicated, replayed and oversized input is sent.
+
+Players are WebSocket clients that reconnect to any live server. Each intent carries the room
+version the player last saw; the server answers an accepted one with an ``ack`` (sent only after
+the commit). Faults, at random while the games go on:
+
+- ``kill``: a server process gets SIGKILL and is started again on its port a moment later;
+- ``lock``: the database is locked for a while (SQLite ``BEGIN EXCLUSIVE`` from another process,
+  PostgreSQL ``LOCK TABLE ... ACCESS EXCLUSIVE``);
+- ``drop``: a player's connection is cut right after it sends an intent;
+- ``duplicate``: an intent is sent twice (to the same server, or to two servers at once);
+- ``replay``: an intent already answered is sent again;
+- ``malformed``/``oversized``/``binary``: bad WebSocket frames; ``chunked``/``badjson``: bad HTTP requests.
+
+At the end every stored log is read from the database and checked: every acknowledged action is
+there exactly once (``lost``), every stored action is one the players sent, at the version they
+sent it for (``duplicated``: an action applied twice, or at a version its sender did not see),
+every log replays through the engine, and every refusal was one sentence. Bounded by
+``--duration`` (plus a short grace to finish games); loopback only.
+
+    python bench/chaos.py                  # 24 rooms x 2 players, 2 servers, SQLite (+ Redis when present)
+    python bench/chaos.py --quick --json   # the fast subset the test suite runs
+    python bench/chaos.py --db postgresql://postgres@127.0.0.1:5432/test --servers 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import secrets
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+from fivedice import notation
+from fivedice.game import Game
+from fivedice.rules import parse_spec
+
+INTENT_WAIT = 3.0
+"""Seconds a player waits for the answer to an intent before it reconnects and looks again."""
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def redis_url() -> str | None:
+    """The local Redis, if one answers."""
+    url = os.environ.get("FIVEDICE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except Exception:
+        return None
+    return url
+
+
+class Servers:
+    """Server processes on fixed loopback ports (a killed one comes back on the same port)."""
+
+    def __init__(self, db: str, count: int, args: list[str], logs: Path) -> None:
+        self.db, self.args, self.logs = db, args, logs
+        self.ports = [free_port() for _ in range(count)]
+        self.procs: list[subprocess.Popen[bytes] | None] = [None] * count
+
+    def url(self, i: int) -> str:
+        return f"http://127.0.0.1:{self.ports[i]}"
+
+    def start(self, i: int) -> None:
+        cmd = [sys.executable, "-m", "fivedice.web", "--port", str(self.ports[i]), "--db", self.db, *self.args]
+        log = open(self.logs / f"server{i}.log", "ab")  # noqa: SIM115
+        self.procs[i] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+
+    def wait(self, i: int, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url(i) + "/api/rules", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise SystemExit(f"server {i} did not start; see {self.logs}")
+
+    def kill(self, i: int) -> None:
+        proc = self.procs[i]
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+
+    def live(self) -> list[int]:
+        return [i for i, p in enumerate(self.procs) if p is not None and p.poll() is None]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            if proc is not None:
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+@dataclass
+class Room:
+    """One room: its players' tokens, what they sent and what was acknowledged."""
+
+    code: str
+    tokens: list[str]
+    sent: dict[int, set[tuple[int, str]]] = field(default_factory=dict)
+    """Room version intents were sent for -> their (seat, intent type)s (a refused one may be followed by another)."""
+    acked: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Move sequence number -> (seat, version after it), from the acks."""
+    final: dict[str, Any] | None = None
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class Tally:
+    """Counts for the report."""
+
+    faults: Counter[str] = field(default_factory=Counter)
+    refusals: Counter[str] = field(default_factory=Counter)
+    bad_refusals: list[str] = field(default_factory=list)
+    reconnects: int = 0
+
+
+def one_sentence(text: str) -> bool:
+    """A refusal is one plain sentence: one line, no traceback, ending with a full stop."""
+    return "\n" not in text and "Traceback" not in text and text.endswith(".") and 0 < len(text) < 400
+
+
+def intent(game: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """Roll; sometimes keep the most common face; else score the best box."""
+    if game["phase"] == "rolloff" or game["dice"] is None:
+        return {"type": "roll"}
+    best = max(game["options"], key=lambda o: (o["points"], rng.random()))
+    if game["rolls_left"] > 0 and best["points"] < 20 and rng.random() < 0.6:
+        dice = game["dice"]
+        face = max(set(dice), key=dice.count)
+        keep = [i for i, v in enumerate(dice) if v == face]
+        if len(keep) < len(dice):
+            return {"type": "roll", "keep": keep}
+    return {"type": "score", "box": best["box"], "card": best["card"]}
+
+
+class Player:
+    """One seat's client: plays its turns, reconnecting to any live server, and sometimes misbehaves."""
+
+    def __init__(
+        self, room: Room, seat: int, servers: Servers, tally: Tally, rng: random.Random, fault: float, think: float
+    ) -> None:
+        self.room, self.seat, self.servers, self.tally, self.rng = room, seat, servers, tally, rng
+        self.fault, self.think = fault, think
+        self.state: dict[str, Any] = {}
+        self.last: dict[str, Any] | None = None
+
+    async def _connect(self) -> ClientConnection:
+        while True:
+            live = self.servers.live() or [0]
+            url = self.servers.url(self.rng.choice(live)).replace("http", "ws", 1)
+            try:
+                ws = await connect(f"{url}/ws/{self.room.code}", open_timeout=5, max_size=2**22)
+                await ws.send(json.dumps({"type": "hello", "token": self.room.tokens[self.seat]}))
+                return ws
+            except (OSError, TimeoutError, Exception):
+                await asyncio.sleep(0.3)
+
+    async def run(self, until: float) -> None:
+        while time.monotonic() < until and self.room.final is None:
+            ws = await self._connect()
+            try:
+                await self._play(ws, until)
+            except Exception:
+                pass
+            finally:
+                with contextlib.suppress(Exception):
+                    await ws.close()
+            if self.room.final is None:
+                self.tally.reconnects += 1
+                await asyncio.sleep(0.2)
+
+    async def _recv(self, ws: ClientConnection, timeout: float) -> dict[str, Any] | None:
+        try:
+            raw = await asyncio.wait_for(ws.recv(), timeout)
+        except TimeoutError:
+            return None
+        msg: dict[str, Any] = json.loads(raw)
+        if msg["type"] == "error":
+            text = str(msg["message"])
+            self.tally.refusals[text.split(" ")[0] + " " + text.split(" ")[1] if " " in text else text] += 1
+            if not one_sentence(text):
+                self.tally.bad_refusals.append(text)
+        elif msg["type"] == "state":
+            if msg["state"]["version"] >= self.state.get("version", 0):
+                self.state = msg["state"]
+        elif msg["type"] == "ack":
+            seq, version = int(msg["seq"]), int(msg["version"])
+            if seq and msg["game_no"] == 1:
+                self.room.acked[seq] = (self.seat, version)
+        return msg
+
+    async def _send(self, ws: ClientConnection, msg: dict[str, Any]) -> None:
+        if msg.get("type") in ("roll", "score", "start"):
+            self.room.sent.setdefault(int(msg["version"]), set()).add((self.seat, str(msg["type"])))
+        await ws.send(json.dumps(msg))
+
+    async def _misbehave(self, ws: ClientConnection) -> None:
+        kind = self.rng.choice(["malformed", "oversized", "binary", "replay"])
+        if kind == "malformed":
+            await ws.send('{"type": "roll", "keep": [1, ')
+        elif kind == "oversized":
+            await ws.send(json.dumps({"type": "chat", "text": "x" * 5000}))
+        elif kind == "binary":
+            await ws.send(b"\x00\x01\x02")
+        elif self.last is not None:
+            await ws.send(json.dumps(self.last))  # an intent already answered, sent again
+        self.tally.faults[kind] += 1
+
+    async def _play(self, ws: ClientConnection, until: float) -> None:
+        pending: int | None = None
+        since = time.monotonic()
+        while time.monotonic() < until:
+            msg = await self._recv(ws, 0.5)
+            state = self.state
+            if state.get("status") == "over":
+                self.room.final = state
+                return
+            if pending is not None:
+                answered = state.get("version", 0) > pending or (msg is not None and msg["type"] == "error")
+                if not answered and time.monotonic() - since < INTENT_WAIT:
+                    continue
+                if not answered:
+                    return  # no answer (a killed server): reconnect and look again
+                pending = None
+            if self.seat == 0 and state.get("status") == "lobby" and all(s["taken"] for s in state["seats"]):
+                act: dict[str, Any] = {"type": "start", "version": state["version"]}
+            elif state.get("status") == "playing" and state["game"]["current"] == self.seat:
+                act = {**intent(state["game"], self.rng), "version": state["version"]}
+            else:
+                continue
+            await asyncio.sleep(self.think * (0.5 + self.rng.random()))
+            if self.rng.random() < self.fault:
+                await self._misbehave(ws)
+            act["id"] = self.rng.randrange(1 << 30)
+            pending, since = state["version"], time.monotonic()
+            await self._send(ws, act)
+            self.last = act
+            roll = self.rng.random()
+            if roll < self.fault:
+                self.tally.faults["duplicate"] += 1
+                if self.rng.random() < 0.5 or len(self.servers.live()) < 2:
+                    await ws.send(json.dumps(act))
+                else:  # the same intent to another server at the same moment
+                    other = await self._connect()
+                    await other.send(json.dumps(act))
+                    await asyncio.sleep(0.05)
+                    await other.close()
+            elif roll < 2 * self.fault:
+                self.tally.faults["drop"] += 1
+                ws.transport.abort()  # cut, no close handshake
+                return
+
+
+async def monkey(servers: Servers, db: str, prefix: str, tally: Tally, rng: random.Random, until: float) -> None:
+    """Kill and restart servers, lock the database, send bad HTTP requests, until ``until``."""
+    kinds = ["lock", "kill", "chunked", "badjson"]
+    n = 0
+    while time.monotonic() < until - 2:
+        await asyncio.sleep(rng.uniform(0.5, 1.5))
+        kind = kinds[n % len(kinds)]
+        n += 1
+        if kind == "kill":
+            live = servers.live()
+            if len(live) < 1:
+                continue
+            victim = rng.choice(live)
+            servers.kill(victim)
+            await asyncio.sleep(rng.uniform(0.3, 1.0))
+            servers.start(victim)  # back on its port once it has started (the players retry meanwhile)
+        elif kind == "lock":
+            await asyncio.to_thread(lock_database, db, prefix, rng.uniform(0.5, 2.0))
+        elif kind == "chunked":
+            await asyncio.to_thread(chunked_body, servers.ports[rng.choice(servers.live() or [0])])
+        else:
+            with contextlib.suppress(httpx.HTTPError):
+                async with httpx.AsyncClient(timeout=5) as http:
+                    r = await http.post(
+                        servers.url(rng.choice(servers.live() or [0])) + "/api/rooms",
+                        content=b'{"name": "x", "humans": }',
+                        headers={"content-type": "application/json"},
+                    )
+                    if not one_sentence(r.json().get("error", "")):
+                        tally.bad_refusals.append(r.text)
+        tally.faults[kind] += 1
+
+
+def lock_database(db: str, prefix: str, seconds: float) -> None:
+    """Hold the database locked from another connection for ``seconds``."""
+    if db.startswith("sqlite:///"):
+        conn = sqlite3.connect(db.removeprefix("sqlite:///"), timeout=10)
+        conn.execute("BEGIN EXCLUSIVE")
+        time.sleep(seconds)
+        conn.rollback()
+        conn.close()
+        return
+    import psycopg
+
+    url = "postgresql://" + db.split("://", 1)[1]
+    with psycopg.connect(url) as conn:
+        conn.execute(f'LOCK TABLE "{prefix}rooms" IN ACCESS EXCLUSIVE MODE')
+        time.sleep(seconds)
+        conn.rollback()
+
+
+def chunked_body(port: int) -> None:
+    """A chunked request body far over the limit; the server must refuse it early."""
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in range(64):
+            sock.sendall(b"%x\r\n%s\r\n" % (65536, b"x" * 65536))
+
+
+def verify(rooms: list[Room], db: str, prefix: str, players: int) -> dict[str, Any]:
+    """Read every room's stored log from the database and compare it with what the players saw."""
+    from fivedice.web.db import RoomStore
+
+    store = RoomStore(db, prefix)
+    lost = duplicated = replayed = stored = 0
+    problems: list[str] = []
+    try:
+        for room in rooms:
+            row = store.room(room.code)
+            log = store.moves(room.code, 1)
+            stored += len(log)
+            by_seq = {m.seq: m for m in log}
+            for seq, (seat, _version) in room.acked.items():
+                if seq not in by_seq or by_seq[seq].seat != seat:
+                    lost += 1
+                    problems.append(f"{room.code}: acknowledged move {seq} of seat {seat} is not stored")
+            start_version = players + 1  # created 1, each join +1, start +1
+            for move in log:
+                sent = room.sent.get(start_version + move.seq - 1, set())
+                kind = move.record.get("type")
+                if (move.seat, "roll" if kind == "rolloff" else kind) not in sent:
+                    duplicated += 1
+                    problems.append(f"{room.code}: stored move {move.seq} ({kind}) matches no intent sent for it")
+            game = Game(parse_spec(row.spec), [s.name or "?" for s in row.seats])
+            try:
+                for move in log:
+                    game.push(notation.from_json(move.record))
+            except Exception as exc:
+                problems.append(f"{room.code}: the log does not replay ({exc})")
+                continue
+            if room.final is not None and list(game.state.totals) != room.final["game"]["totals"]:
+                problems.append(f"{room.code}: replayed totals differ from the final state the players saw")
+                continue
+            replayed += 1
+    finally:
+        store.dispose()
+    return {"lost": lost, "duplicated": duplicated, "replayed": replayed, "stored": stored, "problems": problems}
+
+
+async def chaos(opts: argparse.Namespace, servers: Servers, db: str, prefix: str) -> dict[str, Any]:
+    """Create the rooms, play them under faults, verify; returns the report."""
+    rng = random.Random(opts.seed)
+    tally = Tally()
+    rooms: list[Room] = []
+    async with httpx.AsyncClient(timeout=30) as http:
+        for r in range(opts.rooms):
+            home = servers.url(r % len(servers.ports))
+            body = {"name": "P1", "rules": opts.rules, "humans": opts.players, "hints": False}
+            made = (await http.post(home + "/api/rooms", json=body)).json()
+            tokens = [made["token"]]
+            for seat in range(1, opts.players):
+                joined = await http.post(f"{home}/api/rooms/{made['code']}/join", json={"name": f"P{seat + 1}"})
+                tokens.append(joined.json()["token"])
+            rooms.append(Room(made["code"], tokens))
+    t0 = time.monotonic()
+    until = t0 + opts.duration
+    players = [
+        Player(room, seat, servers, tally, random.Random(rng.random()), opts.fault, opts.think / 1000)
+        for room in rooms
+        for seat in range(opts.players)
+    ]
+    tasks = [asyncio.create_task(p.run(until + opts.grace)) for p in players]
+    faults = asyncio.create_task(monkey(servers, db, prefix, tally, random.Random(rng.random()), until))
+    await faults
+    for i in range(len(servers.ports)):  # every server up for the end
+        if servers.procs[i] is None or servers.procs[i].poll() is not None:  # type: ignore[union-attr]
+            servers.start(i)
+            await asyncio.to_thread(servers.wait, i)
+    await asyncio.wait(tasks, timeout=max(1.0, until + opts.grace - time.monotonic()))
+    for task in tasks:
+        task.cancel()
+    wall = time.monotonic() - t0
+    checked = await asyncio.to_thread(verify, rooms, db, prefix, opts.players)
+    acked = sum(len(r.acked) for r in rooms)
+    return {
+        "rooms": opts.rooms,
+        "players": opts.players,
+        "servers": len(servers.ports),
+        "finished": sum(r.final is not None for r in rooms),
+        "actions_acknowledged": acked,
+        "actions_stored": checked["stored"],
+        "faults": dict(sorted(tally.faults.items())),
+        "faults_total": sum(tally.faults.values()),
+        "refusals": sum(tally.refusals.values()),
+        "refusals_not_one_sentence": len(tally.bad_refusals),
+        "reconnects": tally.reconnects,
+        "lost": checked["lost"],
+        "duplicated": checked["duplicated"],
+        "logs_replayed": checked["replayed"],
+        "problems": checked["problems"][:10] + tally.bad_refusals[:5],
+        "wall_s": round(wall, 1),
+    }
+
+
+def main() -> int:
+    """Parse the options, start the servers, run, print the report; exit 1 on any lost or duplicated action."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rooms", type=int, default=24, help="rooms (default 24)")
+    parser.add_argument("--players", type=int, default=2, help="players per room (default 2)")
+    parser.add_argument("--servers", type=int, default=2, help="server processes (default 2)")
+    parser.add_argument("--duration", type=float, default=60, help="seconds of faults (default 60)")
+    parser.add_argument("--grace", type=float, default=20, help="seconds more for the games to finish (20)")
+    parser.add_argument("--fault", type=float, default=0.04, help="chance a player misbehaves per intent (0.04)")
+    parser.add_argument("--think", type=float, default=80, help="mean think time before an intent, ms (80)")
+    parser.add_argument("--rules", default="yacht")
+    parser.add_argument("--db", default=None, help="database URL (default: a temporary SQLite file)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="the fast subset: 6 rooms, 12 s of faults")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
+    opts = parser.parse_args()
+    if opts.quick:
+        opts.rooms, opts.duration, opts.grace, opts.fault = 6, 16, 20, 0.08
+    tmp = tempfile.TemporaryDirectory()
+    db = opts.db or f"sqlite:///{Path(tmp.name) / 'chaos.db'}"
+    prefix = f"chaos{secrets.token_hex(3)}_"
+    pubsub = "postgres" if db.startswith("postgres") else (redis_url() or "none")
+    if pubsub == "none":
+        opts.servers = 1  # several processes on SQLite need Redis to hear each other
+    args = ["--table-prefix", prefix, "--pubsub", pubsub, "--no-scores", "--computer-delay", "0", "--rate", "1000"]
+    args += ["--db-timeout", "1", "--presence-ttl", "3", "--header-timeout", "3"]
+    servers = Servers(db, opts.servers, args, Path(tmp.name))
+    try:
+        servers.start(0)
+        servers.wait(0)  # the first creates the tables and claims the channel
+        for i in range(1, opts.servers):
+            servers.start(i)
+        for i in range(1, opts.servers):
+            servers.wait(i)
+        report = asyncio.run(chaos(opts, servers, db, prefix))
+    finally:
+        servers.stop()
+        if opts.db:
+            from fivedice.web.db import RoomStore
+
+            store = RoomStore(opts.db, prefix)
+            store.drop()
+            store.dispose()
+        tmp.cleanup()
+    report["database"] = "postgresql" if db.startswith("postgres") else "sqlite"
+    report["pubsub"] = pubsub.split("://")[0]
+    if opts.json:
+        print(json.dumps(report))
+    else:
+        for key, value in report.items():
+            print(f"{key:28} {value}")
+    bad = report["lost"] or report["duplicated"] or report["refusals_not_one_sentence"]
+    return 1 if bad or report["logs_replayed"] != report["rooms"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
