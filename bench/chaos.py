@@ -329,10 +329,10 @@ def lock_database(db: str, prefix: str, seconds: float) -> None:
     import psycopg
 
     url = "postgresql://" + db.split("://", 1)[1]
-    with psycopg.connect(url) as conn:
-        conn.execute(f'LOCK TABLE "{prefix}rooms" IN ACCESS EXCLUSIVE MODE')
+    with psycopg.connect(url) as pg:
+        pg.execute(f'LOCK TABLE "{prefix}rooms" IN ACCESS EXCLUSIVE MODE')
         time.sleep(seconds)
-        conn.rollback()
+        pg.rollback()
 
 
 def chunked_body(port: int) -> None:
@@ -463,7 +463,8 @@ def main() -> int:
     if pubsub == "none":
         opts.servers = 1  # several processes on SQLite need Redis to hear each other
     args = ["--table-prefix", prefix, "--pubsub", pubsub, "--no-scores", "--computer-delay", "0", "--rate", "1000"]
-    args += ["--db-timeout", "1", "--presence-ttl", "3", "--header-timeout", "3"]
+    args += ["--db-timeout", "1", "--presence-ttl", "3", "--header-timeout", "3", "--rooms-per-minute", "1e6"]
+    args += ["--joins-per-minute", "1e6", "--requests-per-second", "1e6"]
     servers = Servers(db, opts.servers, args, Path(tmp.name))
     try:
         servers.start(0)

@@ -1,14 +1,19 @@
 """Load benchmark: N rooms of computer-driven WebSocket clients against fivedice servers on loopback.
 
 Every room is created and joined over HTTP, its players connect by WebSocket and play a whole
-game (by default Yacht, 12 rounds) with a short think time before each intent. The benchmark
-prints the actions per second, the latency from sending an intent to receiving the broadcast
-state it caused (p50/p99), and checks that every room's stored move log replays through the
-engine to the final state the clients saw, with as many moves as the clients had accepted
-(no action lost or duplicated). Bounded in rooms and in wall time (``--timeout``).
+game (by default Yacht, 12 rounds). Each client waits a *think time* before each intent (300 ms
+on average by default, like a quick human), so the action rate is set by the clients, not by
+the server; ``--think 0`` sends each intent the moment the client may act. The benchmark prints
+the actions per second, the latency from sending an intent to receiving the broadcast state it
+caused (p50/p99), and checks that every room's stored move log replays through the engine to
+the final state the clients saw, with as many moves as the clients had accepted (no action lost
+or duplicated). ``--ceiling`` finds the server's own ceiling: rounds of rooms without think time,
+doubling the rooms each round, and reports the most actions a second served with p99 < 100 ms.
+Bounded in rooms and in wall time (``--timeout``).
 
     python bench/load.py                          # 125 rooms x 4 players = 500 clients, SQLite
     python bench/load.py --rooms 25 --players 2   # smaller
+    python bench/load.py --ceiling                # no think time: the server's own ceiling
     python bench/load.py --db postgresql://postgres@127.0.0.1:5432/test --servers 2
 """
 
@@ -81,9 +86,11 @@ async def player(run: RoomRun, seat: int, think: float, rng: random.Random, sem:
             run.ready.set()
         if seat == 0:
             await run.ready.wait()
-            await ws.send(json.dumps({"type": "start"}))
+            await ws.send(json.dumps({"type": "start", "version": len(run.tokens)}))
         acted, pending, sent = 0, 0, 0.0
         async for raw in ws:
+            if isinstance(raw, bytes):
+                continue
             msg = json.loads(raw)
             if msg["type"] == "error":
                 run.errors.append(msg["message"])
@@ -103,10 +110,11 @@ async def player(run: RoomRun, seat: int, think: float, rng: random.Random, sem:
             game = state["game"]
             if game is None or state["status"] != "playing" or game["current"] != seat or version <= acted:
                 continue
-            await asyncio.sleep(think * (0.5 + rng.random()))
+            if think:
+                await asyncio.sleep(think * (0.5 + rng.random()))
             acted = pending = version
             sent = time.perf_counter()
-            await ws.send(json.dumps(intent(game, rng)))
+            await ws.send(json.dumps({**intent(game, rng), "version": version}))
 
 
 def check(run: RoomRun, log: dict[str, Any]) -> str | None:
@@ -164,8 +172,8 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> int:
-    """Set up the rooms, play them, check them; returns the exit status."""
+async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> tuple[int, dict[str, float]]:
+    """Set up the rooms, play them, check them; returns the exit status and the figures."""
     rng = random.Random(opts.seed)
     runs: list[RoomRun] = []
     limits = httpx.Limits(max_connections=20)
@@ -209,6 +217,7 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> i
                 problems.append(f"room {run.code}: {why}")
     latencies = sorted(x for run in runs for x in run.latencies)
     actions = sum(run.accepted for run in runs)
+    figures = {"rooms": opts.rooms, "actions_s": actions / wall, "p50": 0.0, "p99": 0.0}
     finished = sum(run.final is not None for run in runs)
     errors = sum(len(run.errors) for run in runs)
     print(f"finished games      {finished} / {opts.rooms} in {wall:.1f} s (timeout {opts.timeout} s)")
@@ -217,6 +226,7 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> i
         p50 = statistics.median(latencies) * 1000
         p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1000
         print(f"intent -> broadcast p50 {p50:.1f} ms   p99 {p99:.1f} ms   max {latencies[-1] * 1000:.1f} ms")
+        figures.update(p50=p50, p99=p99)
     if pids and actions:
         print(
             f"CPU                 servers {server_cpu:.1f} s ({server_cpu / actions * 1000:.2f} ms an action), "
@@ -230,7 +240,29 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> i
         print("  " + line)
     for exc in failures[:3]:
         print(f"  client failure: {exc!r}")
-    return 0 if not problems and not failures and finished == opts.rooms else 1
+    return (0 if not problems and not failures and finished == opts.rooms else 1), figures
+
+
+async def ceiling(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> int:
+    """Rounds without think time, doubling the rooms, until p99 passes 100 ms (or --rooms is reached)."""
+    opts.think, status, steps, rooms = 0.0, 0, [], 1
+    while rooms <= opts.rooms:
+        step = argparse.Namespace(**{**vars(opts), "rooms": rooms})
+        print(f"\n-- {rooms} room(s), no think time")
+        code, figures = await bench(step, urls, pids)
+        status |= code
+        steps.append(figures)
+        if figures["p99"] >= 100:
+            break
+        rooms *= 2
+    print("\nrooms  actions/s   p50 ms   p99 ms")
+    for f in steps:
+        print(f"{f['rooms']:5.0f}  {f['actions_s']:9.0f}  {f['p50']:7.1f}  {f['p99']:7.1f}")
+    good = [f for f in steps if f["p99"] < 100]
+    if good:
+        best = max(good, key=lambda f: f["actions_s"])
+        print(f"ceiling: {best['actions_s']:.0f} actions/s with p99 {best['p99']:.1f} ms ({best['rooms']:.0f} rooms)")
+    return status
 
 
 def main() -> int:
@@ -246,6 +278,7 @@ def main() -> int:
     parser.add_argument("--pubsub", default="auto", help="fan-out between servers: auto, postgres, redis://...")
     parser.add_argument("--url", action="append", default=None, help="use running server(s) instead")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ceiling", action="store_true", help="no think time, doubling rooms up to --rooms")
     opts = parser.parse_args()
     if not 1 <= opts.rooms <= 2000 or not 1 <= opts.players <= 8:
         parser.error("--rooms must be 1 to 2000 and --players 1 to 8")
@@ -261,9 +294,14 @@ def main() -> int:
             db = opts.db or f"sqlite:///{Path(tmp.name) / 'load.db'}"
             prefix = f"load{secrets.token_hex(3)}_"
             args = ["--rate", "1000", "--pubsub", opts.pubsub, "--table-prefix", prefix]
+            args += ["--rooms-per-minute", "1e6", "--joins-per-minute", "1e6", "--requests-per-second", "1e6"]
+            args += ["--max-connections", "5000"]
             procs, urls = start_servers(db, opts.servers, args)
             print(f"servers: {', '.join(urls)}  database: {db.split('@')[-1]}  tables: {prefix}*")
-        return asyncio.run(bench(opts, urls, [p.pid for p in procs]))
+        pids = [p.pid for p in procs]
+        if opts.ceiling:
+            return asyncio.run(ceiling(opts, urls, pids))
+        return asyncio.run(bench(opts, urls, pids))[0]
     finally:
         for proc in procs:
             proc.terminate()

@@ -250,10 +250,14 @@ def test_a_flood_of_frames_closes_the_connection() -> None:
         with hello(c, made["code"], made["token"]) as ann:
             for i in range(40):
                 ann.send(type="ping", id=i)
-            messages = []
-            with pytest.raises(WebSocketDisconnect) as closed:
+            messages: list[dict[str, object]] = []
+
+            def read_all() -> None:
                 while True:
                     messages.append(ann.recv())
+
+            with pytest.raises(WebSocketDisconnect) as closed:
+                read_all()
     assert closed.value.code == 1008
     errors = [m["message"] for m in messages if m["type"] == "error"]
     assert errors == [

@@ -162,7 +162,9 @@ def test_a_locked_sqlite_database_is_answered_and_the_server_stays_responsive(
         assert time.monotonic() - t0 < 0.9
         assert httpx.get(sqlite_server.url + "/api/rules", timeout=5).status_code == 200
         error = ann.until(lambda m: m["type"] == "error")
-        assert error["message"] == "The database stayed locked for more than 1 s; nothing was changed, try again in a moment."
+        assert error["message"] == (
+            "The database stayed locked for more than 1 s; nothing was changed, try again in a moment."
+        )
         assert error["id"] == 7
         assert time.monotonic() - t0 < 5
         r = httpx.post(sqlite_server.url + "/api/rooms", json={"name": "Cy"}, timeout=10)
@@ -197,7 +199,9 @@ def test_a_read_only_sqlite_database_is_refused_at_start(tmp_path: Path) -> None
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("Error: Database sqlite:///file")
-    assert lines[0].endswith("is read-only (attempt to write a readonly database); fivedice serve needs to write its rooms.")
+    assert lines[0].endswith(
+        "is read-only (attempt to write a readonly database); fivedice serve needs to write its rooms."
+    )
 
 
 def test_read_only_postgresql_is_refused_at_start_and_answered_in_json_at_run_time(
@@ -212,7 +216,8 @@ def test_read_only_postgresql_is_refused_at_start_and_answered_in_json_at_run_ti
     done = serve_exit(read_only, "--table-prefix", prefix, "--no-scores")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert "is read-only (cannot execute UPDATE in a read-only transaction); fivedice serve needs to write" in done.stderr
+    expected = "is read-only (cannot execute UPDATE in a read-only transaction); fivedice serve needs to write"
+    assert expected in done.stderr
     # at run time: the database turns read-only under a running server (a fail-over to a replica)
     admin = psycopg.connect(url, autocommit=True)
     name = f"{prefix}db"
@@ -262,10 +267,14 @@ def test_processes_of_one_database_share_one_channel(pg_prefix: tuple[str, str],
     try:
         done = serve_exit(url, *common, "--pubsub", "postgres")  # what the docs used to show
         assert done.returncode == 2
-        assert done.stderr.strip() == (
-            f"Error: The server processes of this database announce changes through {redis_url} (confirmed 0 s"
-            f" ago), not postgres; start every process with --pubsub {redis_url} or auto."
-        ) or "announce changes through" in done.stderr
+        assert (
+            done.stderr.strip()
+            == (
+                f"Error: The server processes of this database announce changes through {redis_url} (confirmed 0 s"
+                f" ago), not postgres; start every process with --pubsub {redis_url} or auto."
+            )
+            or "announce changes through" in done.stderr
+        )
         b = Server(url, *common, log=tmp_path / "b.log").start()  # auto: takes the database's channel
         try:
             made = new_room(a, humans=2)

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -24,8 +25,8 @@ def solo(client: TestClient) -> tuple[str, str]:
     return made["code"], made["token"]
 
 
-def moves(client: TestClient, code: str) -> list[dict[str, object]]:
-    found: list[dict[str, object]] = client.get(f"/api/rooms/{code}/log").json()["moves"]
+def moves(client: TestClient, code: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = client.get(f"/api/rooms/{code}/log").json()["moves"]
     return found
 
 
@@ -98,11 +99,12 @@ def test_acting_does_not_extend_the_turn(client: TestClient) -> None:
         state = player.version(state["version"])
         assert state["deadline"] == pytest.approx(turn_start + 10)
         service.clock = lambda: turn_start + 11  # 3 s after the last action, 11 s into the turn
-        done = player.until(lambda m: m["type"] == "state" and m["state"]["game"]["current"] != state["game"]["current"])
+        mover = state["game"]["current"]
+        done = player.until(lambda m: m["type"] == "state" and m["state"]["game"]["current"] != mover)
         assert done["state"]["deadline"] == pytest.approx(turn_start + 11 + 10, abs=1)
     log = moves(client, code)
     assert log[-1]["by"] == "timer"
-    assert log[-1]["record"]["type"] == "score"  # type: ignore[index]
+    assert log[-1]["record"]["type"] == "score"
 
 
 # -- finding 9: a watcher coming or going costs a small update, not the whole state ----------------
@@ -141,7 +143,7 @@ def test_an_unexpected_failure_is_json_with_the_security_headers(client: TestCli
         raise ZeroDivisionError("boom")
 
     service.moves = broken
-    with TestClient(client.app, raise_server_exceptions=False) as quiet:  # type: ignore[arg-type]
+    with TestClient(client.app, raise_server_exceptions=False) as quiet:
         r = quiet.get("/api/rooms/ABCDEFGH/log")
     assert r.status_code == 500
     assert r.json() == {"error": "The server failed on this request; the error was logged."}

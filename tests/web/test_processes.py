@@ -6,7 +6,6 @@ Redis (``FIVEDICE_TEST_REDIS_URL``); they skip with a message when the server is
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import threading

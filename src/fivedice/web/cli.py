@@ -44,6 +44,20 @@ __all__ = ["serve_cmd"]
     help=N_("Rooms one client address may create a minute."),
 )
 @click.option(
+    "--joins-per-minute",
+    default=round(D.join_rate * 60, 3),
+    show_default=True,
+    type=float,
+    help=N_("Seats one client address may take a minute."),
+)
+@click.option(
+    "--requests-per-second",
+    default=D.request_rate,
+    show_default=True,
+    type=float,
+    help=N_("HTTP requests one client address may make a second."),
+)
+@click.option(
     "--max-connections", default=D.connections, show_default=True, type=int, help=N_("Open connections at most.")
 )
 @click.option(
@@ -103,6 +117,8 @@ def serve_cmd(
     no_scores: bool,
     rate: float,
     rooms_per_minute: float,
+    joins_per_minute: float,
+    requests_per_second: float,
     max_connections: int,
     max_watchers: int,
     header_timeout: float,
@@ -132,6 +148,9 @@ def serve_cmd(
         message_rate=rate,
         message_burst=2 * rate,
         create_rate=rooms_per_minute / 60,
+        join_rate=joins_per_minute / 60,
+        request_rate=requests_per_second,
+        request_burst=2 * requests_per_second,
         connections=max_connections,
         watchers=max_watchers,
         header_timeout=header_timeout,

@@ -50,7 +50,7 @@ def request_language(asked: str | None, accept_language: str | None) -> str:
 def client_address(scope: Scope) -> str:
     """The client's address (behind a trusted proxy, uvicorn has already put the forwarded one here)."""
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    return str(client[0]) if client else "-"
 
 
 class Guard:

@@ -196,7 +196,7 @@ class PostgresHub(_Listener):
         try:
             psycopg.connect(self.url, connect_timeout=5).close()
         except psycopg.Error as exc:
-            raise _unreachable("PostgreSQL", self.url, exc) from None
+            raise _unreachable(self.name, self.url, exc) from None
 
 
 class RedisHub(_Listener):
@@ -245,10 +245,13 @@ class RedisHub(_Listener):
             client.ping()
             client.close()
         except (redis.RedisError, OSError, ValueError) as exc:
-            raise _unreachable("Redis", self.url, exc) from None
+            raise _unreachable(self.name, self.url, exc) from None
 
 
-def _unreachable(what: str, url: str, exc: BaseException) -> Exception:
+_PRODUCTS = {"postgres": "PostgreSQL", "redis": "Redis"}
+
+
+def _unreachable(kind: str, url: str, exc: BaseException) -> Exception:
     from fivedice.i18n import _
     from fivedice.web.db import safe_url
     from fivedice.web.errors import PubSubError
@@ -257,7 +260,7 @@ def _unreachable(what: str, url: str, exc: BaseException) -> Exception:
     return PubSubError(
         _(
             "{what} at {url} is not reachable for pub/sub ({reason}); start it or choose another --pubsub.",
-            what=what,
+            what=_PRODUCTS.get(kind, kind),
             url=safe_url(url),
             reason=reason,
         )
