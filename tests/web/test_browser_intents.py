@@ -1,0 +1,55 @@
+"""In Debian's chromium: a double click on Roll, or two quick Space presses, roll once (each intent
+carries the room version, the page disables the button until the next state arrives)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.web.conftest import CHROMIUM, Server
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(
+        f"{CHROMIUM} is not installed (apt-get install chromium); browser tests skipped.", allow_module_level=True
+    )
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed; browser tests skipped.")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(f"sqlite:///{tmp_path / 'rooms.db'}", "--seed", "5", "--no-scores")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def wait_version(page: Any, above: int) -> int:
+    page.wait_for_function("v => Number(document.querySelector('#room').dataset.version) > v", arg=above)
+    return int(page.locator("#room").get_attribute("data-version") or 0)
+
+
+def test_a_double_click_and_two_quick_presses_roll_once(server: Server, browser: Any) -> None:
+    made = httpx.post(server.url + "/api/rooms", json={"name": "Ann", "rules": "yacht", "humans": 1}).json()
+    page = browser.new_page()
+    page.goto(server.url + "/")
+    page.evaluate("([code, token]) => localStorage.setItem(`fivedice:token:${code}`, token)", [made["code"], made["token"]])
+    page.goto(server.url + made["link"])
+    version = wait_version(page, 0)
+    page.locator("#start").click()
+    version = wait_version(page, version)
+    page.locator("#roll").dblclick()
+    version = wait_version(page, version)
+    page.wait_for_timeout(500)  # a second roll, if one went out, has arrived by now
+    page.locator("body").focus()
+    page.keyboard.press("Space")
+    page.keyboard.press("Space")
+    wait_version(page, version)
+    page.wait_for_timeout(500)
+    log = httpx.get(f"{server.url}/api/rooms/{made['code']}/log").json()["moves"]
+    assert [m["record"]["type"] for m in log] == ["roll", "roll"]
+    assert page.locator("#roll").is_enabled()  # enabled again once the state arrived
+    page.close()
