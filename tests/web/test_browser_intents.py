@@ -36,7 +36,8 @@ def test_a_double_click_and_two_quick_presses_roll_once(server: Server, browser:
     made = httpx.post(server.url + "/api/rooms", json={"name": "Ann", "rules": "yacht", "humans": 1}).json()
     page = browser.new_page()
     page.goto(server.url + "/")
-    page.evaluate("([code, token]) => localStorage.setItem(`fivedice:token:${code}`, token)", [made["code"], made["token"]])
+    store = "([code, token]) => localStorage.setItem(`fivedice:token:${code}`, token)"
+    page.evaluate(store, [made["code"], made["token"]])
     page.goto(server.url + made["link"])
     version = wait_version(page, 0)
     page.locator("#start").click()

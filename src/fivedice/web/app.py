@@ -329,7 +329,7 @@ async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client
                         client.close(1008)
                         break
                     if refused == 1:
-                        rate = f"{limits.message_rate:g}"
+                        rate = format(limits.message_rate, "g")
                         _reply_error(client, _("Too many messages; slow down (at most {rate} a second).", rate=rate))
                     continue
                 refused = 0

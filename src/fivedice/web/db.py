@@ -132,7 +132,7 @@ def store_error(exc: BaseException, timeout: float, url: str | None = None) -> S
         return StoreBusyError(
             _(
                 "The database stayed locked for more than {seconds} s; nothing was changed, try again in a moment.",
-                seconds=f"{timeout:g}",
+                seconds=format(timeout, "g"),
             )
         )
     if url:

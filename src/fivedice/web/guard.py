@@ -134,7 +134,7 @@ class Guard:
             except TimeoutError:
                 text = _(
                     "The request body did not arrive within {seconds} s; send it at once.",
-                    seconds=f"{self.limits.body_timeout:g}",
+                    seconds=format(self.limits.body_timeout, "g"),
                 )
                 return b"", (408, text, {"connection": "close"})
             if message["type"] == "http.disconnect":

@@ -70,7 +70,7 @@ def guarded_protocol(limits: Limits) -> type[H11Protocol]:
             if waiting and self.conn.their_state is h11.IDLE:
                 message = _(
                     "The request head did not arrive within {seconds} s; send it at once.",
-                    seconds=f"{limits.header_timeout:g}",
+                    seconds=format(limits.header_timeout, "g"),
                 )
                 self._refuse(408, "Request Timeout", message)
 

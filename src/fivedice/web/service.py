@@ -166,7 +166,7 @@ class RoomService(Connections):
                     _(
                         "The database stayed locked for more than {seconds} s; nothing was changed, "
                         "try again in a moment.",
-                        seconds=f"{timeout:g}",
+                        seconds=format(timeout, "g"),
                     )
                 )
             return fn(*args)
