@@ -75,10 +75,12 @@ def test_spectators_are_listed_by_name_and_leave_the_list_when_they_go(client: T
     with hello(client, code, made["token"]) as ann:
         with client.websocket_connect(f"/ws/{code}") as ws:
             ws.send_text(json.dumps({"type": "hello", "token": None, "name": "Zoe"}))
-            ann.until(lambda m: m["type"] == "state" and m["state"]["spectators"] == ["Zoe"])
+            # a small presence update, not the whole state (about 2 KB each time)
+            ann.until(lambda m: m["type"] == "presence" and m["spectators"] == ["Zoe"])
             with hello(client, code, None):
-                ann.until(lambda m: m["type"] == "state" and m["state"]["spectators"] == ["Zoe", None])
-        ann.until(lambda m: m["type"] == "state" and m["state"]["spectators"] == [])
+                ann.until(lambda m: m["type"] == "presence" and m["spectators"] == ["Zoe", None])
+        ann.until(lambda m: m["type"] == "presence" and m["spectators"] == [])
+        assert client.get(f"/api/rooms/{code}").json()["spectators"] == []
         # a spectator's name follows the name rules
         with client.websocket_connect(f"/ws/{code}") as ws:
             ws.send_text(json.dumps({"type": "hello", "token": None, "name": "x" * 30}))

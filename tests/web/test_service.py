@@ -58,14 +58,19 @@ def test_others_see_who_is_online(client: TestClient) -> None:
     code, ann_token, bob_token = two_player_room(client)
     with hello(client, code, ann_token) as ann:
         assert [s["online"] for s in ann.state["seats"]] == [True, False]
+        ann.until(lambda m: m["type"] == "chat_history")
         mark = len(ann.seen)
+
+        def presence() -> dict[str, object]:
+            return ann.until(lambda m: m["type"] == "presence")
+
         with hello(client, code, bob_token) as bob:
             assert [s["online"] for s in bob.state["seats"]] == [True, True]
-            assert ann.recv() == {"type": "presence", "online": [0, 1], "watchers": 0}
+            assert presence() == {"type": "presence", "online": [0, 1], "watchers": 0, "spectators": []}
             with hello(client, code, None):
-                assert ann.recv() == {"type": "presence", "online": [0, 1], "watchers": 1}
-            assert ann.recv() == {"type": "presence", "online": [0, 1], "watchers": 0}
-        assert ann.recv() == {"type": "presence", "online": [0], "watchers": 0}
+                assert presence() == {"type": "presence", "online": [0, 1], "watchers": 1, "spectators": [None]}
+            assert presence() == {"type": "presence", "online": [0, 1], "watchers": 0, "spectators": []}
+        assert presence() == {"type": "presence", "online": [0], "watchers": 0, "spectators": []}
         assert all(m["type"] == "presence" for m in ann.seen[mark:])  # never the whole state again
         assert client.get(f"/api/rooms/{code}").json()["seats"][1]["name"] == "Bob"
 
