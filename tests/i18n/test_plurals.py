@@ -122,7 +122,7 @@ PENDING = {
     "Message of {length} characters is too long; expected at most {limit}.",
     "Request body of {length} bytes is too large; expected at most {limit}.",
     "{left} of {rolls} rolls left",
-    "{what} {text!r} is {length} characters long; expected at most {limit}",
+    "{what} {text} is {length} characters long; expected at most {limit}",
     "{mistakes} of {decisions} decisions lost points; expected points lost {lost} (mean {mean}).",
 }
 """Texts of the terminal game (tui/) and the web (web/), left for the rework of the terminal game

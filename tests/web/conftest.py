@@ -107,7 +107,7 @@ def play(conns: dict[int, Conn], until: Callable[[Msg], bool] | None = None) -> 
         version = state["version"]
         seat = state["game"]["current"] if state["game"] else None
         if seat in conns:
-            conns[seat].send(**intent(state["game"]))
+            conns[seat].send(**intent(state["game"]), version=state["version"])
         for conn in conns.values():
             conn.version(version)
         state = any_conn.state
@@ -235,7 +235,7 @@ def play_remote(conns: dict[int, RemoteConn], until: Callable[[Msg], bool] | Non
         version = state["version"]
         seat = state["game"]["current"] if state["game"] else None
         if seat in conns:
-            conns[seat].send(**intent(state["game"]))
+            conns[seat].send(**intent(state["game"]), version=state["version"])
         for conn in conns.values():
             conn.version(version)
         state = max((c.state for c in conns.values()), key=lambda s: int(s["version"]))

@@ -138,6 +138,8 @@ function send(message, { intent = true } = {}) {
   ui.ws.send(JSON.stringify({ ...message, ...version, id: ui.nextId++ }));
   if (intent) {
     ui.pending = true;
+    ui.sentAt = performance.now();
+    ui.sentType = message.type;
     if (ui.room) render();
   }
   return true;
@@ -317,13 +319,21 @@ function toggleKeep(i) {
   announce(ui.kept.has(i) ? t("Die {n} kept.", { n: i + 1 }) : t("Die {n} released.", { n: i + 1 }));
 }
 
+// A second roll or score within this many milliseconds of the last one is the same gesture (a double
+// click, two quick presses, a key's auto-repeat) even when the server has already answered the first.
+const SAME_GESTURE_MS = 400;
+
+function tooSoon(type) {
+  return ui.sentType === type && performance.now() - ui.sentAt < SAME_GESTURE_MS;
+}
+
 function roll() {
-  if (!myTurn() || ui.pending || ui.room.game.rolls_left <= 0) return;
+  if (!myTurn() || ui.pending || tooSoon("roll") || ui.room.game.rolls_left <= 0) return;
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
 function score(card, box) {
-  if (!myTurn() || ui.pending) return;
+  if (!myTurn() || ui.pending || tooSoon("score")) return;
   send({ type: "score", card, box });
 }
 
