@@ -138,8 +138,6 @@ function send(message, { intent = true } = {}) {
   ui.ws.send(JSON.stringify({ ...message, ...version, id: ui.nextId++ }));
   if (intent) {
     ui.pending = true;
-    ui.sentAt = performance.now();
-    ui.sentType = message.type;
     if (ui.room) render();
   }
   return true;
@@ -319,21 +317,13 @@ function toggleKeep(i) {
   announce(ui.kept.has(i) ? t("Die {n} kept.", { n: i + 1 }) : t("Die {n} released.", { n: i + 1 }));
 }
 
-// A second roll or score within this many milliseconds of the last one is the same gesture (a double
-// click, two quick presses, a key's auto-repeat) even when the server has already answered the first.
-const SAME_GESTURE_MS = 400;
-
-function tooSoon(type) {
-  return ui.sentType === type && performance.now() - ui.sentAt < SAME_GESTURE_MS;
-}
-
 function roll() {
-  if (!myTurn() || ui.pending || tooSoon("roll") || ui.room.game.rolls_left <= 0) return;
+  if (!myTurn() || ui.pending || ui.room.game.rolls_left <= 0) return;
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
 function score(card, box) {
-  if (!myTurn() || ui.pending || tooSoon("score")) return;
+  if (!myTurn() || ui.pending) return;
   send({ type: "score", card, box });
 }
 
@@ -388,6 +378,7 @@ function onKey(event) {
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || $("#room").hidden || !ui.room) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (tag === "BUTTON" && (event.key === " " || event.key === "Enter")) return; // the button's own click
+  if (event.repeat && (event.key === " " || event.key === "Enter")) return; // a held key rolls or scores once
   const g = ui.room.game;
   if (!g) return;
   const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
@@ -488,7 +479,8 @@ $("#add-computer").addEventListener("click", addComputer);
 $("#join-form").addEventListener("submit", joinRoom);
 $("#chat-form").addEventListener("submit", sendChat);
 $("#start").addEventListener("click", () => send({ type: "start" }));
-$("#roll").addEventListener("click", roll);
+// the second click of a double click (detail 2) is the same gesture: one roll, whatever the server's speed
+$("#roll").addEventListener("click", (event) => event.detail < 2 && roll());
 $("#hint").addEventListener("click", askHint);
 $("#undo").addEventListener("click", () => send({ type: "undo" }));
 $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
