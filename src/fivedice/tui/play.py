@@ -16,21 +16,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.markup import escape
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from fivedice.actions import Action, Roll, Score
-from fivedice.advice import Advice, describe, describe_action, preparing
-from fivedice.dice import parse_dice
+from fivedice.advice import Advice, describe_action, preparing
 from fivedice.errors import FiveDiceError
 from fivedice.events import Event, narrate
-from fivedice.i18n import N_, _, format_decimal, ngettext
-from fivedice.rules import RuleSet
-from fivedice.state import GameState, Phase
+from fivedice.i18n import N_, _, format_decimal
+from fivedice.state import GameState
 from fivedice.table import StaleStateError
+from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
-from fivedice.tui.session import Session, rules_title
+from fivedice.tui.session import Session
+from fivedice.tui.texts import keys_text, turn_text
 from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
 
 if TYPE_CHECKING:
@@ -39,67 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen", "format_advice"]
 
 PACES = (0.0, 0.15, 0.3, 0.5, 0.8, 1.2, 2.0)
-
-
-class DiceEntry(ModalScreen[tuple[int, ...] | None]):
-    """Asks for the faces of the dice rolled at a real table (``--physical``)."""
-
-    DEFAULT_CSS = """
-    DiceEntry { align: center middle; }
-    DiceEntry > Vertical { width: 50; height: auto; border: round $accent; padding: 0 1; background: $surface; }
-    DiceEntry #entry-error { color: $error; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", N_("Cancel"))]
-
-    def __init__(self, count: int) -> None:
-        super().__init__()
-        self.count = count
-
-    def compose(self) -> ComposeResult:
-        """A prompt, an input and an error line."""
-        with Vertical():
-            example = " ".join("35126"[: self.count])
-            yield Static(
-                ngettext(
-                    "Type the {n} die rolled, e.g. {example}:",
-                    "Type the {n} dice rolled, e.g. {example}:",
-                    self.count,
-                    n=self.count,
-                    example=example,
-                )
-            )
-            yield Input(compact=True, id="entry")
-            yield Static("", id="entry-error")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Check the dice and return them."""
-        try:
-            self.dismiss(parse_dice(event.value, self.count).values)
-        except FiveDiceError as exc:
-            self.query_one("#entry-error", Static).update(escape(str(exc)))
-
-    def action_cancel(self) -> None:
-        """Roll nothing."""
-        self.dismiss(None)
-
-
-def format_advice(advice: Advice, rules: RuleSet, top: int = 5) -> str:
-    """Ranked options as markup: what (a keep also names the positions, as keys 1-5 do), its value (the
-    expected points still to come, or the points now) and its loss against the best."""
-    label = N_("to come") if advice.source == "solver" else N_("points")
-    value, loss = _(label)[:10], _("loss")[:9]
-    vw, lw = max(7, len(value)), max(6, len(loss))
-    ow = 26 - (vw - 7) - (lw - 6)  # longer headings take room from the option column
-    option = _("option")[:ow]
-    rows = [f"[dim]{option:<{ow}} {value:>{vw}} {loss:>{lw}}[/]"]
-    for o in advice.options[:top]:
-        text = describe(o, rules)
-        if isinstance(o.action, Roll) and o.action.held:
-            text += " · " + _("dice {positions}", positions=" ".join(str(p + 1) for p in o.action.held))
-        if len(text) > ow:
-            text = text[: ow - 1] + "…"
-        rows.append(f"{escape(text):<{ow}} {format_decimal(o.value, 2):>{vw}} {format_decimal(o.loss, 2):>{lw}}")
-    return "\n".join(rows)
 
 
 class GameScreen(Screen[None]):
@@ -212,65 +151,11 @@ class GameScreen(Screen[None]):
         """Seconds between computer actions."""
         return float(self.fd_app.settings.get("pace", 0.8))
 
-    def _title(self) -> str:
-        rules = self.table.rules
-        title = escape(rules_title(rules))
-        if self.table.challenge is not None:
-            title = _("{game} · challenge {code}", game=title, code=escape(self.table.challenge))
-        return f"[b]{title}[/b]"
-
     def _turn_text(self) -> tuple[str, str]:
-        state = self.table.state
-        rules = state.rules
-        if state.phase is Phase.ROLLOFF:
-            return _("{game} · roll-off to decide who starts", game=self._title()), ""
-        name = escape(state.players[state.current])
-        who = _("[b]{name}[/b] (computer)", name=name) if self.table.seat().is_computer else f"[b]{name}[/b]"
-        turn = _(
-            "{game} · round {round}/{rounds} · {player} to play",
-            game=self._title(),
-            round=state.round,
-            rounds=rules.rounds,
-            player=who,
-        )
-        if state.rolls == 0:
-            roll = _("Roll 1 of {rolls} next", rolls=rules.rolls)
-        elif state.rolls_left == 0:
-            roll = _("Roll {roll} of {rolls} · score a box", roll=state.rolls, rolls=rules.rolls)
-        else:
-            roll = _("Roll {roll} of {rolls}", roll=state.rolls, rolls=rules.rolls)
-        return turn, roll
+        return turn_text(self.table)
 
     def _keys_text(self) -> str:
-        table = self.table
-        state = table.state
-        if table.automatic() is not None:
-            return _("Roll-off · +/- pace")
-        if table.computer_to_move:
-            if self.pending is not None and isinstance(self.pending[0], Roll) and state.dice is not None:
-                faces = " ".join(str(state.dice[p]) for p in self.pending[0].held)
-                return _("{name} keeps {dice}", name=state.players[state.current], dice=faces)
-            return _("Computer playing · +/- pace · c reasoning")
-        if state.dice is None:
-            return _("Space: roll · ? help")
-        if state.rolls_left == 0:
-            return _("↑↓ Enter: score a box · u undo")
-        n = state.rules.dice
-        if len(self.kept) == n:
-            return _("Keeping every die · ↑↓ Enter: score a box")
-        if self.kept:
-            faces = " ".join(str(state.dice[p]) for p in sorted(self.kept))
-            other = n - len(self.kept)
-            if other == 1:
-                return _("Keeping {dice} · Space rolls the last die", dice=faces)
-            return ngettext(
-                "Keeping {dice} · Space rolls the other {n} die",
-                "Keeping {dice} · Space rolls the other {n} dice",
-                other,
-                dice=faces,
-                n=other,
-            )
-        return _("1-{n} keep · Space roll · ↑↓ Enter score", n=n)
+        return keys_text(self.table, self.kept, self.pending[0] if self.pending is not None else None)
 
     def _best_text(self) -> str:
         total = self.table.state.total(0)
