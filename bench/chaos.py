@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from load import intent  # the same simple client as the load benchmark (bench/ is the script's folder)
 from websockets.asyncio.client import ClientConnection, connect
 
 from fivedice import notation
@@ -150,20 +151,6 @@ class Tally:
 def one_sentence(text: str) -> bool:
     """A refusal is one plain sentence: one line, no traceback, ending with a full stop."""
     return "\n" not in text and "Traceback" not in text and text.endswith(".") and 0 < len(text) < 400
-
-
-def intent(game: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """Roll; sometimes keep the most common face; else score the best box."""
-    if game["phase"] == "rolloff" or game["dice"] is None:
-        return {"type": "roll"}
-    best = max(game["options"], key=lambda o: (o["points"], rng.random()))
-    if game["rolls_left"] > 0 and best["points"] < 20 and rng.random() < 0.6:
-        dice = game["dice"]
-        face = max(set(dice), key=dice.count)
-        keep = [i for i, v in enumerate(dice) if v == face]
-        if len(keep) < len(dice):
-            return {"type": "roll", "keep": keep}
-    return {"type": "score", "box": best["box"], "card": best["card"]}
 
 
 class Player:
