@@ -50,9 +50,10 @@ from fastapi.staticfiles import StaticFiles
 from fivedice import i18n
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
+from fivedice.players.levels import LEVELS
 from fivedice.rules import BUILTINS, describe, get
 from fivedice.rules.explain import explain_all
-from fivedice.web import computer, lobby, pwa, replay
+from fivedice.web import lobby, pwa, replay
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import LimitError, MessageError, RoomNotFoundError, StoreError
 from fivedice.web.guard import Guard, client_address, request_language
@@ -190,7 +191,7 @@ def create_app(
                 }
                 for b in BUILTINS.values()
             ],
-            "levels": computer.levels(),
+            "levels": {key: _(text) for key, text in LEVELS.items()},
             "limits": {"name": NAME_MAX, "chat": CHAT_MAX, "seats": MAX_SEATS, "message": MAX_MESSAGE},
         }
 

@@ -285,6 +285,8 @@ function render() {
     $("#hint").disabled = ui.pending || !(mine && g.dice && g.phase === "play");
     $("#undo").hidden = !(room.settings.undo && g.undo_by === ui.you && ui.you !== null);
     $("#undo").disabled = ui.pending;
+    $("#redo").hidden = !(g.redo_by === ui.you && ui.you !== null);
+    $("#redo").disabled = ui.pending;
     $("#controls-why").textContent = playing ? controlsReason(room, ui.you, ui.pending) : "";
     if (room.status === "over") renderEnd();
   }
@@ -318,7 +320,7 @@ function toggleKeep(i) {
 }
 
 function roll() {
-  if (!myTurn() || ui.pending || ui.room.game.rolls_left <= 0) return;
+  if (!myTurn() || ui.pending || ui.room.game.phase !== "play" || ui.room.game.rolls_left <= 0) return;
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
@@ -483,6 +485,7 @@ $("#start").addEventListener("click", () => send({ type: "start" }));
 $("#roll").addEventListener("click", (event) => event.detail < 2 && roll());
 $("#hint").addEventListener("click", askHint);
 $("#undo").addEventListener("click", () => send({ type: "undo" }));
+$("#redo").addEventListener("click", () => send({ type: "redo" }));
 $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
 $("#share").addEventListener("click", share);
 $("#copy-link").addEventListener("click", async () => {
