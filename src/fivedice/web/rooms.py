@@ -250,7 +250,8 @@ class Room:
         self.table = table
 
     def _heard(self, event: Event) -> None:
-        self.events.append(event_message(event, self.rules))
+        if event.kind != "turn":  # the page shows whose turn it is above the dice
+            self.events.append(event_message(event, self.rules))
 
     def apply(self, row: RoomRow, moves: list[MoveRow]) -> None:
         """Take the stored room and the moves after :attr:`seq` of the same game."""

@@ -337,7 +337,8 @@ class RoomService(Connections):
         room.driving = True
         try:
             while True:
-                await asyncio.sleep(self.computer_delay if not timer else min(self.computer_delay, 0.2))
+                quick = timer or (room.table is not None and room.table.automatic() is not None)
+                await asyncio.sleep(min(self.computer_delay, 0.3) if quick else self.computer_delay)
                 async with room.lock:
                     if await self.db(self._refresh, room):
                         self._broadcast(room)

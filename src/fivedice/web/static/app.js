@@ -272,7 +272,7 @@ function render() {
   if (g) {
     const turn = $("#turn");
     turn.textContent = turnText(room, ui.you, Date.now() / 1000);
-    turn.className = g.current === ui.you && playing ? "yours" : "";
+    turn.className = g.current === ui.you && playing && g.phase === "play" ? "yours" : ""; // the roll-off is the table's
     const plan = ui.plan || {};
     renderDice(room, ui.you, ui.kept, plan.keep || new Set(), toggleKeep);
     renderCards(room, ui.you, ui.selected, plan.box || null, score);
