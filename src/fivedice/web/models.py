@@ -198,6 +198,8 @@ class CreateRoom(BaseModel):
     away: Literal["wait", "computer"] = "wait"
     public: bool = False
     """List the room in the lobby, for anyone to join or watch."""
+    first: Literal["rolloff", "host"] = "rolloff"
+    """Who starts: the winner of the table's roll-off, or the host (seat 1) without one."""
     challenge: Annotated[str, Field(min_length=1, max_length=80)] | None = None
     """A challenge code (``daily`` for today's): the dice come from the challenge's tape, so every
     player of the challenge meets the same dice, in this room or any other."""

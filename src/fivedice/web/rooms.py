@@ -140,13 +140,15 @@ def room_policy(settings: Mapping[str, Any], players: int) -> UndoPolicy:
 
 
 def new_table(rules: RuleSet, seats: Sequence[SeatRow], settings: Mapping[str, Any], roller: object) -> Table:
-    """A fresh table for a room's game (dice from ``roller``, or from the room's challenge code)."""
+    """A fresh table for a room's game: dice from ``roller`` (or from the room's challenge code), a roll-off
+    unless the host starts, and each turn's first roll left to its player (the page's Roll button)."""
     return Table(
         rules,
         room_seats(seats),
         rng=roller,
         challenge=settings.get("challenge"),
         undo=room_policy(settings, len(seats)),
+        starter=0 if settings.get("first") == "host" else None,
         auto_first_roll=False,
     )
 

@@ -455,6 +455,8 @@ class RoomService(Connections):
             "away": req.away,
             "public": req.public,
         }
+        if req.first != "rolloff":
+            settings["first"] = req.first
         if challenge is not None:
             settings["challenge"] = challenge
         for _attempt in range(5):
