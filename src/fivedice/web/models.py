@@ -118,9 +118,9 @@ class Act(_Message):
 
 
 class Simple(_Message):
-    """A request that changes nothing: hint, analysis or ping."""
+    """A request that changes nothing: hint, analysis, a challenge's result or ping."""
 
-    type: Literal["hint", "analysis", "ping"]
+    type: Literal["hint", "analysis", "challenge", "ping"]
     id: MessageId | None = None
 
 
@@ -151,7 +151,8 @@ def describe_error(exc: ValidationError, what: str = N_("Message")) -> str:
 
 
 _ROLL = '{"type": "roll"}'
-_TAGS = {"hello", "language", "roll", "score", "start", "rematch", "undo", "redo", "hint", "analysis", "ping", "chat"}
+_TAGS = {"hello", "language", "roll", "score", "start", "rematch", "undo", "redo", "hint", "analysis", "challenge"}
+_TAGS |= {"ping", "chat"}
 
 
 def parse_message(text: str | bytes) -> AnyMessage:

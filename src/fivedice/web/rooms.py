@@ -21,6 +21,7 @@ from typing import Any
 
 from fivedice import notation
 from fivedice.actions import RollOff, Score
+from fivedice.challenge import ChallengeReport
 from fivedice.dice import DiceRoller
 from fivedice.events import Event, message
 from fivedice.game import Game
@@ -220,6 +221,8 @@ class Room:
         self.recording = False
         self.notified_timeout: tuple[int, int] | None = None
         self.analysis: tuple[tuple[int, str], dict[str, Any] | None] | None = None
+        self.challenge: tuple[int, ChallengeReport] | None = None
+        """The challenge report of a finished game, by game number (worded in each reader's language)."""
         self._snapshot: tuple[tuple[int, int], str] | None = None
         self._presence_rev = 0
         self.load(row, moves)

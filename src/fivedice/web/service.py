@@ -33,7 +33,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from fivedice import i18n, notation
 from fivedice.actions import Roll, Score
 from fivedice.advice import Advice
-from fivedice.challenge import challenge_code
+from fivedice.challenge import challenge_code, report, report_lines
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
@@ -555,6 +555,8 @@ class RoomService(Connections):
                 client.send(json.dumps({"type": "hint", "id": msg.id, **(await self._hint(room, seat))}))
             elif msg.type == "analysis":
                 client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": await self._analysis(room)}))
+            elif msg.type == "challenge":
+                client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.challenge_result(room))}))
             return
         sent: tuple[int, tuple[Client, int | None]] = (msg.version, (client, msg.id))
         if isinstance(msg, RollIntent | ScoreIntent):
@@ -597,6 +599,55 @@ class RoomService(Connections):
         result = await asyncio.to_thread(_analyze, game)
         room.analysis = (key, result)
         return result
+
+    async def challenge_result(self, room: Room) -> dict[str, Any]:
+        """A finished challenge game: each player's total next to what the benchmark player (``optimal`` where
+        the solver plays the rules) made of the same dice tape, what their decisions cost, in sentences of
+        the reader's language, and the challenge's leaderboard."""
+        async with room.lock:
+            table = room.table
+            if table is None or room.status != "over" or table.challenge is None:
+                raise RoomError(_("The challenge's result is ready when a challenge game is over."))
+            key = room.row.game_no
+        cached = room.challenge if room.challenge is not None and room.challenge[0] == key else None
+        rep = cached[1] if cached is not None else await asyncio.to_thread(report, table)
+        room.challenge = (key, rep)
+        for _i in range(100):  # the game is being recorded: the leaderboard shows it once it is
+            if not room.recording:
+                break
+            await asyncio.sleep(0.05)
+        board = await self.leaderboard(table.challenge, table.rules.spec)
+        return {
+            "code": rep.code,
+            "level": rep.level,
+            "benchmark": rep.benchmark,
+            "players": [
+                {"seat": p.seat, "name": p.name, "total": p.total, "loss": p.loss, "grade": p.grade}
+                for p in rep.players
+            ],
+            "lines": report_lines(rep),
+            "leaderboard": board,
+        }
+
+    async def leaderboard(self, code: str, spec: str, limit: int = 10) -> list[dict[str, Any]]:
+        """The best totals of challenge ``code`` under rule set ``spec`` (empty where scores are not kept);
+        equal totals share a rank, the earlier game first, as in a game's standings."""
+        if not self.scores:
+            return []
+        rows = await asyncio.to_thread(self.score_store().high_scores, spec, limit, challenge=code)
+        return [
+            {
+                "rank": r.rank,
+                "name": r.name,
+                "total": r.total,
+                "players": r.players,
+                "kind": r.kind,
+                "level": r.level,
+                "undos": r.undos,
+                "played_at": r.played_at.isoformat(),
+            }
+            for r in rows
+        ]
 
 
 def hint_data(advice: Advice) -> dict[str, Any]:
