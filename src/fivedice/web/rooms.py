@@ -25,7 +25,7 @@ from fivedice.challenge import ChallengeReport
 from fivedice.dice import DiceRoller
 from fivedice.events import Event, message
 from fivedice.game import Game
-from fivedice.i18n import _
+from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.scorecard import Scorecard
 from fivedice.seat import Seat
@@ -54,6 +54,7 @@ CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Invite codes avoid letters and digits that look alike (0/O, 1/I/L)."""
 
 EVENTS_KEPT = 12
+STARTED = N_("The game has started.")
 
 
 def new_code(length: int = 8) -> str:
@@ -246,6 +247,7 @@ class Room:
 
     def _new_table(self) -> None:
         self._listen(new_table(self.rules, self.row.seats, self.settings, self.roller))
+        self.events.append({"msg": STARTED, "args": {}})  # the first line of every game's events
 
     def _listen(self, table: Table) -> None:
         if self.table is not None and self.table is not table:

@@ -57,7 +57,7 @@ from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, Roll
 from fivedice.web.names import skeleton
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
-from fivedice.web.rooms import Client, Room, SecretsRoller, new_code
+from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
 
 __all__ = ["RoomService", "hash_token"]
 
@@ -567,7 +567,7 @@ class RoomService(Connections):
             await self._change(room, seat, "seat", partial(_redo, seat), *sent)
         elif msg.type == "start":
             await self._change(room, seat, "seat", partial(_start, seat), *sent)
-            await self._message(room, notice(N_("The game has started.")))
+            await self._message(room, notice(STARTED))
         elif msg.type == "rematch":
             await self._change(room, seat, "seat", partial(_rematch, seat), *sent)
             await self._message(room, notice(N_("{who} started a rematch."), who=room.seats[seat].name))
