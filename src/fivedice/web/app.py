@@ -202,7 +202,7 @@ def create_app(
         """A challenge's code (``today``/``daily``: today's) and its leaderboard under the rule set ``rules``."""
         key = challenge_code(DAILY if code == "today" else code[:200])
         spec = parse_spec(rules[:200]).spec
-        return {"code": key, "rules": spec, "leaderboard": await service.leaderboard(key, spec)}
+        return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
 
     @app.get("/api/languages")
     async def languages(request: Request) -> dict[str, Any]:
