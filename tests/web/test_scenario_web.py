@@ -110,3 +110,26 @@ def test_undo_never_shows_other_dice_for_a_roll_already_seen(client: TestClient)
         undone = act(conns, 0, {"type": "undo"})["game"]
         assert undone["dice"] == other
         assert act(conns, 0, {"type": "redo"})["game"]["totals"] == [sum(other)]
+
+
+def test_logs_stored_before_the_table_still_load() -> None:
+    """An older server let a player take back the score a stand-in made for them and rolled off by the seats
+    themselves: such a log still rebuilds, the undo taking back that one score."""
+    seats = [SeatRow(0, "Ann", "human", None, None), SeatRow(1, "Bob", "human", None, None)]
+    records: list[tuple[int, str, dict[str, object]]] = [
+        (0, "seat", {"type": "rolloff", "seat": 0, "dice": [6, 6, 6, 6, 6]}),
+        (1, "seat", {"type": "rolloff", "seat": 1, "dice": [1, 1, 1, 1, 1]}),
+        (0, "seat", {"type": "roll", "held": [], "dice": [2, 3, 4, 5, 6]}),
+        (0, "timer", {"type": "score", "card": 0, "box": "choice", "points": 20}),
+        (0, "seat", {"type": "undo"}),
+        (0, "seat", {"type": "score", "card": 0, "box": "large_straight", "points": 30}),
+    ]
+    moves = [MoveRow(i + 1, seat, by, record, 0.0) for i, (seat, by, record) in enumerate(records)]
+    table = table_from_moves(parse_spec("yacht"), seats, {"undo": True}, moves)
+    assert [notation.to_text(r) for r in table.game.log][-2:] == [
+        notation.to_text(notation.from_json(records[2][2])),
+        notation.to_text(notation.from_json(records[5][2])),
+    ]
+    assert table.state.totals == (30, 0)
+    assert table.undos == 1
+    assert table.state.current == 1
