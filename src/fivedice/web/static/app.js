@@ -299,6 +299,7 @@ function render() {
     $("#hint").disabled = ui.pending || !(mine && g.dice && g.phase === "play");
     $("#undo").hidden = !(room.settings.undo && g.undo_by === ui.you && ui.you !== null);
     $("#undo").disabled = ui.pending;
+    $("#undo").textContent = room.seats.length === 1 ? t("Undo") : t("Undo my score"); // alone: any decision
     $("#redo").hidden = !(g.redo_by === ui.you && ui.you !== null);
     $("#redo").disabled = ui.pending;
     $("#controls-why").textContent = playing ? controlsReason(room, ui.you, ui.pending) : "";
