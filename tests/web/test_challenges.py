@@ -129,6 +129,20 @@ def test_a_finished_challenge_shows_the_optimal_player_on_the_same_tape_and_the_
         assert [row["total"] for row in board] == sorted((row["total"] for row in board), reverse=True)
         assert c.get("/api/challenges/CUP?rules=yacht").json()["leaderboard"] == board
         assert c.get("/api/challenges/cup?rules=yahtzee").json()["leaderboard"] == []
+        # a variant of a rule set deals other dice: its games have a leaderboard of their own
+        made = create(c, rules="yahtzee", options={"joker": "free"}, humans=1, challenge="cup", name="Vi")
+        with hello(c, made["code"], made["token"]) as vi:
+            vi.send(type="start")
+            state = vi.version(1)
+            while state["status"] != "over":
+                version = state["version"]
+                vi.send(**taker(state["game"]), version=version)
+                state = vi.version(version)
+            vi.send(type="challenge")
+            board = wait_for(vi, "challenge")["leaderboard"]
+        assert [row["name"] for row in board] == ["Vi"]
+        assert c.get("/api/challenges/cup?rules=yahtzee").json()["leaderboard"] == []
+        assert c.get("/api/challenges/cup", params={"rules": "yahtzee joker=free"}).json()["leaderboard"] == board
 
 
 def wait_for(conn: Conn, kind: str) -> Msg:

@@ -16,6 +16,7 @@ from fivedice.challenge import report, report_lines
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
 from fivedice.i18n import _
+from fivedice.rules import parse_spec
 from fivedice.state import Phase
 from fivedice.storage import Store
 from fivedice.table import Table
@@ -134,7 +135,8 @@ class Results:
         equal totals share a rank, the earlier game first, as in a game's standings."""
         if not self.scores:
             return []
-        rows = await asyncio.to_thread(self.score_store().high_scores, spec, limit, challenge=code)
+        exact = parse_spec(spec)  # that exact variant: a challenge's dice belong to one rule set and its options
+        rows = await asyncio.to_thread(self.score_store().high_scores, exact, limit, challenge=code)
         return [
             {
                 "rank": r.rank,
