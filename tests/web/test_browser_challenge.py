@@ -42,7 +42,11 @@ def test_todays_challenge_from_the_lobby_to_the_leaderboard(server: Server, brow
     page.wait_for_url("**/r/*")
     connected(page)
     today = date.today().isoformat()
-    assert page.locator("#challenge-title-room").inner_text() == f"Challenge {today}"
+    goal = page.locator("#challenge-title-room")
+    assert goal.inner_text().startswith(f"Challenge {today}")
+    page.wait_for_function("() => document.querySelector('#challenge-title-room').textContent.includes('goal')")
+    assert " — Your goal: beat " in goal.inner_text()
+    assert goal.inner_text().endswith(", what the optimal player scored on these dice.")
     assert page.locator("#hint").is_hidden()  # no hints in the daily challenge
     while not page.locator("#over").is_visible():
         if not my_turn(page):

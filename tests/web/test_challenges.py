@@ -147,3 +147,15 @@ def test_a_finished_challenge_shows_the_optimal_player_on_the_same_tape_and_the_
 
 def wait_for(conn: Conn, kind: str) -> Msg:
     return conn.until(lambda m: m["type"] in (kind, "error"))
+
+
+def test_a_solo_challenge_shows_its_goal_from_the_same_dice(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=1, challenge="goal")
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        state = ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)["state"]
+    bench = replay_on_tape(get("yacht"), "goal").state.total(0)
+    assert state["goal"] == {"total": bench, "level": "optimal"}
+    assert state["game"]["moves"] == 0  # shown before the first roll
+    two = create(client, rules="yacht", humans=2, challenge="goal")
+    assert client.get(f"/api/rooms/{two['code']}").json()["goal"] is None  # side by side: each other's score

@@ -31,7 +31,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fivedice import notation
-from fivedice.challenge import challenge_code
+from fivedice.challenge import benchmark_level, challenge_code, replay_on_tape
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
@@ -318,6 +318,9 @@ class RoomService(Connections):
             room.recording = True
             self._spawn(self.results.record(room))
         table = room.table
+        if table is not None and table.challenge is not None and table.solitaire and not room.goal_pending:
+            room.goal_pending = True
+            self._spawn(self._goal(room, table))
         if (
             drive
             and room.current_seat() is not None
@@ -374,6 +377,20 @@ class RoomService(Connections):
         finally:
             room.driving = False
         self._after_change(room, drive=False)
+
+    async def _goal(self, room: Room, table: Table) -> None:
+        """Work out a solo challenge's goal (the benchmark player on the same dice tape) and show it."""
+        assert table.challenge is not None
+        level = benchmark_level(table.rules)
+        try:
+            played = await asyncio.to_thread(replay_on_tape, table.rules, table.challenge, level)
+        except FiveDiceError as exc:
+            log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
+            return
+        async with room.lock:
+            room.goal = {"total": played.state.total(0), "level": level}
+            room.presence_changed()  # a new snapshot
+            self._broadcast(room)
 
     async def _timer_loop(self) -> None:
         while True:

@@ -272,6 +272,7 @@ function render() {
   $("#rules-title").textContent = room.rules.title + (room.rules.spec.includes(" ") ? ` (${room.rules.spec})` : "");
   $("#challenge-title-room").hidden = !room.challenge;
   $("#challenge-title-room").textContent = room.challenge ? t("Challenge {code}", { code: room.challenge }) : "";
+  if (room.goal && room.status !== "over") $("#challenge-title-room").textContent += " — " + t("Your goal: beat {total}, what the {level} player scored on these dice.", room.goal);
   renderSeats(room, ui.you);
   if (ui.pending) $("#start").disabled = true;
   const openSeat = room.seats.some((s) => s.kind === "human" && !s.taken);
