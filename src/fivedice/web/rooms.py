@@ -223,10 +223,10 @@ class Room:
         self.notified_timeout: tuple[int, int] | None = None
         self.analysis: tuple[tuple[int, str], dict[str, Any] | None] | None = None
         self.challenge: tuple[int, ChallengeReport] | None = None
+        """The challenge report of a finished game, by game number (worded in each reader's language)."""
         self.goal: dict[str, Any] | None = None
         """A solo challenge's goal: what the benchmark player scored on the same dice (``total``, ``level``)."""
         self.goal_pending = False
-        """The challenge report of a finished game, by game number (worded in each reader's language)."""
         self._snapshot: tuple[tuple[int, int], str] | None = None
         self._presence_rev = 0
         self.load(row, moves)
