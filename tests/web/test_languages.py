@@ -45,11 +45,10 @@ def test_an_illegal_move_errs_in_each_clients_language_in_the_same_room(client: 
         assert bob.error() == "The game has not started yet; the host starts it from the lobby."
         bob.send(type="start")
         assert bob.error() == "Only the host, Ann, can start the game."
-        version = ann.state["version"]
         ann.send(type="start")
-        ann.version(version)
-        bob.version(version)
-        # the roll-off: whoever is not to roll gets the error in their own language
+        ann.until(lambda m: m["type"] == "state" and m["state"]["game"]["phase"] == "play")
+        bob.version(ann.state["version"] - 1)
+        # after the table's roll-off: whoever is not to roll gets the error in their own language
         current = ann.state["game"]["current"]
         waiting, other = (bob, "Ann") if current == 0 else (ann, "Bob")
         waiting.send(type="roll")
@@ -143,7 +142,7 @@ def test_events_and_notices_travel_as_messages_with_fields(client: TestClient) -
         ann.send(type="score", box="choice")
         state = ann.version(version)
         event = state["event_keys"][-1]
-        assert event["msg"] == "{who} scores {points} in {box}."
+        assert event["msg"] == "{player} scores {points} in {box}."
         assert event["args"]["box"] == "Choice"
         assert state["events"][-1] == f"Ann scores {event['args']['points']} in Choice."
 
