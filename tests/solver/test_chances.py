@@ -113,10 +113,11 @@ def test_chance_tables_match_brute_force(name: str, half: float) -> None:
     table = build_chances(solver, top + 1, half)
     cards = [*sorted(reachable_cards(rs), key=lambda c: str(c.entries))[:8], Scorecard.empty(rs)]
     for target in sorted({top // 3, top // 2, top - 5}):
-        if half == 1.0:
-            value = brute_chance(rs, lambda total, t=target: float(total >= t))
-        else:
-            value = brute_chance(rs, lambda total, t=target: 1.0 if total > t else 0.5 if total == t else 0.0)
+
+        def utility(total: int, t: int = target) -> float:
+            return 1.0 if total > t else half if total == t else 0.0
+
+        value = brute_chance(rs, utility)
         for card in cards:
             need = target - card.total
             if need > table.cap:
