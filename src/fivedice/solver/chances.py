@@ -22,6 +22,7 @@ import math
 import os
 import time
 import zlib
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,11 +35,12 @@ from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
-from fivedice.solver.advisor import Solver
+from fivedice.solver.advisor import Option, Solver
 from fivedice.solver.cache import Progress, _layers, cache_dir, code_digest, default_threads, rules_digest
 
 __all__ = [
-    "ChanceTable", "Distribution", "TargetError", "chance_table", "check_target", "distribution",
+    "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table", "check_target", "distribution",
+    "is_cached",
 ]  # fmt: skip
 
 CHANCE_FORMAT = 1
@@ -287,3 +289,46 @@ def chance_table(solver: Solver, cap: int, half: float = 1.0, cache: bool = True
     _TABLES.clear()  # one table in memory at a time: they are large
     _TABLES[key] = table
     return table
+
+
+def chance_options(
+    table: ChanceTable, card: Scorecard, dice: Sequence[int], rolls_left: int, target: int
+) -> list[Option]:
+    """Every option of a situation with its best chance of finishing with at least ``target``
+    points (``half`` tables: of beating ``target``), best first; ``loss`` is in chance."""
+    solver = table.solver
+    state, d, k = solver._situation(card, dice, rolls_left)
+    return _ranked(table, state, d, k, target - card.total)
+
+
+def _ranked(table: ChanceTable, state: int, d: int, k: int, need: int) -> list[Option]:
+    from fivedice.solver import chancekernel as CK
+
+    solver = table.solver
+    t = solver.table.tables
+    pre, pre5 = table.pre(state, need)
+    width = t.subsets.shape[1] + t.nboxes
+    fout = np.empty(width)
+    iout = np.empty(width, dtype=np.int32)
+    n, _code = CK.advise_custom(t.ints, state, d, k, pre, pre5, fout, iout)
+    sw = t.subsets.shape[1]
+    names = solver.rules.box_names
+    ranked = [(-float(fout[sw + b]), 0, b) for b in range(t.nboxes) if iout[sw + b] >= 0]
+    ranked += [(-float(fout[j]), 1, j) for j in range(n)]
+    ranked.sort()
+    top = -ranked[0][0]
+    bonus = solver._ybonus if solver._five[d] >= 0 and state % 2 == 1 else 0
+    out = []
+    for neg, kind, i in ranked:
+        if kind:
+            out.append(Option("keep", -neg, top + neg, solver.keep_dice(int(iout[i]))))
+        else:
+            out.append(Option("score", -neg, top + neg, (), names[i], int(iout[sw + i]), bonus))
+    return out
+
+
+def is_cached(solver: Solver, cap: int, half: float = 1.0) -> bool:
+    """Whether the chance table is in memory or in the user cache (no build needed)."""
+    if (solver.rules, cap, half) in _TABLES:
+        return True
+    return (cache_dir() / _file_name(solver.rules, cap, half)).exists()
