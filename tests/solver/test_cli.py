@@ -107,7 +107,7 @@ def test_solve_target_json_and_text() -> None:
 
 @pytest.mark.parametrize("bad", ["-1", "-20"])
 def test_negative_targets_are_refused_in_one_sentence(bad: str) -> None:
-    code, out, err = run("solve", "yacht", "--target", bad)
+    code, _out, err = run("solve", "yacht", "--target", bad)
     assert code == 2
     assert err.strip() == f"Error: Target {bad} is not valid; expected a whole number of points, 0 or more."
     code, _out, err = run("advise", "yacht", "--dice", "1 2 3 4 5", "--rolls-left", "1", "--target", bad)
