@@ -13,6 +13,7 @@ from rich.table import Table
 from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
 from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
+from fivedice.solver.chances import check_target
 
 __all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
 
@@ -60,6 +61,13 @@ def resolve_strategies(strategy: str, strategies: str | None, players: int | Non
 @click.option("--workers", type=int, default=None, help=N_("Worker processes/threads (default: every core)."))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the statistics as JSON."))
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help=N_("Write a histogram of the scores."))
+@click.option(
+    "--reach",
+    "reach",
+    type=int,
+    multiple=True,
+    help=N_("Report the share of games with at least T points (repeatable)."),
+)
 @friendly
 def simulate_cmd(
     name: str,
@@ -72,9 +80,12 @@ def simulate_cmd(
     workers: int | None,
     as_json: bool,
     plot: str | None,
+    reach: tuple[int, ...],
 ) -> None:
     """Play many games between computer strategies and print statistics."""
     rules = get_rules(name, options)
+    for target in reach:
+        check_target(target)
     seats = resolve_strategies(strategy, strategies, players)
     console = Console(stderr=True)
     if games >= PROGRESS_FROM and console.is_terminal:
@@ -93,9 +104,9 @@ def simulate_cmd(
     if plot is not None:
         plot_histogram(result, plot)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=1))
+        click.echo(json.dumps(result.to_json(reach), indent=1))
     else:
-        Console(file=sys.stdout, width=120).print(render_result(result))
+        Console(file=sys.stdout, width=120).print(render_result(result, reach))
         if plot is not None:
             click.echo(_("Histogram written to {path}.", path=plot))
 
@@ -112,8 +123,9 @@ def _g(x: float) -> str:
     return format_number(int(x)) if float(x).is_integer() else format_decimal(x, 1)
 
 
-def render_result(result: SimResult) -> Table:
-    """The statistics of a run as a table, one column per seat."""
+def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
+    """The statistics of a run as a table, one column per seat (with the share of games reaching
+    each of the ``reach`` targets)."""
     stats = result.stats()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     table = Table(
@@ -145,6 +157,8 @@ def render_result(result: SimResult) -> Table:
     table.add_row(_("median"), *(_g(s.median) for s in stats))
     for q in stats[0].percentiles:
         table.add_row(_("percentile {q}", q=q), *(_g(s.percentiles[q]) for s in stats))
+    for target in reach:
+        table.add_row(_("at least {target}", target=target), *(_pct(x) for x in result.reach(target)))
     if result.rules.upper_bonus:
         table.add_row(_("upper bonus"), *(_pct(s.upper_bonus_rate) for s in stats))
     if result.rules.yahtzee_bonus:

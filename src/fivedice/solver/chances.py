@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from fivedice.dice import Dice
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import RuleSet
@@ -292,7 +293,7 @@ def chance_table(solver: Solver, cap: int, half: float = 1.0, cache: bool = True
 
 
 def chance_options(
-    table: ChanceTable, card: Scorecard, dice: Sequence[int], rolls_left: int, target: int
+    table: ChanceTable, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int, target: int
 ) -> list[Option]:
     """Every option of a situation with its best chance of finishing with at least ``target``
     points (``half`` tables: of beating ``target``), best first; ``loss`` is in chance."""
