@@ -176,3 +176,30 @@ def test_distribution_of_a_full_card_is_its_total(yahtzee: Solver) -> None:
 def test_bad_targets_are_one_sentence(bad: object) -> None:
     with pytest.raises(TargetError, match=r"^Target .* is not valid; expected a whole number of points, 0 or more\.$"):
         check_target(bad)
+
+
+def test_target_player_reaches_its_target_about_as_often_as_the_table_says() -> None:
+    from fivedice.sim import simulate
+
+    rs = rules.get("yacht")
+    games = 600
+    result = simulate(rs, ["target:200"], games, seed=3, workers=1)
+    exact = chance_table(solve(rs), 200).chance(Scorecard.empty(rs), 200)
+    share = result.reach(200)[0]
+    assert abs(share - exact) < 4 * math.sqrt(exact * (1 - exact) / games)
+    assert result.to_json([200])["seats"][0]["reach"] == {"200": share}
+
+
+@pytest.mark.parametrize("level", ["target:x", "target:-5", "target:", "target:2.5"])
+def test_bad_target_levels_are_one_sentence(level: str) -> None:
+    from fivedice.players import UnknownStrategyError, get
+
+    with pytest.raises(UnknownStrategyError, match=r"needs a whole number of points, 0 or more, after 'target:'"):
+        get(level, rules.get("yacht"))
+
+
+def test_target_level_is_refused_for_rule_sets_beyond_the_solver() -> None:
+    from fivedice.players import UnknownStrategyError, get
+
+    with pytest.raises(UnknownStrategyError, match="needs the solver"):
+        get("target:300", rules.get("yahtzee", cards="jetsi"))

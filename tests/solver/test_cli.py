@@ -126,3 +126,17 @@ def test_advise_target_ranks_by_chance() -> None:
     assert data["options"][0]["dice"] == [6, 6, 6]
     code, out, _ = run(*args, "--target", "200")
     assert "best chance of at least 200 points: 19.194%" in out
+
+
+def test_simulate_reach_json() -> None:
+    code, out, _ = run("simulate", "yacht", "--strategies", "target:180,optimal", "--games", "60", "--workers", "1",
+                       "--reach", "180", "--json")  # fmt: skip
+    assert code == 0
+    seats = json.loads(out)["seats"]
+    assert [s["strategy"] for s in seats] == ["target:180", "optimal"]
+    assert all(0.0 <= s["reach"]["180"] <= 1.0 for s in seats)
+    code, out, _ = run("simulate", "yacht", "--games", "50", "--reach", "150")
+    assert "at least 150" in out
+    code, _out, err = run("simulate", "yacht", "--games", "50", "--reach", "-4")
+    assert code == 2
+    assert "Target -4 is not valid" in err
