@@ -61,7 +61,8 @@ from fivedice.solver.tables import (
 )  # fmt: skip
 
 __all__ = [
-    "advise_custom", "max_future", "spread_layer", "successor", "target_pre", "threshold_states", "turn_outcomes",
+    "advise_custom", "max_future", "mixture_pre", "spread_layer", "successor", "target_pre", "threshold_states",
+    "turn_outcomes",
 ]  # fmt: skip
 
 INV6 = 1.0 / 6.0
@@ -593,3 +594,47 @@ def advise_custom(ints: Any, s: int, d: int, k: int, pre: Any, pre5: Any, fout: 
             code = n
         n += 1
     return n, code
+
+
+@nb.njit(cache=True, nogil=True)
+def mixture_pre(
+    ints: Any, G: Any, goff: Any, glen: Any, s: int, base: int, qlo: int, q: Any, half: float, pre: Any, pre5: Any,
+) -> None:  # fmt: skip
+    """``pre[b, p]`` = the average over a rival's final score ``y`` (``q[j]`` the chance of
+    ``y = qlo + j``) of the chance, after ``p`` points in box ``b`` on a card worth ``base``, of
+    finishing above ``y`` (a tie counting ``half``); ``pre5`` the same with an extra-Yahtzee bonus."""
+    nbx = ints[P_NB]
+    units = ints[P_UNITS]
+    ybits = ints[P_YBITS]
+    pw = ints[P_PW]
+    full = (1 << nbx) - 1
+    npv = ints[ints[O_NPV] : ints[O_NPV] + nbx]
+    y = s % ybits
+    up = (s // ybits) % units
+    mask = s // (ybits * units)
+    nq = len(q)
+    for b in range(nbx):
+        if (mask >> b) & 1:
+            continue
+        for i in range(npv[b]):
+            p = ints[ints[O_PVALS] + b * pw + i]
+            s2, g = successor(ints, mask, b, up, y, p)
+            isfull = s2 // (units * ybits) == full
+            for e in range(2):
+                shift = base + g + (ints[P_YBONUS] if e == 1 else 0)
+                total = 0.0
+                o = goff[s2]
+                n = glen[s2]
+                for j in range(nq):
+                    u = qlo + j - shift
+                    if u < 0:
+                        total += q[j]
+                    elif isfull:
+                        if u == 0:
+                            total += half * q[j]
+                    elif u < n:
+                        total += q[j] * G[o + u]
+                if e == 0:
+                    pre[b, p] = total
+                else:
+                    pre5[b, p] = total

@@ -41,7 +41,7 @@ from fivedice.solver.cache import Progress, _layers, cache_dir, code_digest, def
 
 __all__ = [
     "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table", "check_target", "distribution",
-    "is_cached",
+    "is_cached", "mixture_options",
 ]  # fmt: skip
 
 CHANCE_FORMAT = 1
@@ -303,11 +303,15 @@ def chance_options(
 
 
 def _ranked(table: ChanceTable, state: int, d: int, k: int, need: int) -> list[Option]:
+    pre, pre5 = table.pre(state, need)
+    return _ranked_pre(table, state, d, k, pre, pre5)
+
+
+def _ranked_pre(table: ChanceTable, state: int, d: int, k: int, pre: FloatArray, pre5: FloatArray) -> list[Option]:
     from fivedice.solver import chancekernel as CK
 
     solver = table.solver
     t = solver.table.tables
-    pre, pre5 = table.pre(state, need)
     width = t.subsets.shape[1] + t.nboxes
     fout = np.empty(width)
     iout = np.empty(width, dtype=np.int32)
@@ -333,3 +337,23 @@ def is_cached(solver: Solver, cap: int, half: float = 1.0) -> bool:
     if (solver.rules, cap, half) in _TABLES:
         return True
     return (cache_dir() / _file_name(solver.rules, cap, half)).exists()
+
+
+def mixture_options(
+    table: ChanceTable, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int, rival: Distribution
+) -> list[Option]:
+    """Every option of a situation with its chance of finishing above a rival whose final score
+    is distributed as ``rival`` (when that score is known before the next turn and the rest of the
+    game is then played to beat it: exact for a known score), best first."""
+    from fivedice.solver import chancekernel as CK
+
+    solver = table.solver
+    state, d, k = solver._situation(card, dice, rolls_left)
+    t = solver.table.tables
+    pre = np.zeros((t.nboxes, int(t.ints[33])))
+    pre5 = np.zeros_like(pre)
+    lo = int(rival.scores[0])
+    q = np.zeros(int(rival.scores[-1]) - lo + 1)
+    q[rival.scores - lo] = rival.probs
+    CK.mixture_pre(t.ints, table.G, table.goff, table.glen, state, card.total, lo, q, table.half, pre, pre5)
+    return _ranked_pre(table, state, d, k, pre, pre5)
