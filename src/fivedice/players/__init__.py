@@ -78,9 +78,9 @@ def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
 
         solved.prepare(levels, rules, workers)
     if "win" in levels:
-        from fivedice.players.win import spread_model
+        from fivedice.players.win import prepare_win
 
-        spread_model(rules)
+        prepare_win(rules)
     for level in levels:
         target = target_of(check_level(level, rules))
         if target is not None:
