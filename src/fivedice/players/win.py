@@ -44,10 +44,12 @@ __all__ = [
     "last_turn_distribution", "prepare_win", "rival_distribution", "spread_model",
 ]  # fmt: skip
 
-HORIZON = 13
+HORIZON = 3
 """Boxes left (before the turn) from which ``win`` plays for the win chance while rivals still play."""
 EXACT_OPEN = 3
 """A rival with at most this many open boxes gets its exact final-score distribution."""
+TIEBREAK = 1e-6
+"""Chance that one expected point is worth when options are otherwise (nearly) equal."""
 
 Distribution = tuple[IntArray, FloatArray]
 """Whole-point values (ascending) and their probabilities."""
@@ -233,7 +235,10 @@ class WinPlayer(ValuePlayer):
 
         rival = rival_distribution(state, others)
         options = mixture_options(beat_table(self.rules), card, state.dice, state.rolls_left, rival)
-        return _act(state, options[0])
+        points = {_key(o): o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
+        # Expected points break near-ties (e.g. a sure win or a lost cause) but never outweigh chance.
+        best = max(options, key=lambda o: o.value + TIEBREAK * points[_key(o)])
+        return _act(state, best)
 
     def utility(self, state: GameState, k: int, card: Scorecard, legal_gains: IntArray, roll: int) -> FloatArray:
         """Points (as ``optimal``) when alone; with every rival done, the chance of finishing first."""
@@ -258,6 +263,10 @@ class WinPlayer(ValuePlayer):
                 cache[key] = float(chance.sum()) + 1e-9 * float(values @ probs)
             out[j, i] = cache[key]
         return out
+
+
+def _key(option: Any) -> tuple[str, object]:
+    return (option.action, option.dice if option.action == "keep" else option.box)
 
 
 def beat_cap(rules: RuleSet) -> int:
