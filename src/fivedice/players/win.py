@@ -40,8 +40,8 @@ from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
 
 __all__ = [
-    "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_table",
-    "last_turn_distribution", "prepare_win", "rival_distribution", "spread_model",
+    "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_ready", "beat_table",
+    "last_turn_distribution", "option_chances", "prepare_win", "rival_distribution", "spread_model",
 ]  # fmt: skip
 
 HORIZON = 3
@@ -231,10 +231,7 @@ class WinPlayer(ValuePlayer):
             return super().choose(state)
         if len(card.open_indices) > self.horizon:
             return self._optimal.choose(state)
-        from fivedice.solver.chances import mixture_options
-
-        rival = rival_distribution(state, others)
-        options = mixture_options(beat_table(self.rules), card, state.dice, state.rolls_left, rival)
+        options = _chance_options(state)
         points = {_key(o): o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
         # Expected points break near-ties (e.g. a sure win or a lost cause) but never outweigh chance.
         best = max(options, key=lambda o: o.value + TIEBREAK * points[_key(o)])
@@ -335,3 +332,28 @@ def rival_distribution(state: GameState, seats: list[int]) -> Any:
     pmf = np.diff(np.concatenate(([0.0], cdf)))
     keep = np.flatnonzero(pmf > 0)
     return Distribution(keep.astype(np.int64) + lo, pmf[keep])
+
+
+def _chance_options(state: GameState) -> list[Any]:
+    from fivedice.solver.chances import mixture_options
+
+    assert state.dice is not None
+    others = [s for s in range(len(state.players)) if s != state.current]
+    rival = rival_distribution(state, others)
+    card = state.cards[state.current][0]
+    return mixture_options(beat_table(state.rules), card, state.dice, state.rolls_left, rival)
+
+
+def option_chances(state: GameState) -> dict[tuple[str, object], float]:
+    """Each option's chance to finish first (the clairvoyant rating; exact once every rival is
+    done), keyed ``("keep", dice)`` or ``("score", box)``."""
+    return {_key(o): float(o.value) for o in _chance_options(state)}
+
+
+def beat_ready(rules: RuleSet) -> bool:
+    """Whether the beat table of ``rules`` is in memory or cached (no build needed)."""
+    from fivedice.solver.chances import is_cached
+
+    if rules.solver_refusal() is not None:
+        return False
+    return bool(is_cached(solver_for(rules), beat_cap(rules), 0.5))
