@@ -182,13 +182,19 @@ def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the analysis as JSON."))
 @click.option("--all", "show_all", is_flag=True, help=N_("List every decision, not only the mistakes."))
+@click.option(
+    "--by",
+    default="points",
+    show_default=True,
+    help=N_("Rate decisions by expected 'points' or by the chance to 'win' (two or more players)."),
+)
 @friendly
-def analyze_cmd(path: str, as_json: bool, show_all: bool) -> None:
+def analyze_cmd(path: str, as_json: bool, show_all: bool, by: str) -> None:
     """Rate every decision of a saved game against the solver (points lost, grade)."""
     from fivedice import saves
     from fivedice.analysis import analyze
 
-    analysis = analyze(saves.load(path))
+    analysis = analyze(saves.load(path), by=by.strip().lower())
     if as_json:
         click.echo(json.dumps(analysis.to_json(), indent=1))
         return
@@ -210,7 +216,8 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
         if show_all or d.loss > 1e-9:
             shown += 1
             dice = " ".join(map(str, d.dice))
-            decisions.add_row(d.player, str(d.round), str(d.roll), dice, d.chosen, d.best, _num(d.loss))
+            loss = _pct(d.loss) if analysis.by == "win" else _num(d.loss)
+            decisions.add_row(d.player, str(d.round), str(d.roll), dice, d.chosen, d.best, loss)
     summary = Table(title=_("summary"), title_justify="left")
     for col in (
         N_("player"),
@@ -223,8 +230,10 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
     ):
         summary.add_column(_(col), justify="left" if col == "player" else "right")
     for p in analysis.players:
-        summary.add_row(
-            p.player, str(p.decisions), str(p.mistakes), _num(p.total_loss), _num(p.mean_loss, 3), p.grade,
-            str(p.score),
-        )  # fmt: skip
+        total, mean = (
+            (_pct(p.total_loss), _pct(p.mean_loss))
+            if analysis.by == "win"
+            else (_num(p.total_loss), _num(p.mean_loss, 3))
+        )
+        summary.add_row(p.player, str(p.decisions), str(p.mistakes), total, mean, p.grade, str(p.score))
     return [decisions, summary] if shown else [summary]

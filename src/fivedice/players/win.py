@@ -41,7 +41,7 @@ from fivedice.state import GameState
 
 __all__ = [
     "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_ready", "beat_table",
-    "last_turn_distribution", "option_chances", "prepare_win", "rival_distribution", "spread_model",
+    "last_turn_distribution", "option_chances", "prepare_win", "rated_options", "rival_distribution", "spread_model",
 ]  # fmt: skip
 
 HORIZON = 3
@@ -231,7 +231,7 @@ class WinPlayer(ValuePlayer):
             return super().choose(state)
         if len(card.open_indices) > self.horizon:
             return self._optimal.choose(state)
-        options = _chance_options(state)
+        options = rated_options(state)
         points = {_key(o): o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
         # Expected points break near-ties (e.g. a sure win or a lost cause) but never outweigh chance.
         best = max(options, key=lambda o: o.value + TIEBREAK * points[_key(o)])
@@ -334,7 +334,8 @@ def rival_distribution(state: GameState, seats: list[int]) -> Any:
     return Distribution(keep.astype(np.int64) + lo, pmf[keep])
 
 
-def _chance_options(state: GameState) -> list[Any]:
+def rated_options(state: GameState) -> list[Any]:
+    """The options of the player to move, best first, valued by their chance to finish first."""
     from fivedice.solver.chances import mixture_options
 
     assert state.dice is not None
@@ -347,7 +348,7 @@ def _chance_options(state: GameState) -> list[Any]:
 def option_chances(state: GameState) -> dict[tuple[str, object], float]:
     """Each option's chance to finish first (the clairvoyant rating; exact once every rival is
     done), keyed ``("keep", dice)`` or ``("score", box)``."""
-    return {_key(o): float(o.value) for o in _chance_options(state)}
+    return {_key(o): float(o.value) for o in rated_options(state)}
 
 
 def beat_ready(rules: RuleSet) -> bool:
