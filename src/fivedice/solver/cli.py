@@ -189,8 +189,10 @@ def _print_target(solver: Solver, target: int, as_json: bool) -> None:
         click.echo(json.dumps(data))
         return
     click.echo(
-        _(
+        ngettext(
+            "{rules}: best chance of at least {target} point: {chance}",
             "{rules}: best chance of at least {target} points: {chance}",
+            target,
             rules=solver.rules.spec,
             target=target,
             chance=format_percent(probability, 3),
@@ -282,8 +284,10 @@ def _print_target_options(
         click.echo(json.dumps(data))
         return
     click.echo(
-        _(
+        ngettext(
+            "best chance of at least {target} point: {chance}",
             "best chance of at least {target} points: {chance}",
+            target,
             target=target,
             chance=format_percent(ranked[0].value, 3),
         )
