@@ -96,7 +96,7 @@ class Distribution:
 def distribution(solver: Solver, card: Scorecard | None = None) -> Distribution:
     """The exact distribution of the final score when ``card`` (default: empty) is played on
     optimally (maximum expected score) from the start of a turn."""
-    from fivedice.solver import chancekernel as CK
+    from fivedice.solver import distkernel as DK
 
     card = Scorecard.empty(solver.rules) if card is None else card
     if card.is_full:
@@ -110,7 +110,7 @@ def distribution(solver: Solver, card: Scorecard | None = None) -> Distribution:
     mass = np.ones(1)
     slot = np.full(t.nstates, -1, dtype=np.int64)
     for _step in range(len(card.open_indices)):
-        states, lo, ln, po, mass = CK.spread_layer(t.ints, solver.table.values, states, lo, ln, po, mass, slot)
+        states, lo, ln, po, mass = DK.spread_layer(t.ints, solver.table.values, states, lo, ln, po, mass, slot)
     top = int((lo + ln).max())
     out = np.zeros(top)
     for i in range(len(states)):
