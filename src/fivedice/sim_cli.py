@@ -12,6 +12,7 @@ from rich.table import Table
 
 from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
+from fivedice.rules import RuleSet
 from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
 from fivedice.solver.chances import check_target
 
@@ -87,6 +88,7 @@ def simulate_cmd(
     for target in reach:
         check_target(target)
     seats = resolve_strategies(strategy, strategies, players)
+    _say_chance_builds(rules, seats)
     console = Console(stderr=True)
     if games >= PROGRESS_FROM and console.is_terminal:
         columns = (
@@ -109,6 +111,27 @@ def simulate_cmd(
         Console(file=sys.stdout, width=120).print(render_result(result, reach))
         if plot is not None:
             click.echo(_("Histogram written to {path}.", path=plot))
+
+
+def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
+    """Say on stderr when a ``target:T`` or ``win`` seat needs a chance table built first."""
+    from fivedice.players import check_level
+    from fivedice.players.levels import target_of
+
+    keys = {check_level(level, rules) for level in seats}
+    if not any(k == "win" or target_of(k) is not None for k in keys):
+        return
+    from fivedice.players.solved import solver_for
+    from fivedice.players.win import beat_cap
+    from fivedice.solver.chances import is_cached
+
+    solver = solver_for(rules)
+    needed = [(t, 1.0) for t in map(target_of, keys) if t is not None]
+    if "win" in keys and len(seats) > 1:
+        needed.append((beat_cap(rules), 0.5))
+    if any(not is_cached(solver, cap, half) for cap, half in needed):
+        message = _("Preparing the chances for {rules} (once, a minute or a few)...", rules=rules.spec)
+        click.echo(message, err=True)
 
 
 def _pct(x: float) -> str:
