@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import gettext
+import json
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from babel.messages.pofile import read_po
 from click.testing import CliRunner
 
+import fivedice
 from fivedice import i18n
 from fivedice.cli import main
 from fivedice.errors import FiveDiceError, IllegalActionError
@@ -118,22 +123,30 @@ _NOUNS = (
 _NUMBER_NOUN = re.compile(r"\{" + _COUNTS + r"\}\s+(?:[a-z-]+\s+)?" + _NOUNS + r"\b")
 NOT_COUNTS = {"{points} points", "Tie at {total}: {players} roll off again."}
 """Texts whose placeholder is no whole count: a decimal (``0,25 points``) or a list of names."""
-PENDING = {
-    "Message of {length} characters is too long; expected at most {limit}.",
-    "Request body of {length} bytes is too large; expected at most {limit}.",
-    "{left} of {rolls} rolls left",
-    "{what} {text} is {length} characters long; expected at most {limit}",
-    "{mistakes} of {decisions} decisions lost points; expected points lost {lost} (mean {mean}).",
-}
-"""Texts of the terminal game (tui/) and the web (web/), left for the rework of the terminal game
-(issue 17, "The terminal game") and the web's next change: switch each to ngettext and drop it here."""
 
 
 def test_a_number_before_a_noun_is_a_plural_message() -> None:
     with TEMPLATE.open("rb") as f:
         template = read_po(f)
     found = {m.id for m in template if isinstance(m.id, str) and _NUMBER_NOUN.search(m.id)}
-    assert found - NOT_COUNTS == PENDING
-    for message in template:
-        if message.id in PENDING:
-            assert all(path.startswith(("src/fivedice/tui/", "src/fivedice/web/")) for path, _line in message.locations)
+    assert found - NOT_COUNTS == set()
+
+
+# -- the browser picks plural forms by the catalog's own rule ----------------------------
+@pytest.mark.parametrize("code", ["en", "it", "hr", "su", "co"])
+def test_the_browser_reads_each_languages_plural_rule_as_gettext_does(code: str, tmp_path: Path) -> None:
+    """static/i18n.js's ``pluralRule`` (no eval: the page's CSP forbids it) agrees with babel for n = 0..300."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js is not installed; the browser's plural rule is checked by the browser tests only.")
+    header = read(code).plural_forms
+    script = tmp_path / "rule.mjs"
+    module = (Path(fivedice.__file__).parent / "web" / "static" / "i18n.js").as_uri()
+    script.write_text(
+        f"import {{ pluralRule }} from {json.dumps(module)};\n"
+        f"const rule = pluralRule({json.dumps(header)});\n"
+        "console.log(JSON.stringify([...Array(301).keys()].map(rule)));\n"
+    )
+    out = subprocess.run([node, str(script)], capture_output=True, text=True, check=True, timeout=60).stdout
+    rule = gettext.c2py(header.split("plural=", 1)[1].rstrip(";"))  # what Python's gettext runs on the server
+    assert json.loads(out) == [rule(n) for n in range(301)]

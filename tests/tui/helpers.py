@@ -53,6 +53,20 @@ def text_of(app: FiveDiceApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).render())
 
 
+async def settled_click(pilot: Pilot[Any], app: FiveDiceApp, selector: str) -> None:
+    """Click ``selector`` as a person would a moment later: once its place is unchanged over two
+    pauses (a message that wraps moves the buttons below it) and its press effect is over (a button
+    takes no second click within its 0.2 s press effect: a double click is one press)."""
+    place = None
+    for _ in range(500):
+        await pilot.pause(0.01)
+        widget = app.screen.query_one(selector)
+        if widget.region == place and not widget.has_class("-active"):
+            break
+        place = widget.region
+    await pilot.click(selector)
+
+
 async def wait_for_human(pilot: Pilot[Any], app: FiveDiceApp) -> None:
     """Let the roll-off and the computers play until a human is to act (or the screen changes)."""
     for _ in range(500):

@@ -19,7 +19,7 @@ from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen, HelpScreen
 from fivedice.tui.start import StartScreen
 from fivedice.tui.widgets import CardLine, Die
-from tests.tui.helpers import SIZE, near_end, no_analysis, session_of, solo, text_of, wait_for_human
+from tests.tui.helpers import SIZE, near_end, no_analysis, session_of, settled_click, solo, text_of, wait_for_human
 
 pytestmark = pytest.mark.asyncio
 
@@ -110,9 +110,7 @@ async def test_saved_games_can_be_deleted_from_resume(tmp_path: Path) -> None:
         await pilot.click("#delete")
         assert gone.exists()  # the first press asks to confirm
         assert "again" in text_of(app, "#message")
-        await pilot.pause()  # the message may move the buttons
-        await pilot.click("#delete")
-        await pilot.pause()
+        await settled_click(pilot, app, "#delete")  # the message may move the buttons
         await pilot.pause()
         assert not gone.exists()
         assert keep.exists()

@@ -139,8 +139,15 @@ def free_port() -> int:
 class Server:
     """``python -m fivedice.web`` in a subprocess on a free loopback port."""
 
-    def __init__(self, db: str, *args: str, port: int | None = None, log: Path | None = None) -> None:
-        self.db, self.args = db, args
+    def __init__(
+        self,
+        db: str | None,
+        *args: str,
+        port: int | None = None,
+        log: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.db, self.args, self.env = db, args, env or {}
         self.port = port or free_port()
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
@@ -154,10 +161,11 @@ class Server:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> Server:
-        cmd = [sys.executable, "-m", "fivedice.web", "--port", str(self.port), "--db", self.db, "--rate", "1000"]
+        cmd = [sys.executable, "-m", "fivedice.web", "--port", str(self.port), "--rate", "1000"]
+        cmd += ["--db", self.db] if self.db is not None else []
         cmd += self.args
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ})
+        self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **self.env})
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

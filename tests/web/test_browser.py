@@ -77,7 +77,7 @@ def act(page: Any, keep: bool, touch: bool) -> str:
     if options == 0:
         page.locator("#roll").tap() if touch else page.keyboard.press("Space")
         done = "roll"
-    elif keep and rolls_left.startswith("2 of"):
+    elif keep and rolls_left.startswith("Rolls left: 2 of"):
         for i in (0, 1):
             if i not in kept(page):
                 page.locator("#dice .die").nth(i).tap() if touch else page.keyboard.press(str(i + 1))
@@ -149,7 +149,7 @@ def test_a_whole_game_on_a_desktop_and_a_phone_with_a_reload_mid_turn_replay_and
             ann.wait_for_timeout(50)
             continue
         rolls_left = page.locator("#rolls-left").text_content() or ""
-        if page is bob and moves > 25 and not reloaded and rolls_left.startswith("2 of"):
+        if page is bob and moves > 25 and not reloaded and rolls_left.startswith("Rolls left: 2 of"):
             # keep two dice, then reload in the middle of the turn: the same dice, still kept
             bob.locator("#dice .die").nth(0).tap()
             bob.locator("#dice .die").nth(2).tap()

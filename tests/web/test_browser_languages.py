@@ -47,7 +47,7 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
     for _ in range(200):
         g = page.evaluate("() => document.querySelector('#turn').className")
         rolls_left = page.locator("#rolls-left").inner_text()
-        if g == "yours" and rolls_left.startswith("2 lanci"):
+        if g == "yours" and rolls_left.startswith("Lanci rimasti: 2"):
             break
         if g == "yours":
             v = version(page)
@@ -55,7 +55,7 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
             wait_newer(page, v)
         else:
             page.wait_for_timeout(50)
-    assert page.locator("#rolls-left").inner_text() == "2 lanci rimasti su 3"
+    assert page.locator("#rolls-left").inner_text() == "Lanci rimasti: 2 su 3"
     cards = page.locator("#cards").inner_text()
     for word in ("Tris", "Scala piccola", "Scala grande", "Totale"):
         assert word in cards
@@ -92,7 +92,7 @@ def test_a_game_in_italian_switched_to_croatian_mid_game(server: Server, browser
         assert word in cards
     assert "Scala piccola" not in cards
     assert page.locator("#roll").inner_text() == "Baci ostalih 3"
-    assert page.locator("#rolls-left").inner_text() == "preostalo bacanja: 2 od 3"
+    assert page.locator("#rolls-left").inner_text() == "Preostala bacanja: 2 od 3"
     assert page.locator("#connection").inner_text() == "povezano"
     assert page.locator("footer").inner_text().startswith("Tipke:")
     assert all(" baca " in e or " upisuje " in e for e in page.locator("#events li").all_inner_texts())

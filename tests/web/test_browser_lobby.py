@@ -73,9 +73,9 @@ def test_play_now_against_the_computer_with_the_keyboard_alone(server: Server, b
             "() => [document.querySelectorAll('#dice .die[data-value=\"\"]').length, "
             "document.querySelector('#rolls-left').textContent]"
         )
-        if g[0] or "rolls left" not in g[1]:
+        if g[0] or "Rolls left" not in g[1]:
             page.keyboard.press("Space")
-        elif hints < 2 and g[1].startswith("2 of"):
+        elif hints < 2 and g[1].startswith("Rolls left: 2 of"):
             page.keyboard.press("h")
             page.locator("#hint-box li.best").wait_for(timeout=60_000)
             assert page.locator("#dice .die.hinted, #cards td.opt button.hinted").count() >= 1

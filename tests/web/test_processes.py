@@ -80,6 +80,27 @@ def test_a_killed_server_restarts_and_the_game_finishes_with_no_move_lost(tmp_pa
         server.stop()
 
 
+def test_fivedice_db_names_the_file_of_rooms_and_scores_as_for_fivedice_scores(tmp_path: Path) -> None:
+    """``FIVEDICE_DB=/path/x.db fivedice serve``: a plain file path, resolved as the score store does."""
+    path = tmp_path / "x.db"
+    server = Server(None, "--seed", "5", env={"FIVEDICE_DB": str(path)}, log=tmp_path / "server.log")
+    server.start()
+    try:
+        made = new_room(server, humans=1)
+        conns = {0: RemoteConn(server.ws, made["code"], made["token"])}
+        start(conns)
+        final = play_remote(conns)
+        conns[0].close()
+    finally:
+        server.stop()
+    assert RoomStore(str(path)).room(made["code"]).code == made["code"]
+    from fivedice.storage import Store
+
+    with Store(str(path)) as scores:
+        (row,) = scores.high_scores("yacht")
+    assert (row.name, row.total) == ("Ann", final["game"]["totals"][0])
+
+
 # -- scale-out on PostgreSQL ---------------------------------------------------------------
 def _postgres_or_skip() -> str:
     try:

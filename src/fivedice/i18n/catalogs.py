@@ -35,8 +35,9 @@ __all__ = ["compile_bytes", "extract", "main", "new_catalog", "read", "template"
 PACKAGE_DIR = LOCALE_DIR.parent
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 KEYWORDS = dict(DEFAULT_KEYWORDS)
-JS_KEYWORDS = {"t": None, "N_": None}
-"""The web client's translation calls: ``t("English text", {fields})`` and the marker ``N_("...")``."""
+JS_KEYWORDS: dict[str, object] = {"t": None, "N_": None, "tn": (1, 2)}
+"""The web client's translation calls: ``t("English text", {fields})``, ``tn(singular, plural, n, {fields})``
+and the marker ``N_("...")``."""
 SKIP = ("locales",)
 """Package directories not scanned for texts."""
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 from fivedice.storage.schema import SCHEMA_VERSION
 from fivedice.storage.store import (
-    ENV_VAR,
     GameSummary,
     History,
     PlayerProfile,
     ScoreRow,
     Store,
     StoreError,
-    default_path,
-    resolve_url,
 )
+from fivedice.storage.url import ENV_VAR, default_path, resolve_url
 
 __all__ = [
     "ENV_VAR",

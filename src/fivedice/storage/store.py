@@ -10,9 +10,7 @@ A locked, damaged or unreachable database raises :class:`StoreError` with a clea
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
-import os
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from sqlalchemy import Engine, create_engine, delete, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
@@ -35,16 +32,10 @@ from fivedice.rules.ruleset import normalize_name
 from fivedice.seat import Seat
 from fivedice.storage import migrate
 from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
+from fivedice.storage.url import ENV_VAR, resolve_url
 from fivedice.table import Table
 
 __all__ = ["ENV_VAR", "GameSummary", "History", "PlayerProfile", "ScoreRow", "Store", "StoreError", "resolve_url"]
-
-ENV_VAR = "FIVEDICE_DB"
-"""The environment variable naming the database URL (or SQLite file)."""
-
-
-_SQLITE = "sqlite:///"
-_PSYCOPG = "postgresql+psycopg://"
 
 
 class StoreError(FiveDiceError):
@@ -129,27 +120,6 @@ class History:
         analysed = [g for g in self.games if g.loss is not None and g.decisions]
         decisions = sum(g.decisions or 0 for g in analysed)
         return sum(g.loss or 0.0 for g in analysed) / decisions if decisions else None
-
-
-def default_path() -> Path:
-    """The SQLite file used when no URL is given."""
-    return Path(platformdirs.user_data_dir("fivedice", appauthor=False)) / "fivedice.db"
-
-
-def resolve_url(url: str | None = None) -> str:
-    """The database URL: ``url``, else ``$FIVEDICE_DB``, else the default SQLite file.
-
-    >>> resolve_url("/tmp/x.db")
-    'sqlite:////tmp/x.db'
-    >>> resolve_url("postgresql://postgres@localhost/test")
-    'postgresql+psycopg://postgres@localhost/test'
-    """
-    url = url or os.environ.get(ENV_VAR) or str(default_path())
-    if "://" not in url:
-        return _SQLITE + str(Path(url).expanduser().absolute())
-    if url.startswith("postgresql://") and importlib.util.find_spec("psycopg2") is None:
-        return _PSYCOPG + url.removeprefix("postgresql://")
-    return url
 
 
 def _utc(value: datetime) -> datetime:

@@ -15,7 +15,11 @@ __all__ = ["serve_cmd"]
 @click.option("--host", default="127.0.0.1", show_default=True, help=N_("Address to listen on."))
 @click.option("--port", default=8000, show_default=True, type=int, help=N_("Port to listen on."))
 @click.option(
-    "--db", "db", default=None, metavar="URL", help=N_("Database URL (default: SQLite in the user data dir).")
+    "--db",
+    "db",
+    default=None,
+    metavar="URL",
+    help=N_("Database URL or SQLite file (default: $FIVEDICE_DB, else the user data dir)."),
 )
 @click.option(
     "--pubsub",

@@ -16,11 +16,9 @@ are serialised by a row lock on the room (``SELECT ... FOR UPDATE`` on PostgreSQ
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -48,6 +46,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 
 from fivedice.i18n import _
+from fivedice.storage.url import resolve_url
 from fivedice.web.errors import (
     ConflictError,
     PubSubError,
@@ -143,15 +142,8 @@ def store_error(exc: BaseException, timeout: float, url: str | None = None) -> S
 
 
 def default_url() -> str:
-    """``FIVEDICE_DB`` if set, else a SQLite file under the user data directory."""
-    env = os.environ.get("FIVEDICE_DB")
-    if env:
-        return env
-    import platformdirs
-
-    folder = Path(platformdirs.user_data_dir("fivedice"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return SQLITE_SCHEME + str(folder / "web.sqlite3")
+    """The database URL when ``--db`` is not given: the one resolver's (``$FIVEDICE_DB``, else the default file)."""
+    return resolve_url(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +266,7 @@ class RoomStore:
     """Synchronous access to the room tables (the server calls it from worker threads)."""
 
     def __init__(self, url: str | None = None, prefix: str = "web_", *, timeout: float = 5.0) -> None:
-        self.url = normalize_url(url or default_url())
+        self.url = resolve_url(url)
         self.tables = make_tables(prefix)
         self.timeout = timeout
         self.is_sqlite = self.url.startswith("sqlite")

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from fivedice import i18n
-from fivedice.i18n import _
+from fivedice.i18n import _, ngettext
 from fivedice.web.limits import KeyedBuckets, Limits
 
 __all__ = ["CSP", "Guard", "request_language"]
@@ -115,8 +115,10 @@ class Guard:
         return None
 
     def _too_large(self, length: str) -> str:
-        return _(
+        return ngettext(
+            "Request body of {length} byte is too large; expected at most {limit}.",
             "Request body of {length} bytes is too large; expected at most {limit}.",
+            int(length) if length.isdigit() else 0,
             length=length[:20],
             limit=self.limits.max_body,
         )

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from fivedice.i18n import N_, _
+from fivedice.i18n import N_, _, ngettext
 from fivedice.web.errors import MessageError
 from fivedice.web.names import clean_text
 
@@ -158,8 +158,10 @@ def parse_message(text: str | bytes) -> AnyMessage:
     """Validate one WebSocket message; raises :class:`MessageError` with a clear sentence."""
     if len(text) > MAX_MESSAGE:
         raise MessageError(
-            _(
+            ngettext(
+                "Message of {length} character is too long; expected at most {limit}.",
                 "Message of {length} characters is too long; expected at most {limit}.",
+                len(text),
                 length=len(text),
                 limit=MAX_MESSAGE,
             )

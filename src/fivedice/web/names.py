@@ -22,7 +22,7 @@ import unicodedata
 from functools import cache
 from importlib import resources
 
-from fivedice.i18n import _
+from fivedice.i18n import _, ngettext
 
 __all__ = ["clean_name", "clean_text", "shown", "skeleton"]
 
@@ -118,8 +118,10 @@ def clean_text(value: str, what: str, limit: int) -> str:
         raise ValueError(_("{what} is empty; expected 1 to {limit} characters", what=what, limit=limit))
     if len(text) > limit:
         raise ValueError(
-            _(
+            ngettext(
+                "{what} {text} is {length} character long; expected at most {limit}",
                 "{what} {text} is {length} characters long; expected at most {limit}",
+                len(text),
                 what=what,
                 text=shown(text[:30]),
                 length=len(text),

@@ -90,7 +90,7 @@ export function renderAnalysis(analysis, room) {
       { class: "player-analysis", "aria-labelledby": `analysis-${p.seat}` },
       el("h4", { id: `analysis-${p.seat}` }, el("span", { text: name }), " ", el("span", { class: `grade grade-${p.grade.replace("+", "plus")}`, text: t("grade {grade}", { grade: p.grade }) })),
       el("p", {
-        text: t("{mistakes} of {decisions} decisions lost points; expected points lost {lost} (mean {mean}).", {
+        text: t("Decisions that lost points: {mistakes} of {decisions}; expected points lost {lost} (mean {mean}).", {
           mistakes: p.mistakes,
           decisions: p.decisions,
           lost: number(p.total_loss, 1),

@@ -3,7 +3,7 @@
 // shown for open boxes are the engine's own options, sent by the server. Every text goes through t()
 // (./i18n.js), so drawing again after a language switch writes it in the new language.
 import { dieFace } from "./dice.js";
-import { eventText, t } from "./i18n.js";
+import { eventText, t, tn } from "./i18n.js";
 
 export const $ = (selector) => document.querySelector(selector);
 
@@ -142,7 +142,7 @@ export function renderDice(room, you, kept, hinted, onToggle) {
   roll.textContent =
     g.phase === "rolloff" ? t("Roll off") : kept.size ? t("Roll the other {n}", { n: dice.length - kept.size }) : t("Roll");
   const left = { left: g.rolls_left, rolls: room.rules.rolls };
-  $("#rolls-left").textContent = g.phase === "play" ? t("{left} of {rolls} rolls left", left) : "";
+  $("#rolls-left").textContent = g.phase === "play" ? t("Rolls left: {left} of {rolls}", left) : "";
 }
 
 // A score table: one column per player (per card, for multi-card rules), box names in a sticky first

@@ -1,7 +1,7 @@
 // A finished game's replay: read-only, one frame per move, stepped with the buttons, the slider or the keys.
 // The frames come from the server (the engine replays the stored moves); this page only shows them.
 import { dieFace } from "./dice.js";
-import { eventText, loadLanguage, t } from "./i18n.js";
+import { eventText, loadLanguage, t, tn } from "./i18n.js";
 import { $, cardTable, el } from "./render.js";
 
 const view = { data: null, step: 0 };
@@ -29,7 +29,7 @@ function show() {
   $("#replay-cards").replaceChildren(...cardTable(data.rules, data.players, frame.cards, { current: frame.phase === "over" ? null : frame.current }));
   const ranking = $("#replay-ranking");
   ranking.hidden = !(view.step === last && data.standings);
-  if (data.standings) ranking.replaceChildren(...data.standings.map((s) => el("li", { text: t("{place}. {name} — {total} points", s) })));
+  if (data.standings) ranking.replaceChildren(...data.standings.map((s) => el("li", { text: tn("{place}. {name} — {total} point", "{place}. {name} — {total} points", s.total, s) })));
 }
 
 function go(step) {
