@@ -115,10 +115,13 @@ def simulate_cmd(
 
 def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
     """Say on stderr when a ``target:T`` or ``win`` seat needs a chance table built first."""
-    from fivedice.players import check_level
+    from fivedice.players import UnknownStrategyError, check_level
     from fivedice.players.levels import target_of
 
-    keys = {check_level(level, rules) for level in seats}
+    try:
+        keys = {check_level(level, rules) for level in seats}
+    except UnknownStrategyError:
+        return  # simulate() says what is wrong
     if not any(k == "win" or target_of(k) is not None for k in keys):
         return
     from fivedice.players.solved import solver_for
