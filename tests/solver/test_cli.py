@@ -140,3 +140,11 @@ def test_simulate_reach_json() -> None:
     code, _out, err = run("simulate", "yacht", "--games", "50", "--reach", "-4")
     assert code == 2
     assert "Target -4 is not valid" in err
+
+
+def test_simulate_says_when_a_chance_table_is_built_first() -> None:
+    code, _out, err = run("simulate", "yacht", "--strategy", "target:123", "--games", "5", "--workers", "1")
+    assert code == 0
+    assert "Preparing the chances for yacht (once, a minute or a few)..." in err
+    code, _out, err = run("simulate", "yacht", "--strategy", "target:123", "--games", "5", "--workers", "1")
+    assert "Preparing the chances" not in err  # cached now
