@@ -45,6 +45,8 @@ __all__ = [
 ]  # fmt: skip
 
 CHANCE_FORMAT = 1
+KEEP = 3
+"""Chance tables kept in memory per process (the latest used)."""
 MAGIC = b"FIVEDICE-CHANCE-TABLE\n"
 FloatArray = npt.NDArray[np.float64]
 
@@ -287,7 +289,8 @@ def chance_table(solver: Solver, cap: int, half: float = 1.0, cache: bool = True
         table = build_chances(solver, cap, half, progress=progress)
         if cache and _save(table, path):
             table = ChanceTable(solver, cap, half, table.G, table.goff, table.glen, table.seconds, "built", path)
-    _TABLES.clear()  # one table in memory at a time: they are large
+    while len(_TABLES) >= KEEP:  # they are large: keep the latest few
+        del _TABLES[next(iter(_TABLES))]
     _TABLES[key] = table
     return table
 
