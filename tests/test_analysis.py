@@ -112,3 +112,27 @@ def test_progress_runs_from_the_optimal_mean_to_the_final_score(duel: Game) -> N
     assert point.expected == pytest.approx(state.total(0) + solver.state_value(card))
     data = analysis.to_json()
     assert data["progress"][1][0] == {"round": 0, "score": 0, "expected": pytest.approx(254.58773, abs=1e-4)}
+
+
+def test_analysis_by_win_rates_decisions_by_the_chance_to_win(tmp_path: Path) -> None:
+    rs = rules.get("yacht")
+    game = play_game(Game(rs, ["Win", "Greedy"], seed=5, starter=0), [get("win", rs), get("greedy", rs)])
+    analysis = analyze(game, by="win")
+    assert analysis.by == "win"
+    assert all(0.0 <= d.best_value <= 1.0 and 0.0 <= d.chosen_value <= d.best_value + 1e-12 for d in analysis.decisions)
+    late = [d for d in analysis.decisions if d.seat == 0 and d.round >= rs.rounds - 2]
+    assert all(d.loss < 1e-4 for d in late)  # win plays for the chance to win at the end (points break ties)
+    path = tmp_path / "game.json"
+    saves.save(game, path)
+    result = CliRunner().invoke(main, ["analyze", str(path), "--by", "win", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["by"] == "win"
+
+
+def test_analysis_by_win_needs_rivals_and_a_known_rating() -> None:
+    rs = rules.get("yacht")
+    game = play_game(Game(rs, ["Solo"], seed=1), [get("greedy", rs)])
+    with pytest.raises(AnalysisError, match=r"^Rating by the chance to win needs a game of two or more players\.$"):
+        analyze(game, by="win")
+    with pytest.raises(AnalysisError, match=r"^Rating 'luck' is unknown; expected one of: points, win\.$"):
+        analyze(game, by="luck")

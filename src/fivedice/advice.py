@@ -25,7 +25,7 @@ from fivedice.i18n import _, box_label, format_number
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 
-__all__ = ["Advice", "HintOption", "advise", "describe", "describe_action", "preparing", "solver"]
+__all__ = ["Advice", "HintOption", "advise", "describe", "describe_action", "preparing", "solver", "win_chances"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,15 +106,30 @@ def preparing(rules: RuleSet) -> str | None:
 def _solver_advice(state: GameState) -> Advice:
     assert state.dice is not None
     card = state.cards[state.current][0]
+    chances = win_chances(state)
     out = []
     for o in solver(state.rules).advise(card, state.dice, state.rolls_left):
+        win = None if chances is None else chances.get((o.action, o.dice if o.action == "keep" else o.box))
         if o.action == "keep":
             action: Action = Roll(state.positions_of(list(o.dice)))
-            out.append(HintOption(action, kept=tuple(o.dice), value=float(o.value), loss=float(o.loss)))
+            out.append(HintOption(action, kept=tuple(o.dice), value=float(o.value), loss=float(o.loss), win=win))
         else:
             assert o.box is not None
-            out.append(HintOption(Score(o.box, 0), points=o.points, value=float(o.value), loss=float(o.loss)))
+            out.append(HintOption(Score(o.box, 0), points=o.points, value=float(o.value), loss=float(o.loss), win=win))
     return Advice("solver", tuple(out))
+
+
+def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:
+    """With rivals, each option's chance to finish first, keyed ``("keep", dice)`` or ``("score", box)``
+    (see :mod:`fivedice.players.win`: exact once every rival is done); None when alone or while the
+    rule set's beat table is not built yet (``fivedice.players.prepare(["win"], rules)`` builds it)."""
+    if len(state.players) < 2 or state.dice is None:
+        return None
+    from fivedice.players import win
+
+    if not win.beat_ready(state.rules):
+        return None
+    return win.option_chances(state)
 
 
 def describe(option: HintOption, rules: RuleSet) -> str:

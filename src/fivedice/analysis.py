@@ -18,7 +18,7 @@ from fivedice.i18n import _, box_label
 from fivedice.players.solved import solver_for
 from fivedice.state import GameState, Phase
 
-__all__ = ["GRADES", "Analysis", "AnalysisError", "Decision", "PlayerSummary", "RoundPoint", "analyze", "grade"]
+__all__ = ["BY", "GRADES", "Analysis", "AnalysisError", "Decision", "PlayerSummary", "RoundPoint", "analyze", "grade"]
 
 GRADES: tuple[tuple[float, str], ...] = (
     (0.0, "A+"),
@@ -100,11 +100,14 @@ class Analysis:
     players: tuple[PlayerSummary, ...]
     progress: tuple[tuple[RoundPoint, ...], ...] = ()
     """Per seat, one :class:`RoundPoint` before the first round and one after each box filled."""
+    by: str = "points"
+    """What the values and losses are: expected points, or (``"win"``) chances to win."""
 
     def to_json(self) -> dict[str, Any]:
         """The analysis as JSON-ready data."""
         return {
             "rules": self.rules,
+            "by": self.by,
             "decisions": [asdict(d) | {"dice": list(d.dice)} for d in self.decisions],
             "players": [asdict(p) for p in self.players],
             "progress": [[asdict(p) for p in seat] for seat in self.progress],
@@ -132,15 +135,34 @@ def _chosen(options: list[Any], record: Roll | Score, state: GameState) -> Any:
     return match[0]
 
 
-def analyze(game: Game) -> Analysis:
-    """Rate every decision of ``game`` (finished or not) as the advisor would have."""
+BY = ("points", "win")
+"""What decisions can be rated by: expected points, or the chance to win (games with rivals)."""
+
+
+def analyze(game: Game, by: str = "points") -> Analysis:
+    """Rate every decision of ``game`` (finished or not) as the advisor would have.
+
+    ``by="win"`` rates them by the chance to finish first instead (games of two or more players; the
+    ``win`` level's rating, :func:`fivedice.players.win.option_chances`): ``chosen_value`` and
+    ``best_value`` are chances and ``loss`` their difference; grades read it in percentage points.
+    """
     rules = game.rules
+    if by not in BY:
+        raise AnalysisError(_("Rating {by!r} is unknown; expected one of: {known}.", by=by, known=", ".join(BY)))
+    if by == "win" and len(game.initial.players) < 2:
+        raise AnalysisError(_("Rating by the chance to win needs a game of two or more players."))
     try:
         solver = solver_for(rules)
     except FiveDiceError as exc:
         raise AnalysisError(
             _("Game of {rules!r} cannot be analysed: {reason}", rules=rules.spec, reason=str(exc))
         ) from None
+    rate: Any = None
+    if by == "win":
+        from fivedice.players.win import prepare_win, rated_options
+
+        prepare_win(rules)
+        rate = rated_options
     labels = {b.name: box_label(b) for b in rules.boxes}
     state = game.initial
     decisions: list[Decision] = []
@@ -149,7 +171,7 @@ def analyze(game: Game) -> Analysis:
     for record in game.log:
         if state.phase is Phase.PLAY and state.dice is not None and isinstance(record, Roll | Score):
             card = state.cards[state.current][0]
-            options = solver.advise(card, state.dice, state.rolls_left)
+            options = solver.advise(card, state.dice, state.rolls_left) if rate is None else rate(state)
             chosen, best = _chosen(options, record, state), options[0]
             loss = max(0.0, float(best.value) - float(chosen.value))
             decisions.append(
@@ -177,6 +199,7 @@ def analyze(game: Game) -> Analysis:
         mine = [d for d in decisions if d.seat == seat]
         total = sum(d.loss for d in mine)
         mean = total / len(mine) if mine else 0.0
+        scale = 100.0 if by == "win" else 1.0  # a chance lost grades in percentage points
         players.append(
             PlayerSummary(
                 seat=seat,
@@ -185,8 +208,8 @@ def analyze(game: Game) -> Analysis:
                 mistakes=sum(1 for d in mine if d.loss > 0),
                 total_loss=total,
                 mean_loss=mean,
-                grade=grade(mean),
+                grade=grade(mean * scale),
                 score=state.total(seat),
             )
         )
-    return Analysis(rules.spec, tuple(decisions), tuple(players), tuple(tuple(p) for p in progress))
+    return Analysis(rules.spec, tuple(decisions), tuple(players), tuple(tuple(p) for p in progress), by)

@@ -34,7 +34,8 @@ from fivedice.actions import Roll, RollOff, Score
 from fivedice.dice import RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
-from fivedice.players import LEVELS, UnknownStrategyError, get, prepare
+from fivedice.players import LEVELS, TARGET_LEVEL, UnknownStrategyError, check_level, get, prepare
+from fivedice.players.levels import TARGET
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
 
@@ -146,8 +147,17 @@ class SimResult:
             **win,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        """The run and its statistics as JSON-ready data."""
+    def reach(self, target: int) -> list[float]:
+        """Per seat, the share of games finishing with at least ``target`` points."""
+        return [float(x) for x in (self.totals >= target).mean(axis=0)]
+
+    def to_json(self, reach: Sequence[int] = ()) -> dict[str, Any]:
+        """The run and its statistics as JSON-ready data (with ``reach``: per seat, the share of
+        games reaching each of those targets)."""
+        seats = [_json_stats(s) for s in self.stats()]
+        for target in reach:
+            for seat, share in zip(seats, self.reach(target), strict=True):
+                seat.setdefault("reach", {})[str(target)] = share
         return {
             "rules": self.rules.spec,
             "games": self.games,
@@ -155,7 +165,7 @@ class SimResult:
             "strategies": list(self.strategies),
             "engine": self.engine,
             "seconds": round(self.seconds, 3),
-            "seats": [_json_stats(s) for s in self.stats()],
+            "seats": seats,
         }
 
 
@@ -251,10 +261,12 @@ def simulate(
     if not strategies:
         raise SimulationError(_("A simulation needs at least one strategy; none were given."))
     for level in strategies:
-        if level not in LEVELS:
+        if level not in LEVELS and not level.startswith(TARGET):
+            known = ", ".join([*LEVELS, *TARGET_LEVEL])
             raise UnknownStrategyError(
-                _("Strategy {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
+                _("Strategy {level!r} is unknown; expected one of: {known}.", level=level, known=known)
             )
+    strategies = tuple(check_level(level, rules) for level in strategies)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise SimulationError(
             _("Number of games {games!r} is not valid; expected a whole number of at least 1.", games=games)

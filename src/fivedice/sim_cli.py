@@ -12,7 +12,9 @@ from rich.table import Table
 
 from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
+from fivedice.rules import RuleSet
 from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
+from fivedice.solver.chances import check_target
 
 __all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
 
@@ -60,6 +62,13 @@ def resolve_strategies(strategy: str, strategies: str | None, players: int | Non
 @click.option("--workers", type=int, default=None, help=N_("Worker processes/threads (default: every core)."))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the statistics as JSON."))
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help=N_("Write a histogram of the scores."))
+@click.option(
+    "--reach",
+    "reach",
+    type=int,
+    multiple=True,
+    help=N_("Report the share of games with at least T points (repeatable)."),
+)
 @friendly
 def simulate_cmd(
     name: str,
@@ -72,10 +81,14 @@ def simulate_cmd(
     workers: int | None,
     as_json: bool,
     plot: str | None,
+    reach: tuple[int, ...],
 ) -> None:
     """Play many games between computer strategies and print statistics."""
     rules = get_rules(name, options)
+    for target in reach:
+        check_target(target)
     seats = resolve_strategies(strategy, strategies, players)
+    _say_chance_builds(rules, seats)
     console = Console(stderr=True)
     if games >= PROGRESS_FROM and console.is_terminal:
         columns = (
@@ -93,11 +106,35 @@ def simulate_cmd(
     if plot is not None:
         plot_histogram(result, plot)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=1))
+        click.echo(json.dumps(result.to_json(reach), indent=1))
     else:
-        Console(file=sys.stdout, width=120).print(render_result(result))
+        Console(file=sys.stdout, width=120).print(render_result(result, reach))
         if plot is not None:
             click.echo(_("Histogram written to {path}.", path=plot))
+
+
+def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
+    """Say on stderr when a ``target:T`` or ``win`` seat needs a chance table built first."""
+    from fivedice.players import UnknownStrategyError, check_level
+    from fivedice.players.levels import target_of
+
+    try:
+        keys = {check_level(level, rules) for level in seats}
+    except UnknownStrategyError:
+        return  # simulate() says what is wrong
+    if not any(k == "win" or target_of(k) is not None for k in keys):
+        return
+    from fivedice.players.solved import solver_for
+    from fivedice.players.win import beat_cap
+    from fivedice.solver.chances import is_cached
+
+    solver = solver_for(rules)
+    needed = [(t, 1.0) for t in map(target_of, keys) if t is not None]
+    if "win" in keys and len(seats) > 1:
+        needed.append((beat_cap(rules), 0.5))
+    if any(not is_cached(solver, cap, half) for cap, half in needed):
+        message = _("Preparing the chances for {rules} (once, a minute or a few)...", rules=rules.spec)
+        click.echo(message, err=True)
 
 
 def _pct(x: float) -> str:
@@ -112,8 +149,9 @@ def _g(x: float) -> str:
     return format_number(int(x)) if float(x).is_integer() else format_decimal(x, 1)
 
 
-def render_result(result: SimResult) -> Table:
-    """The statistics of a run as a table, one column per seat."""
+def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
+    """The statistics of a run as a table, one column per seat (with the share of games reaching
+    each of the ``reach`` targets)."""
     stats = result.stats()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     table = Table(
@@ -145,6 +183,8 @@ def render_result(result: SimResult) -> Table:
     table.add_row(_("median"), *(_g(s.median) for s in stats))
     for q in stats[0].percentiles:
         table.add_row(_("percentile {q}", q=q), *(_g(s.percentiles[q]) for s in stats))
+    for target in reach:
+        table.add_row(_("at least {target}", target=target), *(_pct(x) for x in result.reach(target)))
     if result.rules.upper_bonus:
         table.add_row(_("upper bonus"), *(_pct(s.upper_bonus_rate) for s in stats))
     if result.rules.yahtzee_bonus:
@@ -168,13 +208,19 @@ def render_result(result: SimResult) -> Table:
 @click.argument("path", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the analysis as JSON."))
 @click.option("--all", "show_all", is_flag=True, help=N_("List every decision, not only the mistakes."))
+@click.option(
+    "--by",
+    default="points",
+    show_default=True,
+    help=N_("Rate decisions by expected 'points' or by the chance to 'win' (two or more players)."),
+)
 @friendly
-def analyze_cmd(path: str, as_json: bool, show_all: bool) -> None:
+def analyze_cmd(path: str, as_json: bool, show_all: bool, by: str) -> None:
     """Rate every decision of a saved game against the solver (points lost, grade)."""
     from fivedice import saves
     from fivedice.analysis import analyze
 
-    analysis = analyze(saves.load(path))
+    analysis = analyze(saves.load(path), by=by.strip().lower())
     if as_json:
         click.echo(json.dumps(analysis.to_json(), indent=1))
         return
@@ -196,7 +242,8 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
         if show_all or d.loss > 1e-9:
             shown += 1
             dice = " ".join(map(str, d.dice))
-            decisions.add_row(d.player, str(d.round), str(d.roll), dice, d.chosen, d.best, _num(d.loss))
+            loss = _pct(d.loss) if analysis.by == "win" else _num(d.loss)
+            decisions.add_row(d.player, str(d.round), str(d.roll), dice, d.chosen, d.best, loss)
     summary = Table(title=_("summary"), title_justify="left")
     for col in (
         N_("player"),
@@ -209,8 +256,10 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
     ):
         summary.add_column(_(col), justify="left" if col == "player" else "right")
     for p in analysis.players:
-        summary.add_row(
-            p.player, str(p.decisions), str(p.mistakes), _num(p.total_loss), _num(p.mean_loss, 3), p.grade,
-            str(p.score),
-        )  # fmt: skip
+        total, mean = (
+            (_pct(p.total_loss), _pct(p.mean_loss))
+            if analysis.by == "win"
+            else (_num(p.total_loss), _num(p.mean_loss, 3))
+        )
+        summary.add_row(p.player, str(p.decisions), str(p.mistakes), total, mean, p.grade, str(p.score))
     return [decisions, summary] if shown else [summary]

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from fivedice.i18n.catalogs import template
@@ -203,8 +202,8 @@ def test_the_analysis_comes_in_each_asked_language(client: TestClient) -> None:
         ann.send(type="language", lang="en")
         ann.send(type="analysis")
         english = ann.until(lambda m: m["type"] == "analysis")["analysis"]
-    if italian is None:
-        pytest.skip("the solver is not available; the analysis is empty in every language")
+    assert italian is not None
+    assert english is not None
     assert italian["players"] == english["players"]
     words = {d["chosen"].split()[0] for d in italian["decisions"]} | {
         d["best"].split()[0] for d in italian["decisions"]

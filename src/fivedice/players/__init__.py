@@ -19,12 +19,21 @@ from collections.abc import Sequence
 from fivedice.actions import Action
 from fivedice.game import Game
 from fivedice.i18n import ngettext
-from fivedice.players.levels import LEVELS, SOLVER_LEVELS, Strategy, UnknownStrategyError, check_level
+from fivedice.players.levels import (
+    LEVELS,
+    SOLVER_LEVELS,
+    TARGET_LEVEL,
+    Strategy,
+    UnknownStrategyError,
+    check_level,
+    target_of,
+)
 from fivedice.rules.ruleset import RuleSet
 
 __all__ = [
     "LEVELS",
     "SOLVER_LEVELS",
+    "TARGET_LEVEL",
     "Strategy",
     "UnknownStrategyError",
     "check_level",
@@ -38,6 +47,11 @@ __all__ = [
 def get(level: str, rules: RuleSet, *, seed: int | None = None) -> Strategy:
     """A fresh player of ``level`` for ``rules``; ``seed`` fixes its own randomness."""
     key = check_level(level, rules)
+    target = target_of(key)
+    if target is not None:
+        from fivedice.players.target import TargetPlayer
+
+        return TargetPlayer(rules, target, seed)
     if key == "win":
         from fivedice.players.win import WinPlayer
 
@@ -64,9 +78,15 @@ def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
 
         solved.prepare(levels, rules, workers)
     if "win" in levels:
-        from fivedice.players.win import spread_model
+        from fivedice.players.win import prepare_win
 
-        spread_model(rules)
+        prepare_win(rules)
+    for level in levels:
+        target = target_of(check_level(level, rules))
+        if target is not None:
+            from fivedice.players.target import target_table
+
+            target_table(rules, target)
 
 
 def play_turn(game: Game, strategy: Strategy) -> list[Action]:

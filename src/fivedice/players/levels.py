@@ -11,7 +11,16 @@ from fivedice.i18n import N_, _
 from fivedice.rules.ruleset import RuleSet
 from fivedice.state import GameState
 
-__all__ = ["LEVELS", "SOLVER_LEVELS", "Strategy", "UnknownStrategyError", "check_level"]
+__all__ = [
+    "LEVELS",
+    "SOLVER_LEVELS",
+    "TARGET",
+    "TARGET_LEVEL",
+    "Strategy",
+    "UnknownStrategyError",
+    "check_level",
+    "target_of",
+]
 
 
 @runtime_checkable
@@ -44,6 +53,18 @@ LEVELS: dict[str, str] = {
 }
 """Every built-in level with a one-line description."""
 
+TARGET_LEVEL = {"target:T": N_("plays for the best chance of finishing with at least T points, e.g. target:300")}
+"""The threshold levels: ``target:T`` for any whole ``T`` (not in :data:`LEVELS`, which lists fixed names)."""
+
+TARGET = "target:"
+"""Prefix of the threshold levels: ``target:300`` plays for the best chance of at least 300 points."""
+
+
+def target_of(key: str) -> int | None:
+    """The target of a checked ``target:T`` level key, else None."""
+    return int(key[len(TARGET) :]) if key.startswith(TARGET) else None
+
+
 SOLVER_LEVELS = frozenset({"optimal", "easy", "medium", "hard", "win"})
 """Levels that need the solver (and so a rule set it handles)."""
 
@@ -52,11 +73,23 @@ def check_level(level: str, rules: RuleSet) -> str:
     """The level's key if a player of ``level`` can play ``rules`` (cheap: builds nothing); otherwise
     raises :class:`UnknownStrategyError` in one sentence. Never a silent substitute."""
     key = level.strip().lower()
-    if key not in LEVELS:
+    if key.startswith(TARGET):
+        number = key[len(TARGET) :].strip()
+        if not (number.isascii() and number.isdigit()):
+            raise UnknownStrategyError(
+                _(
+                    "Computer level {level!r} needs a whole number of points, 0 or more, after 'target:', "
+                    "e.g. 'target:300'.",
+                    level=level,
+                )
+            )
+        key = TARGET + str(int(number))
+    elif key not in LEVELS:
+        known = ", ".join([*LEVELS, *TARGET_LEVEL])
         raise UnknownStrategyError(
-            _("Computer level {level!r} is unknown; expected one of: {known}.", level=level, known=", ".join(LEVELS))
+            _("Computer level {level!r} is unknown; expected one of: {known}.", level=level, known=known)
         )
-    reason = rules.solver_refusal() if key in SOLVER_LEVELS else None
+    reason = rules.solver_refusal() if key in SOLVER_LEVELS or key.startswith(TARGET) else None
     if reason is not None:
         plain = ", ".join(k for k in LEVELS if k not in SOLVER_LEVELS)
         raise UnknownStrategyError(

@@ -1,21 +1,23 @@
-"""The multiplayer-aware ``win`` player: near the end it plays for the chance of finishing first.
+"""The multiplayer-aware ``win`` player: it plays for the chance of finishing first.
 
-Until it has ``horizon`` boxes left (default :data:`HORIZON`, 2) it plays exactly as
-``optimal`` (its turn plan on the solver's card values reproduces the solver). From then
-on it plans each turn for the chance of winning instead of points. At the end of the turn
-every player's final score is a distribution over whole points:
+With no rival it plays exactly as ``optimal``. Otherwise, at every decision:
 
-- a full card: its total;
-- one box left: *exact*, the distribution of what that last turn adds under optimal play
-  (:func:`last_turn_distribution`, a forward pass of the within-turn policy);
-- more boxes left: a normal of mean ``total + solver value`` and the variance of
-  :class:`SpreadModel`, rounded to whole points.
+- **All rivals done** (its last turn): *exact*. The best rival total ``D`` is known; the turn is
+  planned for ``P(final > D) + P(final = D) / 2`` over the exact distribution of what the last
+  turn adds (:func:`last_turn_distribution`, a forward pass of the within-turn policy).
+- **Rivals still to play**, from :data:`HORIZON` boxes left: each option is rated by the
+  *clairvoyant* approximation: as if the best rival's final score ``Y`` were revealed right after
+  this turn and the rest of the game were then played to beat it exactly, i.e.
+  ``sum_y P(Y = y) * G(s', y - total')``, where ``G`` is the exact beat table
+  (:func:`fivedice.solver.chances.chance_table` with ``half = 0.5``: the best chance of gaining more
+  than ``n`` points from state ``s'``, a tie counting half). ``Y``'s distribution is exact
+  (:func:`fivedice.solver.chances.distribution`, the rival playing ``optimal``) when the rival has at
+  most :data:`EXACT_OPEN` boxes open, otherwise a normal of mean ``total + solver value`` and the
+  exact variance of a whole game scaled by the share of boxes still open; several rivals give the
+  distribution of their maximum (independent cards). Knowing ``Y`` early overrates flexible
+  positions a little; it never misjudges what is already sure.
 
-The chance of beating opponent ``o`` from final score ``x`` is ``P(Y_o < x) + P(Y_o = x)/2``;
-over several opponents these multiply (they are independent given ``x``). Measured on
-official Yahtzee, planning for the win with more boxes left, where only the normal
-approximation is available, lost more expected points than it gained in win chance; see
-``bench/strategies.py`` and the README for the figures.
+Measured figures (bench/chances.py) are in docs/README-chances.md.
 """
 
 from __future__ import annotations
@@ -24,21 +26,30 @@ import math
 import random
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
+from fivedice.actions import Action
 from fivedice.dice import RandomRoller
-from fivedice.players.solved import OptimalPlayer, ValuePlayer, filled
+from fivedice.players.basic import opening
+from fivedice.players.solved import OptimalPlayer, ValuePlayer, _act, filled, solver_for
 from fivedice.players.turn import FloatArray, IntArray, dice_space, gains, option_table, turn_plan
 from fivedice.rules.ruleset import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
 
-__all__ = ["HORIZON", "Distribution", "SpreadModel", "WinPlayer", "last_turn_distribution", "spread_model"]
+__all__ = [
+    "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_ready", "beat_table",
+    "last_turn_distribution", "option_chances", "prepare_win", "rated_options", "rival_distribution", "spread_model",
+]  # fmt: skip
 
-HORIZON = 2
-"""Boxes left (before the turn) from which ``win`` plays for the win chance."""
+HORIZON = 3
+"""Boxes left (before the turn) from which ``win`` plays for the win chance while rivals still play."""
+EXACT_OPEN = 3
+"""A rival with at most this many open boxes gets its exact final-score distribution."""
+TIEBREAK = 1e-6
+"""Chance that one expected point is worth when options are otherwise (nearly) equal."""
 
 Distribution = tuple[IntArray, FloatArray]
 """Whole-point values (ascending) and their probabilities."""
@@ -189,6 +200,7 @@ class WinPlayer(ValuePlayer):
         super().__init__(rules, seed)
         self._model = model
         self.horizon = HORIZON if horizon is None else horizon
+        self._optimal = OptimalPlayer(rules, seed)
 
     @property
     def model(self) -> SpreadModel:
@@ -207,11 +219,29 @@ class WinPlayer(ValuePlayer):
             return values + total, probs
         return _normal(total + self.future(card), self.model.variance(card))
 
+    def choose(self, state: GameState) -> Action:
+        """The move with the best chance of finishing first (see the module docstring)."""
+        first = opening(state)
+        if first is not None:
+            return first
+        assert state.dice is not None
+        others = [s for s in range(len(state.players)) if s != state.current]
+        card = state.cards[state.current][0]
+        if not others or all(state.cards[o][0].is_full for o in others):
+            return super().choose(state)
+        if len(card.open_indices) > self.horizon:
+            return self._optimal.choose(state)
+        options = rated_options(state)
+        points = {_key(o): o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
+        # Expected points break near-ties (e.g. a sure win or a lost cause) but never outweigh chance.
+        best = max(options, key=lambda o: o.value + TIEBREAK * points[_key(o)])
+        return _act(state, best)
+
     def utility(self, state: GameState, k: int, card: Scorecard, legal_gains: IntArray, roll: int) -> FloatArray:
-        """Points (as ``optimal``) before the horizon; from it, the chance of finishing first."""
+        """Points (as ``optimal``) when alone; with every rival done, the chance of finishing first."""
         table = option_table(card, roll)
         others = [s for s in range(len(state.players)) if s != state.current]
-        if not others or len(card.open_indices) > self.horizon:
+        if not others:
             future = self.after(card, legal_gains, table.points, table.legal, self.future)
             result: FloatArray = legal_gains + future
             return result
@@ -230,3 +260,101 @@ class WinPlayer(ValuePlayer):
                 cache[key] = float(chance.sum()) + 1e-9 * float(values @ probs)
             out[j, i] = cache[key]
         return out
+
+
+def _key(option: Any) -> tuple[str, object]:
+    return (option.action, option.dice if option.action == "keep" else option.box)
+
+
+def beat_cap(rules: RuleSet) -> int:
+    """The largest lead a beat table covers: 1.5 times the optimal mean, rounded up to tens."""
+    return int(math.ceil(float(solver_for(rules).expected_score) * 1.5 / 10) * 10)
+
+
+def beat_table(rules: RuleSet) -> Any:
+    """The (cached) beat table of ``rules`` (a tie counting half)."""
+    from fivedice.solver.chances import chance_table
+
+    return chance_table(solver_for(rules), beat_cap(rules), half=0.5)
+
+
+@cache
+def start_variance(rules: RuleSet) -> float:
+    """The exact variance of the final score of optimal play from the empty card."""
+    from fivedice.solver.chances import distribution
+
+    return float(distribution(solver_for(rules)).std ** 2)
+
+
+def prepare_win(rules: RuleSet) -> None:
+    """Build what ``win`` needs (the beat table, the start variance) once, e.g. before forking."""
+    beat_table(rules)
+    start_variance(rules)
+
+
+_RIVALS: dict[tuple[object, ...], Any] = {}
+
+
+def _one_rival(state: GameState, seat: int) -> tuple[IntArray, FloatArray]:
+    from fivedice.solver.chances import distribution
+
+    card = state.cards[seat][0]
+    total = state.total(seat)
+    left = len(card.open_indices)
+    if left == 0:
+        return np.array([total], dtype=np.int64), np.array([1.0])
+    if left <= EXACT_OPEN:
+        key = (state.rules, card.entries, card.yahtzee_bonuses)
+        found = _RIVALS.get(key)
+        if found is None:
+            if len(_RIVALS) > 4096:
+                _RIVALS.clear()
+            found = _RIVALS[key] = distribution(solver_for(state.rules), card)
+        return found.scores, found.probs
+    solver = solver_for(state.rules)
+    mean = total + float(solver.state_value(card))
+    var = start_variance(state.rules) * left / len(state.rules.boxes)
+    return _normal(mean, var)
+
+
+def rival_distribution(state: GameState, seats: list[int]) -> Any:
+    """The distribution of the best final score among ``seats`` (see the module docstring)."""
+    from fivedice.solver.chances import Distribution
+
+    parts = [_one_rival(state, s) for s in seats]
+    lo = min(int(v[0]) for v, _p in parts)
+    hi = max(int(v[-1]) for v, _p in parts)
+    cdf = np.ones(hi - lo + 1)
+    for values, probs in parts:
+        pmf = np.zeros(hi - lo + 1)
+        pmf[values - lo] = probs
+        cdf *= np.cumsum(pmf)
+    pmf = np.diff(np.concatenate(([0.0], cdf)))
+    keep = np.flatnonzero(pmf > 0)
+    return Distribution(keep.astype(np.int64) + lo, pmf[keep])
+
+
+def rated_options(state: GameState) -> list[Any]:
+    """The options of the player to move, best first, valued by their chance to finish first."""
+    from fivedice.solver.chances import mixture_options
+
+    assert state.dice is not None
+    others = [s for s in range(len(state.players)) if s != state.current]
+    rival = rival_distribution(state, others)
+    card = state.cards[state.current][0]
+    return mixture_options(beat_table(state.rules), card, state.dice, state.rolls_left, rival)
+
+
+def option_chances(state: GameState) -> dict[tuple[str, object], float]:
+    """Each option's chance to finish first (the clairvoyant rating; exact once every rival is
+    done), keyed ``("keep", dice)`` or ``("score", box)``."""
+    return {_key(o): float(o.value) for o in rated_options(state)}
+
+
+def beat_ready(rules: RuleSet) -> bool:
+    """Whether the beat table of ``rules`` is in memory or cached (no build needed)."""
+    from fivedice.solver.chances import is_cached
+
+    if rules.solver_refusal() is not None:
+        return False
+    return bool(is_cached(solver_for(rules), beat_cap(rules), 0.5))

@@ -11,10 +11,11 @@ import click
 from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.dice import parse_dice
 from fivedice.errors import IllegalActionError
-from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, ngettext
+from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, format_percent, ngettext
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import Solver, readiness, solve
+from fivedice.solver.chances import ChanceTable, chance_options, chance_table, check_target, distribution, is_cached
 
 __all__ = ["advise_cmd", "get_solver", "parse_card", "solve_cmd"]
 
@@ -81,12 +82,26 @@ def parse_card(rules: RuleSet, text: str) -> Scorecard:
 @click.argument("name")
 @option_flag
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the result as JSON."))
+@click.option(
+    "--distribution", "show_distribution", is_flag=True, help=N_("Print the exact distribution of the final score.")
+)
+@click.option(
+    "--target", type=int, default=None, help=N_("Print the best chance of finishing with at least TARGET points.")
+)
 @friendly
-def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
+def solve_cmd(name: str, options: tuple[str, ...], as_json: bool, show_distribution: bool, target: int | None) -> None:
     """Build (or load from the cache) the optimal table of a rule set; print its expected score."""
     rules = get_rules(name, options)
+    if target is not None:
+        check_target(target)
     start = time.perf_counter()
     solver = get_solver(rules)
+    if show_distribution:
+        _print_distribution(solver, as_json)
+        return
+    if target is not None:
+        _print_target(solver, target, as_json)
+        return
     seconds = time.perf_counter() - start
     table = solver.table
     path = table.path
@@ -121,6 +136,72 @@ def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
     click.echo(size)
 
 
+def _print_distribution(solver: Solver, as_json: bool) -> None:
+    start = time.perf_counter()
+    dist = distribution(solver)
+    seconds = time.perf_counter() - start
+    if as_json:
+        data = {
+            "rules": solver.rules.spec,
+            "expected_score": dist.mean,
+            "std": dist.std,
+            "seconds": round(seconds, 3),
+            "distribution": dist.to_dict(),
+        }
+        click.echo(json.dumps(data))
+        return
+    click.echo(
+        _(
+            "{rules}: final score of optimal play, mean {mean}, standard deviation {std}",
+            rules=solver.rules.spec,
+            mean=format_decimal(dist.mean, 5),
+            std=format_decimal(dist.std, 2),
+        )
+    )
+    for q in (1, 5, 10, 25, 50, 75, 90, 95, 99):
+        click.echo(_("percentile {q}: {score}", q=q, score=dist.quantile(q / 100)))
+    click.echo(_("time: {seconds} s", seconds=format_decimal(seconds, 2)))
+
+
+def get_chances(solver: Solver, cap: int, half: float = 1.0) -> ChanceTable:
+    """The chance table for needs up to ``cap``; when it must be built, say so on stderr first."""
+    if not is_cached(solver, cap, half):
+        click.echo(
+            _("Preparing the chances for {rules} (once, a minute or a few)...", rules=solver.rules.spec), err=True
+        )
+    return chance_table(solver, cap, half)
+
+
+def _print_target(solver: Solver, target: int, as_json: bool) -> None:
+    start = time.perf_counter()
+    table = get_chances(solver, target)
+    probability = table.chance(Scorecard.empty(solver.rules), target)
+    seconds = time.perf_counter() - start
+    if as_json:
+        data = {
+            "rules": solver.rules.spec,
+            "target": target,
+            "probability": probability,
+            "seconds": round(seconds, 3),
+            "source": table.source,
+            "table_bytes": table.size_bytes,
+        }
+        click.echo(json.dumps(data))
+        return
+    click.echo(
+        ngettext(
+            "{rules}: best chance of at least {target} point: {chance}",
+            "{rules}: best chance of at least {target} points: {chance}",
+            target,
+            rules=solver.rules.spec,
+            target=target,
+            chance=format_percent(probability, 3),
+        )
+    )
+    megabytes = format_decimal(table.size_bytes / 1e6, 1)
+    click.echo(_("time: {seconds} s, table {megabytes} MB", seconds=format_decimal(seconds, 2), megabytes=megabytes))
+
+
 @click.command(
     "advise",
     cls=I18nCommand,
@@ -133,6 +214,7 @@ def solve_cmd(name: str, options: tuple[str, ...], as_json: bool) -> None:
 @click.option("--rolls-left", type=int, required=True, help=N_("Rolls still allowed this turn."))
 @option_flag
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the options as JSON."))
+@click.option("--target", type=int, default=None, help=N_("Rank the options by the chance of reaching TARGET points."))
 @friendly
 def advise_cmd(
     name: str,
@@ -142,12 +224,19 @@ def advise_cmd(
     rolls_left: int,
     options: tuple[str, ...],
     as_json: bool,
+    target: int | None,
 ) -> None:
     """Every option for a situation of a rule set with its value and loss, best first."""
     rules = get_rules(name, options)
+    if target is not None:
+        check_target(target)
     card = parse_card(rules, card_text)
     dice = parse_dice(" ".join([dice_text, *more_dice]), rules.dice)
     solver = get_solver(rules)
+    if target is not None:
+        solver.advise(card, dice, rolls_left)  # checks the situation before any build
+        _print_target_options(solver, card, dice.values, rolls_left, target, as_json)
+        return
     ranked = solver.advise(card, dice, rolls_left)
     expected = card.total + ranked[0].value
     if as_json:
@@ -178,3 +267,39 @@ def advise_cmd(
             if o.bonus:
                 what += _(" (+{bonus} bonus)", bonus=o.bonus)
         click.echo(f"{format_decimal(o.value, 3):>9} {format_decimal(o.loss, 3):>8}  {what}")
+
+
+def _print_target_options(
+    solver: Solver, card: Scorecard, dice: tuple[int, ...], rolls_left: int, target: int, as_json: bool
+) -> None:
+    table = get_chances(solver, target)
+    ranked = chance_options(table, card, dice, rolls_left, target)
+    if as_json:
+        data = {
+            "rules": solver.rules.spec,
+            "target": target,
+            "probability": ranked[0].value,
+            "options": [o.to_dict() | {"probability": o.value} for o in ranked],
+        }
+        click.echo(json.dumps(data))
+        return
+    click.echo(
+        ngettext(
+            "best chance of at least {target} point: {chance}",
+            "best chance of at least {target} points: {chance}",
+            target,
+            target=target,
+            chance=format_percent(ranked[0].value, 3),
+        )
+    )
+    click.echo(f"{_('chance'):>9} {_('loss'):>8}  {_('option')}")
+    labels = {b.name: box_label(b) for b in solver.rules.boxes}
+    for o in ranked:
+        if o.action == "keep":
+            kept = " ".join(map(str, o.dice))
+            what = _("keep {dice} and roll", dice=kept) if kept else _("reroll all")
+        else:
+            what = _("score {points} in {box}", points=o.points, box=labels.get(o.box or "", o.box))
+            if o.bonus:
+                what += _(" (+{bonus} bonus)", bonus=o.bonus)
+        click.echo(f"{format_percent(o.value, 2):>9} {format_percent(o.loss, 2):>8}  {what}")

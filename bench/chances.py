@@ -1,0 +1,149 @@
+"""Chance figures, side by side in one run: table build times and sizes, threshold play against
+expectation play, and the ``win`` level against ``optimal`` in paired two-player games.
+
+    nice .venv/bin/python bench/chances.py [--rules yahtzee] [--targets 200,250,300] [--duel-games 100000]
+        [--reach-games 20000] [--workers 2]
+
+Prints figures, asserts nothing. Tables are built afresh into a temporary cache (timed), except
+with ``--cache DIR``. The duel plays ``optimal`` against ``optimal`` and ``win`` against
+``optimal`` on the same dice (the simulator's per-game seeds: common random numbers), seats
+alternating who starts, and reports the paired difference of seat 1's win share with its 95%
+interval. The reach figures give the exact chances (threshold table against the exact distribution
+of expectation play) and simulated shares with 95% Wilson intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import tempfile
+import time
+from typing import Any
+
+import numpy as np
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rules", default="yahtzee")
+    parser.add_argument("--targets", default="200,250,300")
+    parser.add_argument("--duel-games", type=int, default=100_000)
+    parser.add_argument("--reach-games", type=int, default=20_000)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--block", type=int, default=10_000, help="duel games between progress lines")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--cache", default=None, help="use this cache folder (tables found there are not rebuilt)")
+    args = parser.parse_args()
+    os.environ["FIVEDICE_CACHE_DIR"] = args.cache or tempfile.mkdtemp(prefix="fivedice-chances-")
+
+    from fivedice import rules
+    from fivedice.players import prepare
+    from fivedice.players.win import beat_cap
+    from fivedice.scorecard import Scorecard
+    from fivedice.sim import simulate, wilson
+    from fivedice.solver.cache import build
+    from fivedice.solver.chances import chance_table, distribution
+    from fivedice.solver.simulate import simulate_optimal
+
+    rs = rules.get(args.rules)
+    targets = [int(t) for t in args.targets.split(",") if t.strip()]
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; rules {rs.spec}", flush=True)
+
+    # -- tables ----------------------------------------------------------------------------------
+    from fivedice.solver import solve
+
+    build(rs)  # JIT warm-up, not timed
+    table = build(rs)
+    print(f"expectation table: {table.seconds:6.1f} s, {table.states:,} states, {table.states * 8 / 1e6:6.1f} MB")
+    solver = solve(rs)
+    t0 = time.perf_counter()
+    dist = distribution(solver)
+    print(
+        f"distribution from the start: {time.perf_counter() - t0:6.1f} s, {len(dist.scores)} scores, "
+        f"mean {dist.mean:.6f} (table {solver.expected_score:.6f}), sd {dist.std:.2f}",
+        flush=True,
+    )
+    empty = Scorecard.empty(rs)
+    exact: dict[int, tuple[float, float]] = {}
+    for target in targets:
+        ct = chance_table(solver, target)
+        exact[target] = (ct.chance(empty, target), dist.at_least(target))
+        print(
+            f"target table T={target}: {ct.seconds:6.1f} s ({ct.source}), {ct.size_bytes / 1e6:6.1f} MB; "
+            f"P(>= {target}) threshold play {exact[target][0]:.5f}, expectation play {exact[target][1]:.5f}",
+            flush=True,
+        )
+    cap = beat_cap(rs)
+    bt = chance_table(solver, cap, half=0.5)
+    print(
+        f"beat table (ties half, leads up to {cap}): {bt.seconds:6.1f} s ({bt.source}), {bt.size_bytes / 1e6:6.1f} MB"
+    )
+    sim = simulate_optimal(solver, 1_000_000, seed=1)
+    top = int(max(dist.scores.max(), sim.totals.max())) + 1
+    pmf = np.zeros(top)
+    pmf[dist.scores] = dist.probs
+    seen = np.bincount(sim.totals, minlength=top) / sim.games
+    ks = float(np.abs(np.cumsum(pmf) - np.cumsum(seen)).max())
+    print(f"KS distance exact vs 1,000,000 simulated games: {ks:.5f} (5% critical {1.36 / math.sqrt(sim.games):.5f})")
+
+    # -- reach -----------------------------------------------------------------------------------
+    n = args.reach_games
+    if n:
+        base = simulate(rs, ["optimal"], n, args.seed, workers=args.workers, fast=False)
+        for target in targets:
+            prepare([f"target:{target}"], rs)
+            run = simulate(rs, [f"target:{target}"], n, args.seed, workers=args.workers)
+            a, b = run.reach(target)[0], base.reach(target)[0]
+            diff = (run.totals[:, 0] >= target).astype(float) - (base.totals[:, 0] >= target).astype(float)
+            half = 1.96 * float(diff.std()) / math.sqrt(n)
+            (alo, ahi), (blo, bhi) = wilson(a, n), wilson(b, n)
+            print(
+                f"reach {target}: target:{target} {100 * a:5.2f}% ({100 * alo:5.2f}-{100 * ahi:5.2f}), optimal "
+                f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); paired gain {100 * (a - b):+.2f} "
+                f"(95% {100 * (a - b - half):+.2f} to {100 * (a - b + half):+.2f}) points; exact "
+                f"{100 * exact[target][0]:.2f}% vs {100 * exact[target][1]:.2f}%; {n:,} games, "
+                f"mean {run.totals.mean():.2f} vs {base.totals.mean():.2f}",
+                flush=True,
+            )
+
+    # -- duel ------------------------------------------------------------------------------------
+    games = args.duel_games
+    if games:
+        prepare(["win"], rs)
+        duel(rs, games, args.block, args.seed, args.workers)
+
+
+def duel(rs: Any, games: int, block: int, seed: int, workers: int | None) -> None:
+    """Paired win-rate figures, printed after every block of games (so a cut run still reports)."""
+    from fivedice.sim import simulate
+
+    diffs: list[np.ndarray[Any, Any]] = []
+    wins: list[np.ndarray[Any, Any]] = []
+    means = np.zeros(2)
+    changed = 0
+    t0 = time.perf_counter()
+    for b, first in enumerate(range(0, games, block)):
+        count = min(block, games - first)
+        base = simulate(rs, ["optimal", "optimal"], count, seed * 1000 + b, workers=workers)
+        run = simulate(rs, ["win", "optimal"], count, seed * 1000 + b, workers=workers)
+        diffs.append(run.win_share[:, 0] - base.win_share[:, 0])
+        wins.append(run.win_share[:, 0])
+        means += [run.totals[:, 0].sum(), base.totals[:, 0].sum()]
+        changed += int((run.totals != base.totals).any(axis=1).sum())
+        diff = np.concatenate(diffs)
+        n = len(diff)
+        half = 1.96 * float(diff.std()) / math.sqrt(n)
+        rate = float(np.concatenate(wins).mean())
+        print(
+            f"duel after {n:,} games ({time.perf_counter() - t0:5.0f} s): win vs optimal seat 1 wins "
+            f"{100 * rate:5.2f}%; paired gain over optimal vs optimal {100 * diff.mean():+.2f} points of win rate "
+            f"(95% {100 * (diff.mean() - half):+.2f} to {100 * (diff.mean() + half):+.2f}); mean score "
+            f"{means[0] / n:.2f} vs {means[1] / n:.2f} (optimal in its place); "
+            f"{100 * changed / n:.1f}% of games differ",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

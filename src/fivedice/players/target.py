@@ -1,0 +1,59 @@
+"""The ``target:T`` player: the best chance of finishing with at least ``T`` points (solitaire
+threshold play, exact, from :mod:`fivedice.solver.chances`).
+
+Once ``T`` is reached (or out of reach) every move has the same chance, so it plays as ``optimal``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fivedice.actions import Action
+from fivedice.players.basic import opening
+from fivedice.players.solved import OptimalPlayer, _act, solver_for
+from fivedice.rules.ruleset import RuleSet
+from fivedice.state import GameState
+
+__all__ = ["TargetPlayer", "target_table"]
+
+
+def target_table(rules: RuleSet, target: int) -> Any:
+    """The (cached) chance table of ``rules`` for needs up to ``target``."""
+    from fivedice.solver.chances import chance_table
+
+    return chance_table(solver_for(rules), target)
+
+
+class TargetPlayer:
+    """Maximises the chance of a final score of at least :attr:`target`."""
+
+    def __init__(self, rules: RuleSet, target: int, seed: int | None = None) -> None:
+        self.rules = rules
+        self.target = target
+        self.name = f"target:{target}"
+        self.optimal = OptimalPlayer(rules, seed)
+        self._table: Any = None
+
+    @property
+    def table(self) -> Any:
+        """The chance table (loaded or built on first use)."""
+        if self._table is None:
+            self._table = target_table(self.rules, self.target)
+        return self._table
+
+    def choose(self, state: GameState) -> Action:
+        """The option with the best chance of reaching the target (``optimal``'s once it is sure or lost)."""
+        first = opening(state)
+        if first is not None:
+            return first
+        assert state.dice is not None
+        card = state.cards[state.current][0]
+        need = self.target - card.total
+        if need <= 0:
+            return self.optimal.choose(state)
+        from fivedice.solver.chances import chance_options
+
+        options = chance_options(self.table, card, state.dice, state.rolls_left, self.target)
+        if options[0].value <= 0.0:
+            return self.optimal.choose(state)
+        return _act(state, options[0])

@@ -1,0 +1,362 @@
+"""Chances, not only averages: the exact final-score distribution of optimal play, and tables for
+threshold play (the best chance of finishing with at least ``T`` points) and for beating a known score.
+
+:func:`distribution` runs a forward pass of probability mass from any turn-start card, one layer
+(filled-box count) at a time, with the expectation solver's own policy and tie rules; only two
+layers are held at once, and each state keeps only the window of point sums it can have.
+
+:func:`chance_table` builds (or loads from the cache) a :class:`ChanceTable`: for every reachable
+turn-start state ``s`` and every ``t`` from 0 to ``min(cap, most points still possible)``, the best
+chance that the points still to come exceed ``t`` (a tie, ``== t``, counting ``half``). ``half = 1``
+is threshold play (reach at least ``t``); ``half = 0.5`` is play to beat a finished opponent. The
+programme is the expectation solver's, vectorised over ``t`` in numba; values are stored as
+``float32`` (7 significant digits). Tables are cached per rule set, ``cap`` and ``half`` beside the
+expectation tables (never shipped: they are built in a minute or a few).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+import zlib
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from fivedice.dice import Dice
+from fivedice.errors import FiveDiceError
+from fivedice.i18n import _
+from fivedice.rules import RuleSet
+from fivedice.scorecard import Scorecard
+from fivedice.solver.advisor import Option, Solver
+from fivedice.solver.cache import Progress, _layers, cache_dir, code_digest, default_threads, rules_digest
+
+__all__ = [
+    "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table", "check_target", "distribution",
+    "is_cached", "mixture_options",
+]  # fmt: skip
+
+CHANCE_FORMAT = 1
+KEEP = 3
+"""Chance tables kept in memory per process (the latest used)."""
+MAGIC = b"FIVEDICE-CHANCE-TABLE\n"
+FloatArray = npt.NDArray[np.float64]
+
+
+class TargetError(FiveDiceError):
+    """A target score that is not a whole number of at least 0."""
+
+
+def check_target(target: object) -> int:
+    """``target`` as an int, or :class:`TargetError` in one sentence."""
+    if isinstance(target, bool) or not isinstance(target, int | np.integer) or int(target) < 0:
+        raise TargetError(
+            _("Target {target!r} is not valid; expected a whole number of points, 0 or more.", target=target)
+        )
+    return int(target)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Distribution:
+    """The distribution of a final score: ``probs[i]`` is the chance of ``scores[i]`` (ascending)."""
+
+    scores: npt.NDArray[np.int64]
+    probs: FloatArray
+
+    @property
+    def mean(self) -> float:
+        """The expected final score."""
+        return float(self.scores @ self.probs)
+
+    @property
+    def std(self) -> float:
+        """The standard deviation of the final score."""
+        return float(math.sqrt(max(0.0, float((self.scores.astype(np.float64) - self.mean) ** 2 @ self.probs))))
+
+    def at_least(self, target: int) -> float:
+        """The chance of finishing with at least ``target`` points."""
+        return float(self.probs[self.scores >= target].sum())
+
+    def quantile(self, q: float) -> int:
+        """The smallest score whose cumulative chance reaches ``q``."""
+        cdf = np.cumsum(self.probs)
+        return int(self.scores[min(len(cdf) - 1, int(np.searchsorted(cdf, q - 1e-12)))])
+
+    def to_dict(self) -> dict[str, float]:
+        """Final score (as a string key, JSON-ready) -> probability."""
+        return {str(int(s)): float(p) for s, p in zip(self.scores, self.probs, strict=True)}
+
+
+def distribution(solver: Solver, card: Scorecard | None = None) -> Distribution:
+    """The exact distribution of the final score when ``card`` (default: empty) is played on
+    optimally (maximum expected score) from the start of a turn."""
+    from fivedice.solver import distkernel as DK
+
+    card = Scorecard.empty(solver.rules) if card is None else card
+    if card.is_full:
+        return Distribution(np.array([card.total], dtype=np.int64), np.array([1.0]))
+    t = solver.table.tables
+    s0 = solver.state_index(card)
+    states = np.array([s0], dtype=np.int64)
+    lo = np.zeros(1, dtype=np.int64)
+    ln = np.ones(1, dtype=np.int64)
+    po = np.zeros(1, dtype=np.int64)
+    mass = np.ones(1)
+    slot = np.full(t.nstates, -1, dtype=np.int64)
+    for _step in range(len(card.open_indices)):
+        states, lo, ln, po, mass = DK.spread_layer(t.ints, solver.table.values, states, lo, ln, po, mass, slot)
+    top = int((lo + ln).max())
+    out = np.zeros(top)
+    for i in range(len(states)):
+        out[lo[i] : lo[i] + ln[i]] += mass[po[i] : po[i] + ln[i]]
+    keep = np.flatnonzero(out > 0)
+    return Distribution(keep.astype(np.int64) + card.total, out[keep])
+
+
+# -- threshold tables ----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, eq=False)
+class ChanceTable:
+    """Best chances of the points still to come exceeding ``t`` (see the module docstring)."""
+
+    solver: Solver
+    cap: int
+    half: float
+    G: npt.NDArray[np.float32]
+    goff: npt.NDArray[np.int64]
+    glen: npt.NDArray[np.int64]
+    seconds: float
+    source: str
+    path: Path | None
+
+    @property
+    def size_bytes(self) -> int:
+        """Bytes of the stored chances."""
+        return int(self.G.nbytes)
+
+    def chance(self, card: Scorecard, need: int) -> float:
+        """The best chance from the start of a turn on ``card`` of more than ``need`` further points
+        (``half`` for exactly ``need``); ``need`` must not exceed :attr:`cap`."""
+        if need < 0:
+            return 1.0
+        if card.is_full:
+            return self.half if need == 0 else 0.0
+        if need > self.cap:
+            raise TargetError(_("Target {target!r} is beyond this table's {cap}.", target=need, cap=self.cap))
+        s = self.solver.state_index(card)
+        return float(self.G[self.goff[s] + need]) if need < self.glen[s] else 0.0
+
+    def pre(self, state: int, need: int) -> tuple[FloatArray, FloatArray]:
+        """Per box and points, the chance after scoring them with ``need`` points still needed (and
+        the same when an extra-Yahtzee bonus comes with the score), for :meth:`options`."""
+        from fivedice.solver import chancekernel as CK
+
+        t = self.solver.table.tables
+        pre = np.zeros((t.nboxes, int(t.ints[33])))
+        pre5 = np.zeros_like(pre)
+        CK.target_pre(t.ints, self.G, self.goff, self.glen, state, need, self.half, pre, pre5)
+        return pre, pre5
+
+
+def _file_name(rules: RuleSet, cap: int, half: float) -> str:
+    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
+    kind = f"target{cap}" if half == 1.0 else f"beat{cap}"
+    return f"{slug}-{rules_digest(rules)[:12]}.{kind}.v{CHANCE_FORMAT}.chances"
+
+
+def _layout(solver: Solver, cap: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
+    from fivedice.solver import chancekernel as CK
+
+    t = solver.table.tables
+    idx = np.flatnonzero(solver.table.reach).astype(np.int64)
+    full = (1 << t.nboxes) - 1
+    idx = idx[idx // (t.units * t.ybits) != full]
+    most = CK.max_future(t.ints, idx)
+    glen = np.zeros(t.nstates, dtype=np.int64)
+    glen[idx] = np.minimum(most, cap) + 1
+    goff = np.zeros(t.nstates, dtype=np.int64)
+    goff[idx] = np.concatenate(([0], np.cumsum(glen[idx])[:-1]))
+    return goff, glen, int(glen.sum())
+
+
+def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | None = None,
+                  progress: Progress | None = None) -> ChanceTable:  # fmt: skip
+    """Build the chance table of ``solver``'s rule set for needs up to ``cap`` (no cache)."""
+    from fivedice.solver import chancekernel as CK
+
+    start = time.perf_counter()
+    t = solver.table.tables
+    goff, glen, total = _layout(solver, cap)
+    G = np.zeros(total, dtype=np.float32)
+    states, starts = _layers(t, solver.table.reach)
+    workers = max(1, threads or default_threads())
+    with ThreadPoolExecutor(workers) as pool:
+        for i in range(len(starts) - 1):
+            lo, hi = int(starts[i]), int(starts[i + 1])
+            step = max(16, math.ceil((hi - lo) / (8 * workers)))
+            jobs = [
+                pool.submit(CK.threshold_states, t.ints, G, goff, glen, states, a, min(hi, a + step), half, cap + 1)
+                for a in range(lo, hi, step)
+            ]
+            for job in jobs:
+                job.result()
+            if progress is not None:
+                progress(hi / max(1, len(states)))
+    return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "built", None)
+
+
+def _header(table: ChanceTable, payload: bytes) -> dict[str, Any]:
+    rules = table.solver.rules
+    return {
+        "format": CHANCE_FORMAT, "rules": rules.name, "options": dict(rules.options),
+        "rules_sha256": rules_digest(rules), "code_sha256": code_digest(), "cap": table.cap, "half": table.half,
+        "values": int(table.G.size), "payload_sha256": hashlib.sha256(payload).hexdigest(),
+    }  # fmt: skip
+
+
+def _save(table: ChanceTable, path: Path) -> bool:
+    raw = np.ascontiguousarray(table.G.astype("<f4").view(np.uint8).reshape(-1, 4).T).tobytes()
+    payload = zlib.compress(raw, 1)
+    line = json.dumps(_header(table, payload), sort_keys=True).encode() + b"\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(MAGIC + line + payload)
+        os.replace(tmp, path)
+    except OSError:
+        return False
+    return True
+
+
+def _load(solver: Solver, cap: int, half: float, path: Path) -> ChanceTable | None:
+    start = time.perf_counter()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(MAGIC):
+        return None
+    end = data.find(b"\n", len(MAGIC))
+    try:
+        header = json.loads(data[len(MAGIC) : end])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    payload = data[end + 1 :]
+    rules = solver.rules
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != CHANCE_FORMAT
+        or header.get("rules_sha256") != rules_digest(rules)
+        or header.get("code_sha256") != code_digest()
+        or header.get("cap") != cap
+        or header.get("half") != half
+        or header.get("payload_sha256") != hashlib.sha256(payload).hexdigest()
+    ):
+        return None
+    goff, glen, total = _layout(solver, cap)
+    try:
+        raw = zlib.decompress(payload)
+    except zlib.error:
+        return None
+    if len(raw) != 4 * total or header.get("values") != total:
+        return None
+    G = np.ascontiguousarray(np.frombuffer(raw, dtype=np.uint8).reshape(4, total).T).view("<f4").reshape(total)
+    return ChanceTable(solver, cap, half, G.astype(np.float32), goff, glen, time.perf_counter() - start, "cache", path)
+
+
+_TABLES: dict[tuple[RuleSet, int, float], ChanceTable] = {}
+
+
+def chance_table(solver: Solver, cap: int, half: float = 1.0, cache: bool = True,
+                 progress: Progress | None = None) -> ChanceTable:  # fmt: skip
+    """The chance table for needs up to ``cap`` (kept in memory per process; from the user cache
+    if intact, else built and cached)."""
+    cap = check_target(cap)
+    key = (solver.rules, cap, half)
+    found = _TABLES.get(key)
+    if found is not None and found.solver is solver:
+        return found
+    path = cache_dir() / _file_name(solver.rules, cap, half)
+    table = _load(solver, cap, half, path) if cache else None
+    if table is None:
+        table = build_chances(solver, cap, half, progress=progress)
+        if cache and _save(table, path):
+            table = ChanceTable(solver, cap, half, table.G, table.goff, table.glen, table.seconds, "built", path)
+    while len(_TABLES) >= KEEP:  # they are large: keep the latest few
+        del _TABLES[next(iter(_TABLES))]
+    _TABLES[key] = table
+    return table
+
+
+def chance_options(
+    table: ChanceTable, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int, target: int
+) -> list[Option]:
+    """Every option of a situation with its best chance of finishing with at least ``target``
+    points (``half`` tables: of beating ``target``), best first; ``loss`` is in chance."""
+    solver = table.solver
+    state, d, k = solver._situation(card, dice, rolls_left)
+    return _ranked(table, state, d, k, target - card.total)
+
+
+def _ranked(table: ChanceTable, state: int, d: int, k: int, need: int) -> list[Option]:
+    pre, pre5 = table.pre(state, need)
+    return _ranked_pre(table, state, d, k, pre, pre5)
+
+
+def _ranked_pre(table: ChanceTable, state: int, d: int, k: int, pre: FloatArray, pre5: FloatArray) -> list[Option]:
+    from fivedice.solver import chancekernel as CK
+
+    solver = table.solver
+    t = solver.table.tables
+    width = t.subsets.shape[1] + t.nboxes
+    fout = np.empty(width)
+    iout = np.empty(width, dtype=np.int32)
+    n, _code = CK.advise_custom(t.ints, state, d, k, pre, pre5, fout, iout)
+    sw = t.subsets.shape[1]
+    names = solver.rules.box_names
+    ranked = [(-float(fout[sw + b]), 0, b) for b in range(t.nboxes) if iout[sw + b] >= 0]
+    ranked += [(-float(fout[j]), 1, j) for j in range(n)]
+    ranked.sort()
+    top = -ranked[0][0]
+    bonus = solver._ybonus if solver._five[d] >= 0 and state % 2 == 1 else 0
+    out = []
+    for neg, kind, i in ranked:
+        if kind:
+            out.append(Option("keep", -neg, top + neg, solver.keep_dice(int(iout[i]))))
+        else:
+            out.append(Option("score", -neg, top + neg, (), names[i], int(iout[sw + i]), bonus))
+    return out
+
+
+def is_cached(solver: Solver, cap: int, half: float = 1.0) -> bool:
+    """Whether the chance table is in memory or in the user cache (no build needed)."""
+    if (solver.rules, cap, half) in _TABLES:
+        return True
+    return (cache_dir() / _file_name(solver.rules, cap, half)).exists()
+
+
+def mixture_options(
+    table: ChanceTable, card: Scorecard, dice: Dice | Sequence[int], rolls_left: int, rival: Distribution
+) -> list[Option]:
+    """Every option of a situation with its chance of finishing above a rival whose final score
+    is distributed as ``rival`` (when that score is known before the next turn and the rest of the
+    game is then played to beat it: exact for a known score), best first."""
+    from fivedice.solver import chancekernel as CK
+
+    solver = table.solver
+    state, d, k = solver._situation(card, dice, rolls_left)
+    t = solver.table.tables
+    pre = np.zeros((t.nboxes, int(t.ints[33])))
+    pre5 = np.zeros_like(pre)
+    lo = int(rival.scores[0])
+    q = np.zeros(int(rival.scores[-1]) - lo + 1)
+    q[rival.scores - lo] = rival.probs
+    CK.mixture_pre(t.ints, table.G, table.goff, table.glen, state, card.total, lo, q, table.half, pre, pre5)
+    return _ranked_pre(table, state, d, k, pre, pre5)

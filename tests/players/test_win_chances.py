@@ -1,0 +1,61 @@
+"""The win level's chances: hints show each option's chance to win, exact once the rivals are done."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from fivedice import rules
+from fivedice.actions import Roll
+from fivedice.advice import advise
+from fivedice.players import prepare
+from fivedice.players.win import WinPlayer, option_chances, rival_distribution
+from fivedice.scorecard import Scorecard
+from fivedice.state import GameState
+
+RS = rules.get("yacht")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _beat_table() -> None:
+    prepare(["win"], RS)
+
+
+def _last_turn(dice: tuple[int, ...], rival_choice: int) -> GameState:
+    """Me with only Choice open (card total 63), the rival done with 63 + ``rival_choice``; one roll left."""
+    entries = (3, 6, 9, 12, 15, 18, 0, 0, 0, 0, None, 0)
+    mine = Scorecard(RS, RS.cards[0], entries)
+    theirs = Scorecard(RS, RS.cards[0], (*entries[:10], rival_choice, 0))
+    state = GameState.new(RS, ("Me", "You"), starter=0)
+    return replace(state, cards=((mine,), (theirs,)), dice=dice, rolls=2, turns=2 * RS.rounds - 1)
+
+
+def test_hints_show_each_options_chance_to_win_with_rivals() -> None:
+    state = GameState.new(RS, ("Ann", "Bob"), starter=0).apply(Roll((), (6, 6, 5, 2, 1)))
+    advice = advise(state)
+    assert all(o.win is not None and 0.0 <= o.win <= 1.0 for o in advice.options)
+    assert 0.3 < advice.best.win < 0.7  # type: ignore[operator]
+    alone = GameState.new(RS, ("Ann",)).apply(Roll((), (6, 6, 5, 2, 1)))
+    assert all(o.win is None for o in advise(alone).options)
+
+
+def test_chances_are_exact_when_the_rival_is_done() -> None:
+    state = _last_turn((6, 6, 5, 5, 4), 27)  # 26 showing: a loss if scored; one more pip ties, two win
+    chances = option_chances(state)
+    assert chances["score", "choice"] == 0.0
+    # keep 6 6 5 5 and roll the last die once: a 6 wins, a 5 ties
+    assert chances["keep", (5, 5, 6, 6)] == pytest.approx(1 / 6 + 0.5 / 6, abs=1e-6)
+    assert chances["keep", (4, 5, 6, 6)] == pytest.approx(0.5 / 6, abs=1e-6)  # only a 6 ties
+    assert max(chances.values()) == chances["keep", (5, 5, 6, 6)]
+    action = WinPlayer(RS).choose(state)
+    assert isinstance(action, Roll)
+
+
+def test_the_best_rival_is_the_maximum_of_the_rivals() -> None:
+    state = _last_turn((1, 2, 3, 4, 5), 20)
+    three = replace(state, players=("Me", "You", "Zoe"), cards=(*state.cards, (state.cards[1][0],)))
+    dist = rival_distribution(three, [1, 2])
+    assert dist.scores.tolist() == [three.total(1)]
+    assert np.allclose(dist.probs, [1.0])

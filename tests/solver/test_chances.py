@@ -1,0 +1,205 @@
+"""Chances: the final-score distribution and threshold/beat tables against brute force on tiny rule
+sets, the mean identity, and agreement with simulated games."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from functools import cache
+
+import numpy as np
+import pytest
+
+from fivedice import rules
+from fivedice.dice import FACES, counts_of
+from fivedice.rules import RuleSet
+from fivedice.scorecard import Scorecard
+from fivedice.solver import Solver, solve
+from fivedice.solver.chances import Distribution, TargetError, build_chances, chance_table, check_target, distribution
+from fivedice.solver.simulate import simulate_optimal
+from tests.solver.test_bruteforce import CASES, reachable_cards
+
+
+def _outcomes(k: int) -> list[tuple[tuple[int, ...], float]]:
+    out = []
+    for ms in itertools.combinations_with_replacement(range(1, FACES + 1), k):
+        ways = math.factorial(k) / math.prod(math.factorial(c) for c in counts_of(ms))
+        out.append((ms, ways / FACES**k))
+    return out
+
+
+def _keeps(dice: tuple[int, ...]) -> set[tuple[int, ...]]:
+    return {tuple(sorted(c)) for r in range(len(dice)) for c in itertools.combinations(dice, r)}
+
+
+def brute_distribution(solver: Solver) -> Callable[[Scorecard], dict[int, float]]:
+    """The final-score distribution following the advisor's best option in every situation."""
+    rs = solver.rules
+
+    @cache
+    def dist(card: Scorecard) -> dict[int, float]:
+        if card.is_full:
+            return {card.total: 1.0}
+        out: dict[int, float] = defaultdict(float)
+        for ms, p in _outcomes(rs.dice):
+            for x, q in turn(card, ms, rs.rolls - 1).items():
+                out[x] += p * q
+        return dict(out)
+
+    @cache
+    def turn(card: Scorecard, dice: tuple[int, ...], left: int) -> dict[int, float]:
+        best = solver.best(card, dice, left)
+        if best.action == "score":
+            assert best.box is not None
+            return dist(card.fill(best.box, dice, rs.rolls - left))
+        out: dict[int, float] = defaultdict(float)
+        for ms, p in _outcomes(rs.dice - len(best.dice)):
+            for x, q in turn(card, tuple(sorted(best.dice + ms)), left - 1).items():
+                out[x] += p * q
+        return dict(out)
+
+    return dist
+
+
+def brute_chance(rs: RuleSet, utility: Callable[[int], float]) -> Callable[[Scorecard], float]:
+    """The best expected ``utility(final total)`` from the start of a turn on a card."""
+
+    @cache
+    def value(card: Scorecard) -> float:
+        if card.is_full:
+            return utility(card.total)
+        return sum(p * best(card, ms, rs.rolls - 1) for ms, p in _outcomes(rs.dice))
+
+    @cache
+    def best(card: Scorecard, dice: tuple[int, ...], left: int) -> float:
+        roll = rs.rolls - left
+        options = [value(card.fill(b, dice, roll)) for b in card.option_indices(counts_of(dice), roll)]
+        if left:
+            for keep in _keeps(dice):
+                rolled = _outcomes(rs.dice - len(keep))
+                options.append(sum(p * best(card, tuple(sorted(keep + ms)), left - 1) for ms, p in rolled))
+        return max(options)
+
+    return value
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_distribution_matches_brute_force(name: str) -> None:
+    rs = CASES[name]
+    solver = solve(rs, cache=False)
+    expected = brute_distribution(solver)
+    for card in [*sorted(reachable_cards(rs), key=lambda c: str(c.entries))[:12], Scorecard.empty(rs)]:
+        if card.is_full:
+            continue
+        got = distribution(solver, card)
+        want = expected(card)
+        assert got.to_dict().keys() == {str(x) for x in want}
+        for x, p in want.items():
+            assert got.probs[got.scores == x][0] == pytest.approx(p, abs=1e-12)
+        assert got.mean == pytest.approx(card.total + solver.state_value(card), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("name", "half"),
+    [(name, 1.0) for name in CASES if name != "four-dice"]
+    + [(name, 0.5) for name in ("forced-joker-bonus", "tiers-two-rolls", "chance-two-dice")],
+)
+def test_chance_tables_match_brute_force(name: str, half: float) -> None:
+    rs = CASES[name]
+    solver = solve(rs, cache=False)
+    top = int(distribution(solver).scores.max())
+    table = build_chances(solver, top + 1, half)
+    cards = [*sorted(reachable_cards(rs), key=lambda c: str(c.entries))[:8], Scorecard.empty(rs)]
+    for target in sorted({top // 3, top // 2, top - 5}):
+
+        def utility(total: int, t: int = target) -> float:
+            return 1.0 if total > t else half if total == t else 0.0
+
+        value = brute_chance(rs, utility)
+        for card in cards:
+            need = target - card.total
+            if need > table.cap:
+                continue
+            assert table.chance(card, need) == pytest.approx(value(card), abs=2e-6), (target, card.entries)
+
+
+def test_threshold_play_beats_expectation_play_at_reaching_the_target() -> None:
+    solver = solve(rules.get("yacht"), cache=False)
+    dist = distribution(solver)
+    table = chance_table(solver, 200, cache=False)
+    empty = Scorecard.empty(solver.rules)
+    for target in (120, 170, 200):
+        assert table.chance(empty, target) >= dist.at_least(target) - 1e-6
+    assert table.chance(empty, 200) > dist.at_least(200) + 0.01
+
+
+@pytest.fixture(scope="module")
+def yahtzee_distribution(yahtzee: Solver) -> Distribution:
+    """The exact distribution of official Yahtzee from the start (about 15 s)."""
+    return distribution(yahtzee)
+
+
+def test_mean_of_the_yahtzee_distribution_is_the_optimal_expected_score(
+    yahtzee: Solver, yahtzee_distribution: Distribution
+) -> None:
+    dist = yahtzee_distribution
+    assert dist.probs.sum() == pytest.approx(1.0, abs=1e-12)
+    assert abs(dist.mean - yahtzee.expected_score) < 1e-6
+    assert dist.scores.min() >= 0
+    assert 230 <= dist.quantile(0.5) <= 260
+
+
+def test_distribution_agrees_with_simulated_games(yahtzee: Solver, yahtzee_distribution: Distribution) -> None:
+    """Kolmogorov-Smirnov: 200,000 simulated games (a million take a minute; see bench/chances.py)
+    against the exact distribution, at the 0.1% level (1.95 / sqrt(n); conservative for whole points)."""
+    games = 200_000
+    dist = yahtzee_distribution
+    sim = simulate_optimal(yahtzee, games, seed=7)
+    top = int(max(dist.scores.max(), sim.totals.max())) + 1
+    exact = np.zeros(top)
+    exact[dist.scores] = dist.probs
+    seen = np.bincount(sim.totals, minlength=top) / games
+    d = float(np.abs(np.cumsum(exact) - np.cumsum(seen)).max())
+    assert d < 1.95 / math.sqrt(games)
+
+
+def test_distribution_of_a_full_card_is_its_total(yahtzee: Solver) -> None:
+    card = Scorecard(yahtzee.rules, yahtzee.rules.cards[0], tuple([0] * 12 + [50]))
+    dist = distribution(yahtzee, card)
+    assert dist.scores.tolist() == [50]
+    assert dist.probs.tolist() == [1.0]
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "300", True])
+def test_bad_targets_are_one_sentence(bad: object) -> None:
+    with pytest.raises(TargetError, match=r"^Target .* is not valid; expected a whole number of points, 0 or more\.$"):
+        check_target(bad)
+
+
+def test_target_player_reaches_its_target_about_as_often_as_the_table_says() -> None:
+    from fivedice.sim import simulate
+
+    rs = rules.get("yacht")
+    games = 600
+    result = simulate(rs, ["target:200"], games, seed=3, workers=1)
+    exact = chance_table(solve(rs), 200).chance(Scorecard.empty(rs), 200)
+    share = result.reach(200)[0]
+    assert abs(share - exact) < 4 * math.sqrt(exact * (1 - exact) / games)
+    assert result.to_json([200])["seats"][0]["reach"] == {"200": share}
+
+
+@pytest.mark.parametrize("level", ["target:x", "target:-5", "target:", "target:2.5"])
+def test_bad_target_levels_are_one_sentence(level: str) -> None:
+    from fivedice.players import UnknownStrategyError, get
+
+    with pytest.raises(UnknownStrategyError, match=r"needs a whole number of points, 0 or more, after 'target:'"):
+        get(level, rules.get("yacht"))
+
+
+def test_target_level_is_refused_for_rule_sets_beyond_the_solver() -> None:
+    from fivedice.players import UnknownStrategyError, get
+
+    with pytest.raises(UnknownStrategyError, match="needs the solver"):
+        get("target:300", rules.get("yahtzee", cards="jetsi"))
