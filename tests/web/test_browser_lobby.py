@@ -195,6 +195,7 @@ def test_dice_motion_sound_words_reasons_and_the_hint(server: Server, browser: A
     page = browser.new_page(viewport={"width": 1280, "height": 820}, bypass_csp=True)
     page.goto(server.url + "/")
     joker = page.locator("#create-form").get_by_label("Joker rule")
+    joker.locator("option").first.wait_for(state="attached")  # the lobby fills its options once loaded
     assert joker.locator("option").all_inner_texts() == ["Official Joker", "Free Joker", "No Joker"]
     help_id = joker.get_attribute("aria-describedby")
     assert page.locator(f"#{help_id}").inner_text().startswith("An extra Yahtzee must go in its upper box")

@@ -3,6 +3,7 @@ at the end each player sees the benchmark on the same tape and the challenge's l
 
 from __future__ import annotations
 
+import time
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,7 @@ def taker(game: Msg) -> Msg:
     if game["dice"] is None:
         return {"type": "roll"}
     worst = min(game["options"], key=lambda o: o["points"])
-    return {"type": "score", "box": worst["box"]}
+    return {"type": "score", "box": worst["box"], "card": worst["card"]}
 
 
 def test_two_rooms_of_one_challenge_meet_the_same_first_roll_every_round(client: TestClient) -> None:
@@ -159,3 +160,42 @@ def test_a_solo_challenge_shows_its_goal_from_the_same_dice(client: TestClient) 
     assert state["game"]["moves"] == 0  # shown before the first roll
     two = create(client, rules="yacht", humans=2, challenge="goal")
     assert client.get(f"/api/rooms/{two['code']}").json()["goal"] is None  # side by side: each other's score
+
+
+def test_hints_are_counted_in_the_high_scores_even_after_a_reload(tmp_path: Path) -> None:
+    import sqlite3
+
+    from fivedice.storage import Store
+    from fivedice.web.app import create_app
+
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    Store(url).close()
+    app = create_app(url, pubsub="none", seed=5, computer_delay=0, scores=True, limits=LOOSE)
+    with TestClient(app) as c:
+        made = create(c, rules="yahtzee", options={"cards": "jetsi"}, humans=1, name="Hal", hints=True)
+        code = made["code"]
+        with hello(c, code, made["token"]) as hal:
+            hal.send(type="start")
+            hal.version(hal.state["version"])
+            hal.send(type="roll")
+            hal.version(hal.state["version"])
+            for _ in range(2):
+                hal.send(type="hint")
+                assert wait_for(hal, "hint")["type"] == "hint"
+        del app.state.service.rooms[code]  # forgotten in memory: reloaded from the database
+        with hello(c, code, made["token"]) as hal:
+            hal.send(type="hint")
+            assert wait_for(hal, "hint")["type"] == "hint"
+            state = hal.state
+            while state["status"] != "over":
+                version = state["version"]
+                hal.send(**taker(state["game"]), version=version)
+                state = hal.version(version)
+        found: list[tuple[int, ...]] = []
+        for _ in range(100):
+            with sqlite3.connect(tmp_path / "web.db") as db:
+                found = db.execute("SELECT hints FROM fivedice_results").fetchall()
+            if found:
+                break
+            time.sleep(0.05)
+    assert found == [(3,)]

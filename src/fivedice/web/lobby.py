@@ -1,4 +1,5 @@
-"""The lobby and what a room keeps beside its game: public rooms to join or watch, and the chat.
+"""The lobby and what a room keeps beside its game: public rooms to join or watch, the chat and the hints
+asked (``{prefix}hints``, so the high scores count them whichever process answered).
 
 The chat is stored in its own table (``{prefix}chat``) before anyone hears a line, so a reload
 or another server process shows the same conversation. Public rooms are the rooms created with
@@ -56,6 +57,16 @@ class RoomExtras:
             Column("at", Float, nullable=False),
             Index(f"{prefix}chat_code", "code", "id"),
         )
+        self.hint_table = Table(
+            f"{prefix}hints",
+            self.metadata,
+            Column("id", Integer, primary_key=True, autoincrement=True),
+            Column("code", String(16), ForeignKey(rooms.c.code, ondelete="CASCADE"), nullable=False),
+            Column("game_no", Integer, nullable=False),
+            Column("seat", Integer, nullable=False),
+            Column("move", Integer, nullable=False),
+            Index(f"{prefix}hints_game", "code", "game_no"),
+        )
         with store.engine.begin() as conn:
             if store.is_postgres:
                 conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": prefix + "extras"})
@@ -82,6 +93,21 @@ class RoomExtras:
                 .limit(CHAT_KEPT)
             ).all()
         return [{"seat": r.seat, "name": r.name, "text": r.text, "at": r.at} for r in reversed(rows)]
+
+    # -- hints --------------------------------------------------------------------------
+    def add_hint(self, code: str, game_no: int, seat: int, move: int) -> None:
+        """Note that ``seat`` asked for a hint after ``move`` moves of game ``game_no`` (every process sees it)."""
+        with self.store.engine.begin() as conn:
+            conn.execute(self.hint_table.insert().values(code=code, game_no=game_no, seat=seat, move=move))
+
+    def hints(self, code: str, game_no: int) -> list[tuple[int, int]]:
+        """The hints asked in game ``game_no`` of room ``code``: (seat, moves played then), oldest first."""
+        h = self.hint_table
+        with self.store.engine.begin() as conn:
+            rows = conn.execute(
+                select(h.c.seat, h.c.move).where(h.c.code == code, h.c.game_no == game_no).order_by(h.c.id)
+            ).all()
+        return [(int(r.seat), int(r.move)) for r in rows]
 
     # -- public rooms ---------------------------------------------------------------------
     def public_rooms(self, limit: int = PUBLIC_LISTED) -> list[dict[str, Any]]:

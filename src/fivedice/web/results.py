@@ -22,6 +22,7 @@ from fivedice.storage import Store
 from fivedice.table import Table
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import RoomError
+from fivedice.web.lobby import RoomExtras
 from fivedice.web.rooms import Room
 
 __all__ = ["Results", "hint_data"]
@@ -36,9 +37,15 @@ class Results:
     leaderboards) on, in the store at ``scores_url``."""
 
     def __init__(
-        self, store: RoomStore, db: Callable[..., Awaitable[Any]], scores: bool, scores_url: str | None
+        self,
+        store: RoomStore,
+        extras: RoomExtras,
+        db: Callable[..., Awaitable[Any]],
+        scores: bool,
+        scores_url: str | None,
     ) -> None:
         self.store = store
+        self.extras = extras
         self.db = db
         self.scores = scores
         self.scores_url = scores_url
@@ -55,6 +62,7 @@ class Results:
         try:
             if not await self.db(self.store.claim_record, room.code, game_no):
                 return True  # another process (or an earlier call) has it
+            table.hints = await self.db(self.extras.hints, room.code, game_no)  # asked through any process
             await asyncio.to_thread(self._record_sync, table)
             return True
         except Exception as exc:
@@ -83,10 +91,15 @@ class Results:
             table, state = room.table, room.table.state
             if state.phase is not Phase.PLAY or state.dice is None:
                 raise RoomError(_("A hint needs dice on the table; roll first."))
+            game_no, moves = room.row.game_no, len(table.game.log)
         advice = await asyncio.to_thread(table.advice, state)
         async with room.lock:
             if room.table is table and table.state is state:
                 table.hint(advice)
+        try:  # kept with the room, so the high scores count it whichever process records the game
+            await self.db(self.extras.add_hint, room.code, game_no, seat, moves)
+        except FiveDiceError as exc:
+            log.warning("could not note a hint in room %s: %s", room.code, exc)
         return hint_data(advice)
 
     async def analysis(self, room: Room) -> dict[str, Any] | None:

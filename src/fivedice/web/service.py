@@ -124,7 +124,7 @@ class RoomService(Connections):
         self.rooms: dict[str, Room] = {}
         self._loading = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.results = Results(store, self.db, scores, scores_url)
+        self.results = Results(store, self.extras, self.db, scores, scores_url)
         """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
         # (SQLite: one thread, since it has one writer at a time anyway).
