@@ -22,7 +22,7 @@ from fivedice.web.app import create_app
 from fivedice.web.limits import Limits
 
 Msg = dict[str, Any]
-INTENT_TYPES = {"roll", "score", "undo", "start", "rematch"}
+INTENT_TYPES = {"roll", "score", "undo", "redo", "start", "rematch"}
 LOOSE = Limits(
     message_rate=1000,
     message_burst=1000,
@@ -251,18 +251,15 @@ def play_remote(conns: dict[int, RemoteConn], until: Callable[[Msg], bool] | Non
 
 
 def replays(log: Msg) -> Any:
-    """Rebuild a game from the stored move log served at ``/api/rooms/{code}/log``."""
-    from fivedice import notation
-    from fivedice.game import Game
+    """Rebuild a game from the stored move log served at ``/api/rooms/{code}/log`` (on a table, as the
+    server does: undo and redo by the table's policy)."""
     from fivedice.rules import parse_spec
+    from fivedice.web.db import MoveRow, SeatRow
+    from fivedice.web.rooms import table_from_moves
 
-    game = Game(parse_spec(log["spec"]), log["players"])
-    for move in log["moves"]:
-        if move["record"]["type"] == "undo":
-            game.undo(1)
-        else:
-            game.push(notation.from_json(move["record"]))
-    return game
+    seats = [SeatRow(i, name, "human", None, None) for i, name in enumerate(log["players"])]
+    moves = [MoveRow(m["seq"], m["seat"], m["by"], m["record"], 0.0) for m in log["moves"]]
+    return table_from_moves(parse_spec(log["spec"]), seats, {"undo": True}, moves).game
 
 
 CHROMIUM = "/usr/bin/chromium"

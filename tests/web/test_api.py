@@ -11,7 +11,7 @@ from typing import ClassVar
 import pytest
 from fastapi.testclient import TestClient
 
-from fivedice.web import computer
+from fivedice import advice
 from fivedice.web.app import create_app
 from tests.web.conftest import LOOSE, create, hello, play, replays
 
@@ -201,8 +201,7 @@ class FakeSolver:
 
 
 def test_hints_follow_the_room_setting(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = computer._module
-    monkeypatch.setattr(computer, "_module", lambda name: FakeSolver if name == "fivedice.solver" else real(name))
+    monkeypatch.setattr(advice, "solver", lambda rules, progress=None: FakeSolver)
     on = create(client, rules="yacht", humans=1, hints=True)
     off = create(client, rules="yacht", humans=1, hints=False)
     with hello(client, on["code"], on["token"]) as ann:
@@ -220,6 +219,7 @@ def test_hints_follow_the_room_setting(client: TestClient, monkeypatch: pytest.M
             "action": "keep",
             "dice": dice[:2],
             "box": None,
+            "card": 0,
             "points": None,
             "value": 20.5,
             "loss": 0.0,
@@ -238,10 +238,8 @@ def test_hints_follow_the_room_setting(client: TestClient, monkeypatch: pytest.M
         assert ann.error() == "Hints are turned off in this room."
 
 
-def test_hints_without_the_solver_rank_the_boxes_by_points(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = computer._module
-    monkeypatch.setattr(computer, "_module", lambda name: None if name == "fivedice.solver" else real(name))
-    made = create(client, rules="yacht", humans=1)
+def test_hints_where_the_solver_cannot_play_rank_the_boxes_by_points(client: TestClient) -> None:
+    made = create(client, rules="yahtzee", options={"cards": "jetsi"}, humans=1)
     with hello(client, made["code"], made["token"]) as ann:
         ann.send(type="start")
         ann.version(1)
@@ -253,6 +251,20 @@ def test_hints_without_the_solver_rank_the_boxes_by_points(client: TestClient, m
     best = max(o["points"] for o in game["options"])
     assert hint["options"][0]["points"] == best
     assert [o["points"] for o in hint["options"]] == sorted((o["points"] for o in hint["options"]), reverse=True)
+    assert "value" not in hint["options"][0]
+
+
+def test_a_level_that_cannot_play_the_rules_is_refused_in_one_sentence(client: TestClient) -> None:
+    r = client.post(
+        "/api/rooms", json={"name": "Ann", "rules": "yahtzee", "options": {"cards": "jetsi"}, "computers": ["hard"]}
+    )
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert error.startswith("Computer level 'hard' needs the solver:")
+    assert error.count(". ") <= 2
+    assert "greedy" in error
+    fine = create(client, rules="yahtzee", options={"cards": "jetsi"}, humans=1, computers=["Tali"])
+    assert client.get(f"/api/rooms/{fine['code']}").json()["seats"][1]["level"] == "tali"
 
 
 def test_finished_games_feed_the_high_scores(tmp_path: Path) -> None:

@@ -112,7 +112,7 @@ def test_a_finished_game_is_shared_as_a_read_only_replay(client: TestClient) -> 
     assert frames[0]["event"] is None
     assert frames[-1]["totals"] == final["game"]["totals"]
     assert data["standings"] == final["game"]["standings"]
-    rolls = [f for f in frames if f["event"] and f["event"]["msg"].startswith("{who} rolls {dice}")]
+    rolls = [f for f in frames if f["event"] and f["event"]["msg"].startswith("{player} rolls {dice}")]
     assert rolls
     assert all(f["dice"] is not None and len(f["dice"]) == 5 for f in rolls)
     scored = [f for f in frames if f["event"] and "scores" in f["event"]["msg"]]

@@ -30,14 +30,15 @@ def test_timer_with_computer_policy_plays_the_late_players_turn(client: TestClie
     with hello(client, code, ann_token) as ann, hello(client, code, bob_token) as bob:
         assert ann.state["deadline"] is None
         ann.send(type="start")
-        state = ann.version(ann.state["version"])
+        state = ann.until(lambda m: m["type"] == "state" and m["state"]["game"]["phase"] == "play")["state"]
         assert state["deadline"] == pytest.approx(time.time() + 30, abs=5)
         late = state["game"]["current"]
         service.clock = lambda: time.time() + 60  # the late player's time runs out
         state = ann.until(lambda m: m["type"] == "state" and m["state"]["game"]["current"] != late)["state"]
-        assert any("time ran out" in e for e in state["events"])
+        assert any("Time ran out for" in e for e in state["events"])
         log = client.get(f"/api/rooms/{code}/log").json()
-        assert {m["by"] for m in log["moves"]} == {"timer"}
+        assert {m["by"] for m in log["moves"] if m["record"]["type"] != "rolloff"} == {"timer"}
+        assert {m["by"] for m in log["moves"] if m["record"]["type"] == "rolloff"} == {"auto"}  # the table's
         assert state["deadline"] > time.time() + 60  # a fresh turn, a fresh timer
         bob.version(state["version"] - 1)
 
@@ -47,11 +48,11 @@ def test_timer_with_wait_policy_tells_the_room(client: TestClient) -> None:
     service = client.app.state.service  # type: ignore[attr-defined]
     with hello(client, code, ann_token) as ann, hello(client, code, bob_token):
         ann.send(type="start")
-        state = ann.version(ann.state["version"])
+        state = ann.until(lambda m: m["type"] == "state" and m["state"]["game"]["phase"] == "play")["state"]
         service.clock = lambda: time.time() + 60
         notice = ann.until(lambda m: m["type"] == "notice" and "Time is up" in m["text"])
         assert notice["text"] == f"Time is up for {['Ann', 'Bob'][state['game']['current']]}; the room waits for them."
-        assert client.get(f"/api/rooms/{code}/log").json()["moves"] == []
+        assert {m["record"]["type"] for m in client.get(f"/api/rooms/{code}/log").json()["moves"]} == {"rolloff"}
 
 
 def test_others_see_who_is_online(client: TestClient) -> None:

@@ -58,10 +58,8 @@ def solver_for(rules: RuleSet) -> Any:
     reason = rules.solver_refusal()
     if reason is not None:
         raise SolverUnavailableError(reason)
-    try:
-        from fivedice.solver import solve
-    except ImportError as exc:
-        raise SolverUnavailableError(_("The solver is not available ({reason}).", reason=str(exc))) from None
+    from fivedice.solver import solve  # imported on first use: numba's import is heavy
+
     return solve(rules)
 
 

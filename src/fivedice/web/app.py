@@ -9,6 +9,7 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``POST /api/rooms/{code}/join``    take an open seat (returns a ``token``) or watch
 ``GET  /api/rooms/{code}/log``     the stored move log of the room's current (or ``?game=N``, 1..current) game
 ``WS   /ws/{code}``                first send ``{"type": "hello", "token": ..., "lang": ...}``; then intents
+``GET  /api/challenges/{code}``    a challenge's code (``today``: today's) and leaderboard (``?rules=`` a rule set)
 ``GET  /api/languages``            the languages (code -> own name) and the one the request asks for
 ``GET  /i18n/{lang}.json``         a language's catalog for the browser (English text -> translation)
 ``GET  /api/lobby``                public rooms waiting for players or in play (:mod:`fivedice.web.lobby`)
@@ -48,11 +49,13 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from fivedice import i18n
+from fivedice.challenge import DAILY, challenge_code
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
-from fivedice.rules import BUILTINS, describe, get
+from fivedice.players.levels import LEVELS
+from fivedice.rules import BUILTINS, describe, get, parse_spec
 from fivedice.rules.explain import explain_all
-from fivedice.web import computer, lobby, pwa, replay
+from fivedice.web import lobby, pwa, replay
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import LimitError, MessageError, RoomNotFoundError, StoreError
 from fivedice.web.guard import Guard, client_address, request_language
@@ -190,9 +193,16 @@ def create_app(
                 }
                 for b in BUILTINS.values()
             ],
-            "levels": computer.levels(),
+            "levels": {key: _(text) for key, text in LEVELS.items()},
             "limits": {"name": NAME_MAX, "chat": CHAT_MAX, "seats": MAX_SEATS, "message": MAX_MESSAGE},
         }
+
+    @app.get("/api/challenges/{code}")
+    async def challenge(code: str, rules: str = "yahtzee") -> dict[str, Any]:
+        """A challenge's code (``today``/``daily``: today's) and its leaderboard under the rule set ``rules``."""
+        key = challenge_code(DAILY if code == "today" else code[:200])
+        spec = parse_spec(rules[:200]).spec
+        return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
 
     @app.get("/api/languages")
     async def languages(request: Request) -> dict[str, Any]:

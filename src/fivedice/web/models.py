@@ -110,17 +110,17 @@ class ScoreIntent(_Message):
 
 
 class Act(_Message):
-    """An intent without arguments: start, rematch or undo (for the room version its sender saw)."""
+    """An intent without arguments: start, rematch, undo or redo (for the room version its sender saw)."""
 
-    type: Literal["start", "rematch", "undo"]
+    type: Literal["start", "rematch", "undo", "redo"]
     version: Version
     id: MessageId | None = None
 
 
 class Simple(_Message):
-    """A request that changes nothing: hint, analysis or ping."""
+    """A request that changes nothing: hint, analysis, a challenge's result or ping."""
 
-    type: Literal["hint", "analysis", "ping"]
+    type: Literal["hint", "analysis", "challenge", "ping"]
     id: MessageId | None = None
 
 
@@ -151,7 +151,8 @@ def describe_error(exc: ValidationError, what: str = N_("Message")) -> str:
 
 
 _ROLL = '{"type": "roll"}'
-_TAGS = {"hello", "language", "roll", "score", "start", "rematch", "undo", "hint", "analysis", "ping", "chat"}
+_TAGS = {"hello", "language", "roll", "score", "start", "rematch", "undo", "redo", "hint", "analysis", "challenge"}
+_TAGS |= {"ping", "chat"}
 
 
 def parse_message(text: str | bytes) -> AnyMessage:
@@ -200,6 +201,11 @@ class CreateRoom(BaseModel):
     away: Literal["wait", "computer"] = "wait"
     public: bool = False
     """List the room in the lobby, for anyone to join or watch."""
+    first: Literal["rolloff", "host"] = "rolloff"
+    """Who starts: the winner of the table's roll-off, or the host (seat 1) without one."""
+    challenge: Annotated[str, Field(min_length=1, max_length=80)] | None = None
+    """A challenge code (``daily`` for today's): the dice come from the challenge's tape, so every
+    player of the challenge meets the same dice, in this room or any other."""
 
     @model_validator(mode="after")
     def _seats(self) -> CreateRoom:

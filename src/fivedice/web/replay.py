@@ -2,15 +2,16 @@
 
 A replay link (``/replay/{id}``) names a random id stored in its own table (``{prefix}replays``),
 never the room's invite code, so sharing a replay does not let anyone into the room. The frames
-are the game rebuilt from its stored move log through the engine, one frame per accepted
-move: who acted, the event (as a message with fields, translated by the page), the dice, the
-cards and totals after it. No rule is decided here or in the page.
+are the game rebuilt from its stored move log on a :class:`~fivedice.table.Table`, one frame per
+accepted move: who acted, the table's event (as a message with fields, translated by the page), the
+dice, the cards and totals after it. No rule is decided here or in the page.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -18,14 +19,13 @@ from fastapi.responses import FileResponse
 from sqlalchemy import Column, Float, ForeignKey, Integer, MetaData, String, Table, UniqueConstraint, select, text
 from sqlalchemy.exc import IntegrityError
 
-from fivedice import notation
-from fivedice.game import Game
+from fivedice.events import Event
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.state import GameState, Phase
-from fivedice.web.db import MoveRow, RoomStore
+from fivedice.web.db import MoveRow, RoomStore, SeatRow
 from fivedice.web.errors import RoomError, RoomNotFoundError
-from fivedice.web.rooms import move_event
+from fivedice.web.rooms import event_message, new_table, replay_move
 
 __all__ = ["ReplayStore", "add_routes", "frames"]
 
@@ -57,26 +57,41 @@ def _frame(state: GameState, event: dict[str, Any] | None, seat: int | None, hel
     }
 
 
-def frames(spec: str, names: tuple[str, ...], moves: list[MoveRow]) -> dict[str, Any]:
-    """The game of ``moves`` as frames: the start, then one frame after each move (undos included).
+def frames(
+    spec: str,
+    names: tuple[str, ...],
+    moves: list[MoveRow],
+    seats: Sequence[SeatRow] = (),
+    settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The game of ``moves`` as frames: the start, then one frame after each move (undos included), each
+    with the table's event of that move (a message with fields).
 
     >>> from fivedice.web.db import MoveRow
     >>> moves = [MoveRow(1, 0, "seat", {"type": "rolloff", "seat": 0, "dice": [6, 6, 6, 6, 5]}, 0.0)]
     >>> data = frames("yacht", ("Ann", "Bob"), moves)
     >>> len(data["frames"]), data["frames"][1]["event"]["msg"]
-    (2, '{who} rolls off: {dice} ({total}).')
+    (2, '{player} rolls off: {dice} ({total}).')
     """
     rules = parse_spec(spec)
-    labels = {b.name: b.label for b in rules.boxes}
-    game = Game(rules, names)
-    out = [_frame(game.state, None, None, [])]
+    if not seats:
+        seats = [SeatRow(i, name, "human", None, None) for i, name in enumerate(names)]
+    table = new_table(rules, seats, settings or {}, None)
+    heard: list[Event] = []
+    table.listen(heard.append)
+    out = [_frame(table.state, None, None, [])]
     for move in moves:
-        if move.record.get("type") == "undo":
-            game.undo(1)
-        else:
-            game.push(notation.from_json(move.record))
+        heard.clear()
+        fresh = replay_move(table, move)
+        if fresh is not table:
+            table.unlisten(heard.append)
+            fresh.listen(heard.append)
+            table = fresh
+        main = [e for e in heard if e.kind not in ("turn", "stand_in")] or heard
+        event = event_message(main[0], rules) if main else None
         held = [int(p) for p in move.record.get("held", [])] if move.record.get("type") == "roll" else []
-        out.append(_frame(game.state, move_event(names, move, labels), move.seat, held))
+        out.append(_frame(table.state, event, move.seat, held))
+    game = table.game
     state = game.state
     return {
         "rules": {
@@ -170,7 +185,7 @@ def add_routes(app: FastAPI, service: Any, replays: ReplayStore, page: Any) -> N
         code, number = await service.db(replays.find, replay)
         room = await service.room(code)
         moves = await service.db(service.store.moves, code, number)
-        data = await service.db(frames, room.spec, room.names, moves)
+        data = await service.db(frames, room.spec, room.names, moves, room.seats, room.settings)
         return {"id": replay, "game_no": number, **data}
 
     @app.get("/replay/{replay}", include_in_schema=False)

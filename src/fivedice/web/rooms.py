@@ -1,9 +1,12 @@
-"""A room as one server process holds it: the stored room plus its game rebuilt from the move log.
+"""A room as one server process holds it: the stored room plus its :class:`~fivedice.table.Table`,
+rebuilt from the stored move log.
 
-:class:`Room` is mutable and guarded by its ``lock``; it is only ever brought up to date
-from the database (:meth:`Room.load`, :meth:`Room.apply`), never changed ahead of a
-commit. :meth:`Room.snapshot` is the JSON every client of the room receives: the engine's
-own state and ``options()``, so the browser shows points without knowing any rule.
+The table decides everything about the game (the roll-off, computer and stand-in moves, the dice tape,
+the undo policy, hints, events); the room only keeps it in step with the database. :class:`Room` is
+mutable and guarded by its ``lock``; it is only ever brought up to date from the database
+(:meth:`Room.load`, :meth:`Room.apply`), never changed ahead of a commit. :meth:`Room.snapshot` is the
+JSON every client of the room receives: the engine's own state and ``options()``, and the table's events
+as messages with fields, so the browser shows points and words without knowing any rule.
 """
 
 from __future__ import annotations
@@ -12,18 +15,22 @@ import asyncio
 import json
 import secrets
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fivedice import notation
-from fivedice.actions import Score
+from fivedice.actions import RollOff, Score
+from fivedice.challenge import ChallengeReport
 from fivedice.dice import DiceRoller
+from fivedice.events import Event, message
 from fivedice.game import Game
 from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.scorecard import Scorecard
+from fivedice.seat import Seat
 from fivedice.state import Phase
+from fivedice.table import BY, Table, UndoPolicy, default_policy
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 from fivedice.web.limits import TokenBucket
 
@@ -32,17 +39,22 @@ __all__ = [
     "Client",
     "Room",
     "SecretsRoller",
-    "describe_move",
     "english_text",
+    "event_message",
     "event_text",
-    "move_event",
     "new_code",
+    "new_table",
+    "replay_move",
+    "room_policy",
+    "room_seats",
+    "table_from_moves",
 ]
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Invite codes avoid letters and digits that look alike (0/O, 1/I/L)."""
 
 EVENTS_KEPT = 12
+STARTED = N_("The game has started.")
 
 
 def new_code(length: int = 8) -> str:
@@ -90,56 +102,103 @@ class Client:
         return True
 
 
-def move_event(names: tuple[str, ...], move: MoveRow, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """A move as a language-neutral event: ``{"msg": English text with {fields}, "args": fields}``
-    (and ``"more"``, a second text, for a move the timer made). ``args["box"]`` is the box's English label,
+def event_message(event: Event, rules: RuleSet) -> dict[str, Any]:
+    """A table event as the browser gets it: ``{"msg": English text with {fields}, "args": fields}``
+    (the one narrator, :func:`fivedice.events.message`); ``args["box"]`` is the box's English label,
     translated where the event is shown, like ``msg`` itself."""
-    who = names[move.seat] if 0 <= move.seat < len(names) else str(move.seat + 1)
-    rec = move.record
-    kind = rec.get("type")
-    dice = " ".join(map(str, rec.get("dice", [])))
-    if kind == "undo":
-        event: dict[str, Any] = {"msg": N_("{who} takes back their last score."), "args": {"who": who}}
-    elif kind == "rolloff":
-        total = sum(rec.get("dice", []))
-        event = {"msg": N_("{who} rolls off: {dice} ({total})."), "args": {"who": who, "dice": dice, "total": total}}
-    elif kind == "roll" and rec.get("held"):
-        kept = len(rec.get("held", []))
-        event = {"msg": N_("{who} rolls {dice}, keeping {kept}."), "args": {"who": who, "dice": dice, "kept": kept}}
-    elif kind == "roll":
-        event = {"msg": N_("{who} rolls {dice}."), "args": {"who": who, "dice": dice}}
-    else:
-        name = str(rec.get("box", ""))
-        box = (labels or {}).get(name, name.replace("_", " "))
-        event = {
-            "msg": N_("{who} scores {points} in {box}."),
-            "args": {"who": who, "points": rec.get("points"), "box": box},
-        }
-    if move.by == "timer":
-        event["more"] = N_("(time ran out: the computer played)")
-    return event
+    text, args = message(event, rules)
+    return {"msg": text, "args": args}
 
 
 def event_text(event: Mapping[str, Any]) -> str:
-    """An event of :func:`move_event` (or a notice) as text in the current language."""
+    """An event of :func:`event_message` (or a notice) as text in the current language."""
     args = dict(event.get("args") or {})
     if "box" in args:
         args["box"] = _(str(args["box"]))
-    text = _(str(event["msg"]), **args)
-    more = event.get("more")
-    return f"{text} {_(str(more))}" if more else text
+    return _(str(event["msg"]), **args)
 
 
 def english_text(event: Mapping[str, Any]) -> str:
     """An event or notice in English (the source text filled in), whatever the current language."""
-    text = str(event["msg"]).format(**(event.get("args") or {}))
-    more = event.get("more")
-    return f"{text} {more}" if more else text
+    return str(event["msg"]).format(**(event.get("args") or {}))
 
 
-def describe_move(names: tuple[str, ...], move: MoveRow, labels: Mapping[str, str] | None = None) -> str:
-    """A move as one line of text in the current language."""
-    return event_text(move_event(names, move, labels))
+def room_seats(seats: Sequence[SeatRow]) -> list[Seat]:
+    """The table's seats of a room's stored seats: a computer of its level, or a human playing from elsewhere."""
+    return [
+        Seat(s.name or f"Seat {s.seat + 1}", "computer", s.level or "greedy")
+        if s.kind == "computer"
+        else Seat(s.name or f"Seat {s.seat + 1}", "remote")
+        for s in seats
+    ]
+
+
+def room_policy(settings: Mapping[str, Any], players: int) -> UndoPolicy:
+    """The undo policy of a room: none where its settings turn undo off, else the table's own policy
+    (solitaire: any decision; several players or a challenge: one's own last score before the next roll)."""
+    if not settings.get("undo"):
+        return UndoPolicy.NONE
+    return default_policy(players, settings.get("challenge"))
+
+
+def new_table(rules: RuleSet, seats: Sequence[SeatRow], settings: Mapping[str, Any], roller: object) -> Table:
+    """A fresh table for a room's game: dice from ``roller`` (or from the room's challenge code), a roll-off
+    unless the host starts, and each turn's first roll left to its player (the page's Roll button)."""
+    return Table(
+        rules,
+        room_seats(seats),
+        rng=roller,
+        challenge=settings.get("challenge"),
+        undo=room_policy(settings, len(seats)),
+        starter=0 if settings.get("first") == "host" else None,
+        auto_first_roll=False,
+    )
+
+
+def replay_move(table: Table, move: MoveRow) -> Table:
+    """Carry out one stored move on ``table`` and return the table to go on with: a record (its dice are
+    written on the tape), an undo or a redo. An undo that an older server stored and the policy refuses
+    (say, of a stand-in's score) takes back the last record only, as it did then, on a rebuilt table."""
+    kind = move.record.get("type")
+    if kind == "undo":
+        if not table.can_undo():
+            return _force_undo(table)
+        table.undo()
+    elif kind == "redo":
+        table.redo()
+    else:
+        table.play(notation.from_json(move.record), move.by if move.by in BY else "seat")
+    return table
+
+
+def _force_undo(table: Table) -> Table:
+    line = table.log[:-1]
+    fresh = Table(
+        table.rules,
+        table.seats,
+        rng=table.roller,
+        challenge=table.challenge,
+        undo=table.policy,
+        auto_first_roll=table.auto_first_roll,
+        starter=table.game.initial.starter,
+    )
+    fresh.adopt([r for r, _by in line], by=[b for _r, b in line])
+    fresh.undos, fresh.hints = table.undos + 1, table.hints
+    return fresh
+
+
+def table_from_moves(
+    rules: RuleSet,
+    seats: Sequence[SeatRow],
+    settings: Mapping[str, Any],
+    moves: Sequence[MoveRow],
+    roller: object = None,
+) -> Table:
+    """A room's game rebuilt from its stored move log."""
+    table = new_table(rules, seats, settings, roller if roller is not None else SecretsRoller())
+    for move in moves:
+        table = replay_move(table, move)
+    return table
 
 
 class Room:
@@ -163,33 +222,52 @@ class Room:
         self.recording = False
         self.notified_timeout: tuple[int, int] | None = None
         self.analysis: tuple[tuple[int, str], dict[str, Any] | None] | None = None
+        self.challenge: tuple[int, ChallengeReport] | None = None
+        """The challenge report of a finished game, by game number (worded in each reader's language)."""
+        self.goal: dict[str, Any] | None = None
+        """A solo challenge's goal: what the benchmark player scored on the same dice (``total``, ``level``)."""
+        self.goal_pending = False
         self._snapshot: tuple[tuple[int, int], str] | None = None
         self._presence_rev = 0
         self.load(row, moves)
 
     # -- bringing the room up to date -------------------------------------------------
     def load(self, row: RoomRow, moves: list[MoveRow]) -> None:
-        """Take the stored room and rebuild its current game from all of that game's ``moves``."""
+        """Take the stored room and rebuild its current game's table from all of that game's ``moves``."""
         self.row = row
         self.stale = False
         self._cards: dict[int, tuple[Scorecard, dict[str, Any]]] = {}
-        self.game: Game | None = None
-        self.movers: list[int] = []
+        self.table: Table | None = None
         self.turn_began: list[float | None] = []
-        """After each move still in effect: when the turn then under way began (None: when the game did)."""
+        """After each record of the game line: when the turn then under way began (None: when the game did)."""
         self.seq = 0
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENTS_KEPT)
         if row.status != "lobby":
-            self.game = Game(self.rules, self.names, self.roller)
+            self._new_table()
             for move in moves:
                 self._push(move)
         self._snapshot = None
 
+    def _new_table(self) -> None:
+        self._listen(new_table(self.rules, self.row.seats, self.settings, self.roller))
+        self.events.append({"msg": STARTED, "args": {}})  # the first line of every game's events
+
+    def _listen(self, table: Table) -> None:
+        if self.table is not None and self.table is not table:
+            self.table.unlisten(self._heard)
+        if self.table is not table:
+            table.listen(self._heard)
+        self.table = table
+
+    def _heard(self, event: Event) -> None:
+        if event.kind != "turn":  # the page shows whose turn it is above the dice
+            self.events.append(event_message(event, self.rules))
+
     def apply(self, row: RoomRow, moves: list[MoveRow]) -> None:
         """Take the stored room and the moves after :attr:`seq` of the same game."""
         self.row = row
-        if self.game is None and row.status != "lobby":
-            self.game = Game(self.rules, self.names, self.roller)
+        if self.table is None and row.status != "lobby":
+            self._new_table()
         for move in moves:
             self._push(move)
         self._snapshot = None
@@ -199,25 +277,19 @@ class Room:
         return self.stale or row.game_no != self.row.game_no
 
     def _push(self, move: MoveRow) -> None:
-        assert self.game is not None
-        if move.record.get("type") == "undo":
-            self.game.undo(1)
-        else:
-            self.game.push(notation.from_json(move.record))
+        assert self.table is not None
+        self._listen(replay_move(self.table, move))
         self.note(move)
 
     def note(self, move: MoveRow) -> None:
-        """Book-keeping for a move already applied to :attr:`game`: sequence, movers and events."""
-        kind = move.record.get("type")
-        if kind == "undo":
-            self.movers.pop()
-            self.turn_began.pop()
-        else:
-            self.movers.append(move.seat)
-            ends_turn = kind in ("score", "rolloff")
+        """Book-keeping for a move already carried out on :attr:`table`: sequence and turn clocks."""
+        assert self.table is not None
+        line = self.table.game.log
+        del self.turn_began[len(line) :]
+        while len(self.turn_began) < len(line):
+            ends_turn = isinstance(line[len(self.turn_began)], Score | RollOff)
             self.turn_began.append(move.at if ends_turn else (self.turn_began[-1] if self.turn_began else None))
         self.seq = move.seq
-        self.events.append(move_event(self.names, move, self._labels))
 
     def invalidate(self) -> None:
         """Force a full reload at the next refresh (after a write that may have half-applied)."""
@@ -261,17 +333,30 @@ class Room:
             began = self.row.started if self.row.started is not None else self.row.updated
         return float(began + timer)
 
+    @property
+    def game(self) -> Game | None:
+        """The game line of the room's table (None in the lobby)."""
+        return self.table.game if self.table is not None else None
+
     def current_seat(self) -> SeatRow | None:
         """The seat to act, or None outside play."""
-        if self.game is None or self.status != "playing" or self.game.is_over:
+        if self.table is None or self.status != "playing" or self.table.is_over:
             return None
-        return self.row.seats[self.game.state.current]
+        return self.row.seats[self.table.state.current]
 
-    def last_score_by(self) -> int | None:
-        """The seat whose score is the game's last action (what undo would take back), else None."""
-        if self.game is None or not self.game.log or not isinstance(self.game.log[-1], Score):
+    def undo_by(self) -> int | None:
+        """The seat that may take back a decision now (its own last score), else None."""
+        table = self.table
+        if table is None or self.status != "playing" or not table.can_undo():
             return None
-        return self.movers[-1]
+        return next((s.seat for s in self.row.seats if s.kind == "human" and table.can_undo(s.seat)), None)
+
+    def redo_by(self) -> int | None:
+        """The seat that may redo what it took back, else None."""
+        table = self.table
+        if table is None or self.status != "playing" or table.why_not_redo() is not None:
+            return None
+        return table.state.current
 
     def online(self) -> set[int]:
         """Seats with a live connection to any server process."""
@@ -339,6 +424,8 @@ class Room:
             "deadline": self.deadline,
             "watchers": len(self.spectators()),
             "game": self._game_data(),
+            "challenge": self.settings.get("challenge"),
+            "goal": self.goal,
             "events": [english_text(e) for e in self.events],
             "event_keys": list(self.events),
         }
@@ -367,7 +454,8 @@ class Room:
             ]
             if state.phase is Phase.OVER
             else None,
-            "undo_by": self.last_score_by() if self.settings.get("undo") and not state.is_over else None,
+            "undo_by": self.undo_by(),
+            "redo_by": self.redo_by(),
             "moves": len(self.game.log),
         }
 

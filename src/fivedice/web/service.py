@@ -3,8 +3,9 @@
 One :class:`RoomService` runs in each server process. A change (a player's intent, a
 computer's move, start, join, rematch, undo) runs in a worker thread inside one database
 transaction that holds the room's row lock: the room is first brought up to date from the
-database, then the engine decides (``Game.roll``/``score``/``play``/``undo``), the move is
-appended and the room's version advanced. Only after the commit is the new state sent to
+database, then the room's :class:`~fivedice.table.Table` decides (``roll``/``score``/``undo``/``redo``,
+its automatic actions, a computer's or a stand-in's step), the move is appended and the room's
+version advanced. Only after the commit is the new state sent to
 this process's clients and the other processes told (through the pub/sub hub) to re-read it.
 """
 
@@ -29,16 +30,17 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from fivedice import i18n, notation
+from fivedice import notation
+from fivedice.challenge import benchmark_level, challenge_code, replay_on_tape
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
+from fivedice.players.levels import check_level
 from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
-from fivedice.web import computer
+from fivedice.table import StaleStateError, Table
 from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.errors import (
-    ConflictError,
     RoomError,
     RoomNotFoundError,
     StaleIntentError,
@@ -50,7 +52,8 @@ from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, Roll
 from fivedice.web.names import skeleton
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
-from fivedice.web.rooms import Client, Room, SecretsRoller, new_code
+from fivedice.web.results import Results
+from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
 
 __all__ = ["RoomService", "hash_token"]
 
@@ -121,7 +124,8 @@ class RoomService(Connections):
         self.rooms: dict[str, Room] = {}
         self._loading = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._score_store: Any = None
+        self.results = Results(store, self.db, scores, scores_url)
+        """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
@@ -312,47 +316,60 @@ class RoomService(Connections):
     def _after_change(self, room: Room, drive: bool = True) -> None:
         if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.recording:
             room.recording = True
-            self._spawn(self.record(room))
-        seat = room.current_seat()
-        if drive and seat is not None and seat.kind == "computer" and not room.driving:
+            self._spawn(self.results.record(room))
+        table = room.table
+        if table is not None and table.challenge is not None and table.solitaire and not room.goal_pending:
+            room.goal_pending = True
+            self._spawn(self._goal(room, table))
+        if (
+            drive
+            and room.current_seat() is not None
+            and table is not None
+            and (table.automatic() is not None or table.computer_to_move)
+            and not room.driving
+        ):
             room.driving = True
             self._spawn(self._drive(room))
 
     async def _drive(self, room: Room, timer: bool = False) -> None:
-        """Play computer seats (and, with ``timer``, a timed-out human's turn) until a human is to act."""
+        """Make the table's automatic actions and play computer seats (and, with ``timer``, a timed-out
+        human's turn by the table's stand-in) one action at a time, paced, until a human is to act."""
         room.driving = True
         try:
             while True:
-                await asyncio.sleep(self.computer_delay if not timer else min(self.computer_delay, 0.2))
+                quick = timer or (room.table is not None and room.table.automatic() is not None)
+                await asyncio.sleep(min(self.computer_delay, 0.3) if quick else self.computer_delay)
                 async with room.lock:
                     if await self.db(self._refresh, room):
                         self._broadcast(room)
-                    seat = room.current_seat()
-                    if seat is None or room.game is None:
+                    table, seat = room.table, room.current_seat()
+                    if seat is None or table is None:
                         break
+                    state = table.state
                     timed_out = room.deadline is not None and self.clock() >= room.deadline
-                    if seat.kind == "computer":
-                        level, by = seat.level or computer.default_level(), "computer"
+                    automatic = table.automatic()
+                    if automatic is not None:
+                        intent, by = automatic, "auto"
+                    elif table.computer_to_move:
+                        intent, by = await asyncio.to_thread(table.computer_intent, state), "computer"
                     elif timer and timed_out and room.settings.get("away") == "computer":
-                        level, by = computer.default_level(), "timer"
+                        intent, by = await asyncio.to_thread(table.stand_in_intent, state), "timer"
                     else:
                         break
-                    state = room.game.state
-                    action = await asyncio.to_thread(computer.choose, level, state)
 
-                    def decide(r: Room, _conn: Connection, state: Any = state, action: Any = action) -> Change:
-                        if r.game is None or r.game.state is not state:
-                            raise ConflictError(
-                                _("Room {code!r} changed while the computer was thinking.", code=r.code)
-                            )
-                        return Change(entry=notation.to_json(r.game.play(action)))
+                    def decide(r: Room, _c: Connection, seen: Any = state, act: Any = intent, who: str = by) -> Change:
+                        if r.table is None or r.table.state is not seen:
+                            raise StaleStateError(_("The game moved on while the computer was thinking."))
+                        if who == "computer":
+                            return Change(entry=notation.to_json(r.table.play_computer(act, seen)))
+                        return Change(entry=notation.to_json(r.table.play(act, who)))
 
                     try:
                         await self.db(self._write, room, seat.seat, by, decide)
-                    except ConflictError:
+                    except StaleStateError:
                         continue
                     except FiveDiceError as exc:
-                        log.warning("computer move failed in room %s: %s", room.code, exc)
+                        log.warning("automatic or computer move failed in room %s: %s", room.code, exc)
                         break
                     finally:
                         self._broadcast(room)
@@ -360,6 +377,20 @@ class RoomService(Connections):
         finally:
             room.driving = False
         self._after_change(room, drive=False)
+
+    async def _goal(self, room: Room, table: Table) -> None:
+        """Work out a solo challenge's goal (the benchmark player on the same dice tape) and show it."""
+        assert table.challenge is not None
+        level = benchmark_level(table.rules)
+        try:
+            played = await asyncio.to_thread(replay_on_tape, table.rules, table.challenge, level)
+        except FiveDiceError as exc:
+            log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
+            return
+        async with room.lock:
+            room.goal = {"total": played.state.total(0), "level": level}
+            room.presence_changed()  # a new snapshot
+            self._broadcast(room)
 
     async def _timer_loop(self) -> None:
         while True:
@@ -380,33 +411,6 @@ class RoomService(Connections):
                     text = N_("Time is up for {who}; the room waits for them.")
                     await self._message(room, notice(text, who=seat.name))
 
-    async def record(self, room: Room) -> bool:
-        """Put a finished game into the high scores and history (exactly one process claims it);
-        False if it could not be recorded."""
-        if room.game is None or not room.game.is_over:
-            room.recording = False
-            return False
-        game_no, game = room.row.game_no, room.game
-        try:
-            if not await self.db(self.store.claim_record, room.code, game_no):
-                return True  # another process (or an earlier call) has it
-            levels = {s.seat: s.level or "computer" for s in room.seats if s.kind == "computer"}
-            await asyncio.to_thread(self._record_sync, game, levels)
-            return True
-        except Exception as exc:
-            log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
-            return False
-        finally:
-            room.recording = False
-
-    def _record_sync(self, game: Any, levels: dict[int, str]) -> None:
-        storage = computer._module("fivedice.storage")
-        if storage is None or not hasattr(storage, "Store"):
-            return
-        if self._score_store is None:
-            self._score_store = storage.Store(self.scores_url)
-        self._score_store.record_game(game, source="web", computer=levels)
-
     # -- HTTP operations ----------------------------------------------------------------
     async def create(self, req: CreateRoom) -> dict[str, Any]:
         """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
@@ -420,16 +424,27 @@ class RoomService(Connections):
                 )
             )
         rules = get(key, **req.options)
-        for level in req.computers:
-            computer.check_level(level)
+        # one sentence for a level that cannot play these rules, never a silent substitute
+        levels = [check_level(level, rules) for level in req.computers]
+        challenge = challenge_code(req.challenge) if req.challenge is not None else None
         token = secrets.token_urlsafe(24)
         seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
-        for n, level in enumerate(req.computers, 1):
+        for n, level in enumerate(levels, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
         if skeleton(req.name) in {skeleton(s.name) for s in seats[1:] if s.name}:
             raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
-        settings = {"hints": req.hints, "undo": req.undo, "timer": req.timer, "away": req.away, "public": req.public}
+        settings: dict[str, Any] = {
+            "hints": req.hints,
+            "undo": req.undo,
+            "timer": req.timer,
+            "away": req.away,
+            "public": req.public,
+        }
+        if req.first != "rolloff":
+            settings["first"] = req.first
+        if challenge is not None:
+            settings["challenge"] = challenge
         for _attempt in range(5):
             code = new_code()
             try:
@@ -523,75 +538,68 @@ class RoomService(Connections):
             return
         if not isinstance(msg, INTENTS):
             if msg.type == "hint":
-                client.send(json.dumps({"type": "hint", "id": msg.id, **(await self._hint(room, seat))}))
+                client.send(json.dumps({"type": "hint", "id": msg.id, **(await self.results.hint(room, seat))}))
             elif msg.type == "analysis":
-                client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": await self._analysis(room)}))
+                analysis = await self.results.analysis(room)
+                client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
+            elif msg.type == "challenge":
+                client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.results.challenge(room))}))
             return
         sent: tuple[int, tuple[Client, int | None]] = (msg.version, (client, msg.id))
         if isinstance(msg, RollIntent | ScoreIntent):
             await self._change(room, seat, "seat", partial(_play, seat, msg), *sent)
         elif msg.type == "undo":
             await self._change(room, seat, "seat", partial(_undo, seat), *sent)
+        elif msg.type == "redo":
+            await self._change(room, seat, "seat", partial(_redo, seat), *sent)
         elif msg.type == "start":
             await self._change(room, seat, "seat", partial(_start, seat), *sent)
-            await self._message(room, notice(N_("The game has started.")))
+            await self._message(room, notice(STARTED))
         elif msg.type == "rematch":
             await self._change(room, seat, "seat", partial(_rematch, seat), *sent)
             await self._message(room, notice(N_("{who} started a rematch."), who=room.seats[seat].name))
 
-    async def _hint(self, room: Room, seat: int) -> dict[str, Any]:
-        if not room.settings.get("hints"):
-            raise RoomError(_("Hints are turned off in this room."))
-        async with room.lock:
-            current = room.current_seat()
-            if current is None or current.seat != seat or room.game is None:
-                raise RoomError(_("Hints are for the player whose turn it is."))
-            state = room.game.state
-        return await asyncio.to_thread(computer.hint, state)
-
-    async def _analysis(self, room: Room) -> dict[str, Any] | None:
-        async with room.lock:
-            if room.game is None or room.status != "over":
-                raise RoomError(_("The analysis is ready when the game is over."))
-            game, key = room.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
-            if room.analysis is not None and room.analysis[0] == key:
-                return room.analysis[1]
-        result = await asyncio.to_thread(computer.analysis, game)
-        room.analysis = (key, result)
-        return result
-
 
 # -- decisions (run inside the write transaction, after the room is up to date) ---------
-def _playing(room: Room, seat: int) -> Any:
+def _playing(room: Room, seat: int) -> Table:
     if room.status == "lobby":
         raise RoomError(_("The game has not started yet; the host starts it from the lobby."))
-    if room.status == "over" or room.game is None:
+    if room.status == "over" or room.table is None:
         raise RoomError(_("The game is over; start a rematch to play again."))
-    current = room.game.state.current
+    current = room.table.state.current
     if current != seat:
         raise RoomError(
             _("It is {current}'s turn, not {player}'s.", current=room.names[current], player=room.names[seat])
         )
-    return room.game
+    return room.table
 
 
 def _play(seat: int, msg: RollIntent | ScoreIntent, room: Room, _conn: Connection) -> Change:
-    game = _playing(room, seat)
-    record = game.roll(msg.keep) if isinstance(msg, RollIntent) else game.score(msg.box, msg.card)
+    table = _playing(room, seat)
+    if table.automatic() is not None:
+        raise RoomError(_("The table rolls the roll-off by itself; wait a moment."))
+    record = table.roll(msg.keep) if isinstance(msg, RollIntent) else table.score(msg.box, msg.card)
     return Change(entry=notation.to_json(record))
 
 
 def _undo(seat: int, room: Room, _conn: Connection) -> Change:
     if not room.settings.get("undo"):
         raise RoomError(_("This room does not allow undo."))
-    if room.status != "playing" or room.game is None:
+    if room.status != "playing" or room.table is None:
         raise RoomError(_("Only a game in play can be undone."))
-    if room.last_score_by() != seat:
-        raise RoomError(
-            _("{player} can only take back their own score, before anyone else acts.", player=room.names[seat])
-        )
-    room.game.undo(1)
+    room.table.undo(seat)  # the table's one policy: one's own last score, before the next roll is seen
     return Change(entry={"type": "undo"})
+
+
+def _redo(seat: int, room: Room, _conn: Connection) -> Change:
+    if room.status != "playing" or room.table is None:
+        raise RoomError(_("Only a game in play can be redone."))
+    reason = room.table.why_not_redo()
+    if reason is not None:
+        raise RoomError(reason)
+    _playing(room, seat)
+    room.table.redo()
+    return Change(entry={"type": "redo"})
 
 
 def _start(seat: int, room: Room, _conn: Connection) -> Change:

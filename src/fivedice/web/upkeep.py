@@ -70,7 +70,7 @@ async def expire_rooms(service: RoomService) -> list[str]:
             continue  # someone is still there
         if row.status == "over" and row.recorded < row.game_no and service.scores:
             room = room or await service.room(row.code)
-            if not await service.record(room):
+            if not await service.results.record(room):
                 continue  # keep the room until its game is in the history
         if not await service.db(service.store.delete_room, row.code, row.version):
             continue  # changed meanwhile

@@ -1,9 +1,9 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
 import { playRoll, playScore, setSound, soundOn, tumble } from "./dice.js";
-import { renderAnalysis, renderRanking } from "./end.js";
+import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
-import { addComputer, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
+import { addComputer, dailyRequest, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
 import {
   $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
 } from "./render.js";
@@ -88,6 +88,8 @@ function openRoom(code, { autostart = false } = {}) {
   ui.you = null;
   ui.autostart = autostart;
   ui.analysis = undefined;
+  ui.challenge = null;
+  ui.challengeAsked = false;
   ui.shared = null;
   ui.turn = null;
   $("#lobby").hidden = true;
@@ -168,6 +170,10 @@ function receive(msg) {
       ui.asked = true;
       send({ type: "analysis" }, { intent: false });
     }
+    if (ui.room.status === "over" && ui.room.challenge && !ui.challenge && !ui.challengeAsked) {
+      ui.challengeAsked = true;
+      send({ type: "challenge" }, { intent: false });
+    }
   } else if (msg.type === "presence") {
     // a small update of who is online and who watches (servers that send it instead of a whole state)
     if (!ui.room) return;
@@ -187,10 +193,13 @@ function receive(msg) {
     for (const line of msg.lines) appendLine("#chat-log", `${line.name}: ${line.text}`);
   } else if (msg.type === "notice") {
     const text = msg.msg ? eventText(msg) : msg.text;
-    appendLine("#events", text);
+    if ($("#events").lastElementChild?.textContent !== text) appendLine("#events", text); // the state may list it already
     announce(text);
   } else if (msg.type === "hint") {
     showHint(msg);
+  } else if (msg.type === "challenge") {
+    ui.challenge = msg;
+    renderChallenge(msg);
   } else if (msg.type === "analysis") {
     ui.analysis = msg.analysis;
     ui.asked = false;
@@ -220,6 +229,9 @@ function followTurn(before) {
     ui.analysis = undefined;
     ui.asked = false;
     ui.shared = null;
+    ui.challenge = null;
+    ui.challengeAsked = false;
+    renderChallenge(null);
   }
   saveKept();
 }
@@ -258,6 +270,9 @@ function render() {
   const g = room.game;
   $("#room").dataset.version = room.version; // lets tests and tools wait for the next state
   $("#rules-title").textContent = room.rules.title + (room.rules.spec.includes(" ") ? ` (${room.rules.spec})` : "");
+  $("#challenge-title-room").hidden = !room.challenge;
+  $("#challenge-title-room").textContent = room.challenge ? t("Challenge {code}", { code: room.challenge }) : "";
+  if (room.goal && room.status !== "over") $("#challenge-title-room").textContent += " — " + t("Your goal: beat {total}, what the {level} player scored on these dice.", room.goal);
   renderSeats(room, ui.you);
   if (ui.pending) $("#start").disabled = true;
   const openSeat = room.seats.some((s) => s.kind === "human" && !s.taken);
@@ -272,7 +287,7 @@ function render() {
   if (g) {
     const turn = $("#turn");
     turn.textContent = turnText(room, ui.you, Date.now() / 1000);
-    turn.className = g.current === ui.you && playing ? "yours" : "";
+    turn.className = g.current === ui.you && playing && g.phase === "play" ? "yours" : ""; // the roll-off is the table's
     const plan = ui.plan || {};
     renderDice(room, ui.you, ui.kept, plan.keep || new Set(), toggleKeep);
     renderCards(room, ui.you, ui.selected, plan.box || null, score);
@@ -285,6 +300,9 @@ function render() {
     $("#hint").disabled = ui.pending || !(mine && g.dice && g.phase === "play");
     $("#undo").hidden = !(room.settings.undo && g.undo_by === ui.you && ui.you !== null);
     $("#undo").disabled = ui.pending;
+    $("#undo").textContent = room.seats.length === 1 ? t("Undo") : t("Undo my score"); // alone: any decision
+    $("#redo").hidden = !(g.redo_by === ui.you && ui.you !== null);
+    $("#redo").disabled = ui.pending;
     $("#controls-why").textContent = playing ? controlsReason(room, ui.you, ui.pending) : "";
     if (room.status === "over") renderEnd();
   }
@@ -318,7 +336,7 @@ function toggleKeep(i) {
 }
 
 function roll() {
-  if (!myTurn() || ui.pending || ui.room.game.rolls_left <= 0) return;
+  if (!myTurn() || ui.pending || ui.room.game.phase !== "play" || ui.room.game.rolls_left <= 0) return;
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
@@ -470,6 +488,7 @@ $("#quick-play").addEventListener("click", async () => {
   await loadCatalogue(api);
   create(quickRequest(), true);
 });
+$("#daily-play").addEventListener("click", () => create(dailyRequest(), true));
 $("#player-name").addEventListener("change", () => playerName());
 $("#open-form").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -483,6 +502,7 @@ $("#start").addEventListener("click", () => send({ type: "start" }));
 $("#roll").addEventListener("click", (event) => event.detail < 2 && roll());
 $("#hint").addEventListener("click", askHint);
 $("#undo").addEventListener("click", () => send({ type: "undo" }));
+$("#redo").addEventListener("click", () => send({ type: "redo" }));
 $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
 $("#share").addEventListener("click", share);
 $("#copy-link").addEventListener("click", async () => {
@@ -513,6 +533,7 @@ async function switchLanguage(wanted) {
     send({ type: "language", lang: code }, { intent: false });
     // the analysis names its moves in words: ask again for them in the new language
     if (ui.analysis) send({ type: "analysis" }, { intent: false });
+    if (ui.challenge) send({ type: "challenge" }, { intent: false }); // its sentences are worded by the server
   }
   if (ui.room) {
     render();

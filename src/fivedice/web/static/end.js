@@ -20,6 +20,20 @@ export function renderRanking(room) {
   );
 }
 
+// A finished challenge: the server's sentences (each player next to the benchmark player on the same
+// dice, what their decisions cost), then the challenge's leaderboard.
+export function renderChallenge(result) {
+  const box = $("#challenge-result");
+  box.hidden = !result;
+  if (!result) return;
+  const board = result.leaderboard.map((row) => el("li", { text: t("{place}. {name} — {total} points", { place: row.rank, name: row.name, total: row.total }) }));
+  box.replaceChildren(
+    el("h3", { text: t("Challenge {code}", { code: result.code }) }),
+    ...result.lines.map((line) => el("p", { text: line })),
+    board.length ? el("ol", { class: "leaderboard", "aria-label": t("Leaderboard") }, ...board) : el("p", { class: "muted", text: t("This server keeps no leaderboard.") }),
+  );
+}
+
 function svg(tag, attrs, text) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));

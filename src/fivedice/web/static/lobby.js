@@ -34,8 +34,22 @@ export async function showLobby(api, open, toast) {
   relabelComputers();
   clearInterval(timer);
   const refresh = () => refreshRooms(api, open).catch(() => {});
+  refreshDaily(api).catch(() => {});
   await refresh();
   timer = setInterval(() => ($("#lobby").hidden ? clearInterval(timer) : refresh()), 5000);
+}
+
+// Today's challenge: its leaderboard (the same dice for everyone today).
+async function refreshDaily(api) {
+  const { leaderboard } = await api("GET", "/api/challenges/today");
+  $("#daily-board").replaceChildren(
+    ...(leaderboard.length ? leaderboard.slice(0, 5).map(boardLine) : [el("li", { class: "muted", text: t("No one has played today's challenge yet.") })]),
+  );
+}
+
+// One line of a challenge's leaderboard (equal totals share a rank).
+export function boardLine(row) {
+  return el("li", { text: t("{place}. {name} — {total} points", { place: row.rank, name: row.name, total: row.total }) });
 }
 
 // The public rooms: join those waiting for players, watch those in play.
@@ -146,7 +160,13 @@ export function roomRequest(form) {
     public: form.get("public") === "on",
     timer: form.get("timer") ? Number(form.get("timer")) : null,
     away: form.get("away"),
+    challenge: (form.get("challenge") || "").trim() || null,
   };
+}
+
+// Today's challenge: Yahtzee alone on today's dice, without hints (the leaderboard compares decisions).
+export function dailyRequest() {
+  return { name: playerName(), rules: "yahtzee", humans: 1, computers: [], hints: false, undo: true, challenge: "daily" };
 }
 
 // One click: Yahtzee against a computer of medium strength (greedy where the solver is missing).

@@ -81,7 +81,7 @@ export function turnText(room, you, now) {
   const who = nameOf(room, g.current);
   let text;
   if (g.phase === "rolloff") {
-    text = mine ? t("Roll-off to decide who starts: your roll.") : t("Roll-off to decide who starts: {who}'s roll.", { who });
+    text = t("Roll-off to decide who starts: {who}'s roll.", { who: mine ? nameOf(room, you) : who });
   } else {
     const args = { who, round: g.round, rounds: g.rounds };
     text = mine ? t("Your turn — round {round} of {rounds}.", args) : t("{who}'s turn — round {round} of {rounds}.", args);
@@ -98,8 +98,8 @@ export function controlsReason(room, you, pending) {
   const g = room.game;
   if (you === null) return t("You are watching this game.");
   if (pending) return t("Waiting for the server…");
+  if (g.phase === "rolloff") return t("The table rolls off for everyone; the highest total starts.");
   if (g.current !== you) return t("{who} is playing; your turn comes.", { who: nameOf(room, g.current) });
-  if (g.phase === "rolloff") return t("Roll to decide who starts.");
   if (!g.dice) return t("Roll the dice to start your turn.");
   if (g.rolls_left <= 0) return t("No rolls left: choose a box on your card.");
   return "";
@@ -138,9 +138,8 @@ export function renderDice(room, you, kept, hinted, onToggle) {
   });
   for (const extra of old.slice(dice.length)) extra.remove();
   const roll = $("#roll");
-  roll.disabled = !(mine && g.rolls_left > 0);
-  roll.textContent =
-    g.phase === "rolloff" ? t("Roll off") : kept.size ? t("Roll the other {n}", { n: dice.length - kept.size }) : t("Roll");
+  roll.disabled = !(mine && g.phase === "play" && g.rolls_left > 0); // the table rolls the roll-off itself
+  roll.textContent = kept.size ? t("Roll the other {n}", { n: dice.length - kept.size }) : t("Roll");
   const left = { left: g.rolls_left, rolls: room.rules.rolls };
   $("#rolls-left").textContent = g.phase === "play" ? t("Rolls left: {left} of {rolls}", left) : "";
 }

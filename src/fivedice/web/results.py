@@ -1,0 +1,184 @@
+"""What the rooms of one server process tell beyond the game itself: hints, the end-of-game analysis,
+a challenge's result next to the benchmark player on the same dice, its leaderboard, and the high scores
+every finished game is recorded in (with its computer levels, hints, undo use and challenge code)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fivedice import i18n
+from fivedice.actions import Roll, Score
+from fivedice.advice import Advice
+from fivedice.challenge import report, report_lines
+from fivedice.errors import FiveDiceError
+from fivedice.game import Game
+from fivedice.i18n import _
+from fivedice.rules import parse_spec
+from fivedice.state import Phase
+from fivedice.storage import Store
+from fivedice.table import Table
+from fivedice.web.db import RoomStore
+from fivedice.web.errors import RoomError
+from fivedice.web.rooms import Room
+
+__all__ = ["Results", "hint_data"]
+
+log = logging.getLogger("fivedice.web")
+
+
+class Results:
+    """Hints, analyses, challenge results, leaderboards and the high-score record of one process's rooms.
+
+    ``db`` runs a database call in the service's worker threads; ``scores`` turns the high scores (and so the
+    leaderboards) on, in the store at ``scores_url``."""
+
+    def __init__(
+        self, store: RoomStore, db: Callable[..., Awaitable[Any]], scores: bool, scores_url: str | None
+    ) -> None:
+        self.store = store
+        self.db = db
+        self.scores = scores
+        self.scores_url = scores_url
+        self._score_store: Store | None = None
+
+    async def record(self, room: Room) -> bool:
+        """Put a finished game into the high scores and history (exactly one process claims it), with its
+        computer levels, hints, undo count and challenge code; False if it could not be recorded."""
+        table = room.table
+        if table is None or not table.is_over:
+            room.recording = False
+            return False
+        game_no = room.row.game_no
+        try:
+            if not await self.db(self.store.claim_record, room.code, game_no):
+                return True  # another process (or an earlier call) has it
+            await asyncio.to_thread(self._record_sync, table)
+            return True
+        except Exception as exc:
+            log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
+            return False
+        finally:
+            room.recording = False
+
+    def score_store(self) -> Store:
+        """The high-score store (opened on first use)."""
+        if self._score_store is None:
+            self._score_store = Store(self.scores_url)
+        return self._score_store
+
+    def _record_sync(self, table: Table) -> None:
+        self.score_store().record_table(table, source="web")
+
+    async def hint(self, room: Room, seat: int) -> dict[str, Any]:
+        """The table's advice for the player to act (noted as a hint that seat used)."""
+        if not room.settings.get("hints"):
+            raise RoomError(_("Hints are turned off in this room."))
+        async with room.lock:
+            current = room.current_seat()
+            if current is None or current.seat != seat or room.table is None:
+                raise RoomError(_("Hints are for the player whose turn it is."))
+            table, state = room.table, room.table.state
+            if state.phase is not Phase.PLAY or state.dice is None:
+                raise RoomError(_("A hint needs dice on the table; roll first."))
+        advice = await asyncio.to_thread(table.advice, state)
+        async with room.lock:
+            if room.table is table and table.state is state:
+                table.hint(advice)
+        return hint_data(advice)
+
+    async def analysis(self, room: Room) -> dict[str, Any] | None:
+        """The per-decision analysis of a finished game, in the reader's language (None without the solver)."""
+        async with room.lock:
+            if room.table is None or room.status != "over":
+                raise RoomError(_("The analysis is ready when the game is over."))
+            game, key = room.table.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
+            if room.analysis is not None and room.analysis[0] == key:
+                return room.analysis[1]
+        result = await asyncio.to_thread(_analyze, game)
+        room.analysis = (key, result)
+        return result
+
+    async def challenge(self, room: Room) -> dict[str, Any]:
+        """A finished challenge game: each player's total next to what the benchmark player (``optimal`` where
+        the solver plays the rules) made of the same dice tape, what their decisions cost, in sentences of
+        the reader's language, and the challenge's leaderboard."""
+        async with room.lock:
+            table = room.table
+            if table is None or room.status != "over" or table.challenge is None:
+                raise RoomError(_("The challenge's result is ready when a challenge game is over."))
+            key = room.row.game_no
+        cached = room.challenge if room.challenge is not None and room.challenge[0] == key else None
+        rep = cached[1] if cached is not None else await asyncio.to_thread(report, table)
+        room.challenge = (key, rep)
+        for _i in range(100):  # the game is being recorded: the leaderboard shows it once it is
+            if not room.recording:
+                break
+            await asyncio.sleep(0.05)
+        board = await self.leaderboard(table.challenge, table.rules.spec)
+        return {
+            "code": rep.code,
+            "level": rep.level,
+            "benchmark": rep.benchmark,
+            "players": [
+                {"seat": p.seat, "name": p.name, "total": p.total, "loss": p.loss, "grade": p.grade}
+                for p in rep.players
+            ],
+            "lines": report_lines(rep),
+            "leaderboard": board,
+        }
+
+    async def leaderboard(self, code: str, spec: str, limit: int = 10) -> list[dict[str, Any]]:
+        """The best totals of challenge ``code`` under rule set ``spec`` (empty where scores are not kept);
+        equal totals share a rank, the earlier game first, as in a game's standings."""
+        if not self.scores:
+            return []
+        exact = parse_spec(spec)  # that exact variant: a challenge's dice belong to one rule set and its options
+        rows = await asyncio.to_thread(self.score_store().high_scores, exact, limit, challenge=code)
+        return [
+            {
+                "rank": r.rank,
+                "name": r.name,
+                "total": r.total,
+                "players": r.players,
+                "kind": r.kind,
+                "level": r.level,
+                "undos": r.undos,
+                "played_at": r.played_at.isoformat(),
+            }
+            for r in rows
+        ]
+
+
+def hint_data(advice: Advice) -> dict[str, Any]:
+    """The advisor's options as the page shows them: ``keep`` (the faces kept) or ``score`` (box, points),
+    with the expected final points and the loss against the best where the solver rated them."""
+    solver = advice.source == "solver"
+    options = []
+    for o in advice.options[:6]:
+        action = o.action
+        option: dict[str, Any] = {
+            "action": "keep" if isinstance(action, Roll) else "score",
+            "dice": list(o.kept) if isinstance(action, Roll) else [],
+            "box": action.box if isinstance(action, Score) else None,
+            "card": action.card if isinstance(action, Score) else 0,
+            "points": o.points,
+        }
+        if solver:
+            option["value"], option["loss"] = round(o.value, 3), round(o.loss, 3)
+        options.append(option)
+    return {"source": advice.source, "options": options}
+
+
+def _analyze(game: Game) -> dict[str, Any] | None:
+    """The per-decision analysis of a finished game (None where the solver cannot rate these rules)."""
+    if game.rules.solver_refusal() is not None:
+        return None
+    from fivedice.analysis import analyze  # the solver: loaded only when someone asks
+
+    try:
+        return analyze(game).to_json()
+    except FiveDiceError:
+        return None

@@ -1,0 +1,161 @@
+"""Challenges over the web: rooms with a challenge code meet the same dice, at different times or side by side;
+at the end each player sees the benchmark on the same tape and the challenge's leaderboard."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from fivedice.challenge import replay_on_tape
+from fivedice.rules import get
+from tests.web.conftest import LOOSE, Conn, Msg, create, hello, play
+
+
+def first_rolls(client: TestClient, code: str) -> dict[tuple[int, int], list[int]]:
+    """The first roll of every (seat, round) in a room's stored log."""
+    moves = client.get(f"/api/rooms/{code}/log").json()["moves"]
+    seen: dict[int, int] = {}
+    out: dict[tuple[int, int], list[int]] = {}
+    for m in moves:
+        record = m["record"]
+        if record["type"] == "roll" and not record["held"] and (m["seat"], seen.get(m["seat"], 0) + 1) not in out:
+            out[(m["seat"], seen.get(m["seat"], 0) + 1)] = record["dice"]
+        if record["type"] == "score":
+            seen[m["seat"]] = seen.get(m["seat"], 0) + 1
+    return out
+
+
+def solo(client: TestClient, code: str, policy: Any, **body: Any) -> tuple[str, Msg]:
+    made = create(client, rules="yacht", humans=1, challenge=code, **body)
+    with hello(client, made["code"], made["token"]) as ann:
+        version = ann.state["version"]
+        ann.send(type="start")
+        state = ann.version(version)
+        while state["status"] != "over":
+            version = state["version"]
+            ann.send(**policy(state["game"]), version=version)
+            state = ann.version(version)
+    return made["code"], state
+
+
+def keeper(game: Msg) -> Msg:
+    if game["dice"] is None:
+        return {"type": "roll"}
+    if game["rolls"] < 3:
+        return {"type": "roll", "keep": [0, 1]}
+    best = max(game["options"], key=lambda o: o["points"])
+    return {"type": "score", "box": best["box"]}
+
+
+def taker(game: Msg) -> Msg:
+    if game["dice"] is None:
+        return {"type": "roll"}
+    worst = min(game["options"], key=lambda o: o["points"])
+    return {"type": "score", "box": worst["box"]}
+
+
+def test_two_rooms_of_one_challenge_meet_the_same_first_roll_every_round(client: TestClient) -> None:
+    a, _ = solo(client, "Friday Night", keeper)
+    b, _ = solo(client, "friday night", taker)  # another room, other choices, later
+    other, _ = solo(client, "saturday", taker)
+    rolls_a, rolls_b = first_rolls(client, a), first_rolls(client, b)
+    assert len(rolls_a) == len(rolls_b) == get("yacht").rounds
+    assert rolls_a == rolls_b
+    assert first_rolls(client, other) != rolls_a
+    assert client.get(f"/api/rooms/{a}").json()["challenge"] == "friday night"
+
+
+def test_players_side_by_side_meet_the_same_dice(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=2, challenge="duel", undo=True)
+    code = made["code"]
+    bob = client.post(f"/api/rooms/{code}/join", json={"name": "Bob"}).json()
+    with hello(client, code, made["token"]) as ann, hello(client, code, bob["token"]) as b:
+        ann.send(type="start")
+        play({0: ann, 1: b})
+    rolls = first_rolls(client, code)
+    for rnd in range(1, get("yacht").rounds + 1):
+        assert rolls[(0, rnd)] == rolls[(1, rnd)]
+
+
+def test_the_daily_challenge_and_bad_codes(client: TestClient) -> None:
+    today = client.get("/api/challenges/today").json()
+    assert today == {"code": date.today().isoformat(), "rules": "yahtzee", "leaderboard": []}
+    made = create(client, rules="yahtzee", humans=1, challenge="daily")
+    assert client.get(f"/api/rooms/{made['code']}").json()["challenge"] == today["code"]
+    r = client.post("/api/rooms", json={"name": "Ann", "challenge": "bell\u0007"})
+    assert r.status_code == 400
+    assert r.json()["error"].startswith("Challenge code 'bell\\x07' is not usable; expected a word or date")
+    assert client.get("/api/challenges/x?rules=nonsense").status_code == 400
+
+
+def test_a_finished_challenge_shows_the_optimal_player_on_the_same_tape_and_the_leaderboard(tmp_path: Path) -> None:
+    from fivedice.storage import Store
+    from fivedice.web.app import create_app
+
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    Store(url).close()
+    app = create_app(url, pubsub="none", seed=3, computer_delay=0, scores=True, limits=LOOSE)
+    with TestClient(app) as c:
+        _, zoe = solo(c, "cup", keeper, name="Zoe", hints=False)
+        made = create(c, rules="yacht", humans=1, challenge="cup", name="Max", undo=True)
+        with hello(c, made["code"], made["token"]) as ann:
+            ann.send(type="challenge", id=3)
+            assert "when a challenge game is over" in ann.error()
+            version = ann.state["version"]
+            ann.send(type="start")
+            state = ann.version(version)
+            while state["status"] != "over":
+                version = state["version"]
+                ann.send(**taker(state["game"]), version=version)
+                state = ann.version(version)
+            ann.send(type="challenge", id=4)
+            result = wait_for(ann, "challenge")
+        bench = replay_on_tape(get("yacht"), "cup").state.total(0)
+        assert result["id"] == 4
+        assert (result["code"], result["level"], result["benchmark"]) == ("cup", "optimal", bench)
+        assert result["lines"][0] == f"Challenge cup: on the same dice, the optimal player scored {bench}."
+        (max_,) = result["players"]
+        assert (max_["name"], max_["total"]) == ("Max", state["game"]["totals"][0])
+        assert max_["loss"] > 0
+        assert result["lines"][1].startswith(f"Max: {max_['total']}; your decisions cost ")
+        board = result["leaderboard"]
+        assert {(row["name"], row["total"]) for row in board} == {
+            ("Zoe", zoe["game"]["totals"][0]),
+            ("Max", max_["total"]),
+        }
+        assert [row["total"] for row in board] == sorted((row["total"] for row in board), reverse=True)
+        assert c.get("/api/challenges/CUP?rules=yacht").json()["leaderboard"] == board
+        assert c.get("/api/challenges/cup?rules=yahtzee").json()["leaderboard"] == []
+        # a variant of a rule set deals other dice: its games have a leaderboard of their own
+        made = create(c, rules="yahtzee", options={"joker": "free"}, humans=1, challenge="cup", name="Vi")
+        with hello(c, made["code"], made["token"]) as vi:
+            vi.send(type="start")
+            state = vi.version(1)
+            while state["status"] != "over":
+                version = state["version"]
+                vi.send(**taker(state["game"]), version=version)
+                state = vi.version(version)
+            vi.send(type="challenge")
+            board = wait_for(vi, "challenge")["leaderboard"]
+        assert [row["name"] for row in board] == ["Vi"]
+        assert c.get("/api/challenges/cup?rules=yahtzee").json()["leaderboard"] == []
+        assert c.get("/api/challenges/cup", params={"rules": "yahtzee joker=free"}).json()["leaderboard"] == board
+
+
+def wait_for(conn: Conn, kind: str) -> Msg:
+    return conn.until(lambda m: m["type"] in (kind, "error"))
+
+
+def test_a_solo_challenge_shows_its_goal_from_the_same_dice(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=1, challenge="goal")
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        state = ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)["state"]
+    bench = replay_on_tape(get("yacht"), "goal").state.total(0)
+    assert state["goal"] == {"total": bench, "level": "optimal"}
+    assert state["game"]["moves"] == 0  # shown before the first roll
+    two = create(client, rules="yacht", humans=2, challenge="goal")
+    assert client.get(f"/api/rooms/{two['code']}").json()["goal"] is None  # side by side: each other's score
