@@ -44,7 +44,7 @@ __all__ = [
     "last_turn_distribution", "option_chances", "prepare_win", "rated_options", "rival_distribution", "spread_model",
 ]  # fmt: skip
 
-HORIZON = 3
+HORIZON = 8
 """Boxes left (before the turn) from which ``win`` plays for the win chance while rivals still play."""
 EXACT_OPEN = 3
 """A rival with at most this many open boxes gets its exact final-score distribution."""
