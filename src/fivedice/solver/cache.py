@@ -39,7 +39,7 @@ from fivedice.solver.tables import Tables, build_tables, check_supported, from_p
 
 __all__ = [
     "FORMAT_VERSION", "Progress", "Readiness", "Table", "build", "cache_dir", "cache_path", "load_or_build",
-    "packaged_path", "readiness",
+    "packaged_path", "read_framed", "readiness",
 ]  # fmt: skip
 
 FORMAT_VERSION = 2
@@ -242,20 +242,28 @@ def save(table: Table, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _read(rules: RuleSet, path: Path) -> tuple[dict[str, object], bytes] | None:
-    """The header and payload of ``path`` if it is intact and for ``rules`` (format, rules, checksum)."""
+def read_framed(path: Path, magic: bytes) -> tuple[object, bytes] | None:
+    """A cached file's parts: ``magic``, a JSON header line, the payload (``None`` if unreadable or foreign)."""
     try:
         data = path.read_bytes()
     except OSError:
         return None
-    if not data.startswith(MAGIC):
+    if not data.startswith(magic):
         return None
-    line_end = data.find(b"\n", len(MAGIC))
+    line_end = data.find(b"\n", len(magic))
     try:
-        header = json.loads(data[len(MAGIC) : line_end])
+        header = json.loads(data[len(magic) : line_end])
     except (ValueError, UnicodeDecodeError):
         return None
-    payload = data[line_end + 1 :]
+    return header, data[line_end + 1 :]
+
+
+def _read(rules: RuleSet, path: Path) -> tuple[dict[str, object], bytes] | None:
+    """The header and payload of ``path`` if it is intact and for ``rules`` (format, rules, checksum)."""
+    framed = read_framed(path, MAGIC)
+    if framed is None:
+        return None
+    header, payload = framed
     if not isinstance(header, dict) or not all(isinstance(header.get(k), int) for k in ("ints", "dense", "states")):
         return None
     if (

@@ -37,7 +37,7 @@ from fivedice.i18n import _
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import Option, Solver
-from fivedice.solver.cache import Progress, _layers, cache_dir, code_digest, default_threads, rules_digest
+from fivedice.solver.cache import Progress, _layers, cache_dir, code_digest, default_threads, read_framed, rules_digest
 
 __all__ = [
     "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table", "check_target", "distribution",
@@ -237,18 +237,10 @@ def _save(table: ChanceTable, path: Path) -> bool:
 
 def _load(solver: Solver, cap: int, half: float, path: Path) -> ChanceTable | None:
     start = time.perf_counter()
-    try:
-        data = path.read_bytes()
-    except OSError:
+    framed = read_framed(path, MAGIC)
+    if framed is None:
         return None
-    if not data.startswith(MAGIC):
-        return None
-    end = data.find(b"\n", len(MAGIC))
-    try:
-        header = json.loads(data[len(MAGIC) : end])
-    except (ValueError, UnicodeDecodeError):
-        return None
-    payload = data[end + 1 :]
+    header, payload = framed
     rules = solver.rules
     if (
         not isinstance(header, dict)
