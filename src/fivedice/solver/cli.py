@@ -14,7 +14,7 @@ from fivedice.errors import IllegalActionError
 from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, format_percent, ngettext
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
-from fivedice.solver.advisor import Solver, readiness, solve
+from fivedice.solver.advisor import Option, Solver, readiness, solve
 from fivedice.solver.chances import ChanceTable, chance_options, chance_table, check_target, distribution, is_cached
 
 __all__ = ["advise_cmd", "get_solver", "parse_card", "solve_cmd"]
@@ -259,14 +259,7 @@ def advise_cmd(
     click.echo(f"{_('value'):>9} {_('loss'):>8}  {_('option')}")
     labels = {b.name: box_label(b) for b in rules.boxes}
     for o in ranked:
-        if o.action == "keep":
-            kept = " ".join(map(str, o.dice))
-            what = _("keep {dice} and roll", dice=kept) if kept else _("reroll all")
-        else:
-            what = _("score {points} in {box}", points=o.points, box=labels.get(o.box or "", o.box))
-            if o.bonus:
-                what += _(" (+{bonus} bonus)", bonus=o.bonus)
-        click.echo(f"{format_decimal(o.value, 3):>9} {format_decimal(o.loss, 3):>8}  {what}")
+        click.echo(f"{format_decimal(o.value, 3):>9} {format_decimal(o.loss, 3):>8}  {_option_words(o, labels)}")
 
 
 def _print_target_options(
@@ -295,11 +288,13 @@ def _print_target_options(
     click.echo(f"{_('chance'):>9} {_('loss'):>8}  {_('option')}")
     labels = {b.name: box_label(b) for b in solver.rules.boxes}
     for o in ranked:
-        if o.action == "keep":
-            kept = " ".join(map(str, o.dice))
-            what = _("keep {dice} and roll", dice=kept) if kept else _("reroll all")
-        else:
-            what = _("score {points} in {box}", points=o.points, box=labels.get(o.box or "", o.box))
-            if o.bonus:
-                what += _(" (+{bonus} bonus)", bonus=o.bonus)
-        click.echo(f"{format_percent(o.value, 2):>9} {format_percent(o.loss, 2):>8}  {what}")
+        click.echo(f"{format_percent(o.value, 2):>9} {format_percent(o.loss, 2):>8}  {_option_words(o, labels)}")
+
+
+def _option_words(o: Option, labels: dict[str, str]) -> str:
+    """An advisor option in words: ``keep 3 3 and roll`` or ``score 25 in Full House (+100 bonus)``."""
+    if o.action == "keep":
+        kept = " ".join(map(str, o.dice))
+        return _("keep {dice} and roll", dice=kept) if kept else _("reroll all")
+    what = _("score {points} in {box}", points=o.points, box=labels.get(o.box or "", o.box))
+    return what + _(" (+{bonus} bonus)", bonus=o.bonus) if o.bonus else what

@@ -375,19 +375,7 @@ class RoomStore:
         if row is None:
             raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=code))
         seats = conn.execute(select(t.seats).where(t.seats.c.code == code).order_by(t.seats.c.seat)).mappings()
-        return RoomRow(
-            code=row["code"],
-            spec=row["spec"],
-            settings=json.loads(row["settings"]),
-            status=row["status"],
-            game_no=row["game_no"],
-            version=row["version"],
-            recorded=row["recorded"],
-            created=row["created"],
-            updated=row["updated"],
-            started=row["started"],
-            seats=tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in seats),
-        )
+        return _room_row(row, tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in seats))
 
     def moves(self, code: str, game_no: int, after: int = 0, conn: Connection | None = None) -> list[MoveRow]:
         """The moves of game ``game_no`` in room ``code`` with ``seq > after``, in order."""
@@ -547,22 +535,7 @@ class RoomStore:
         )
         with self.engine.begin() as conn:
             rows = conn.execute(query).mappings().all()
-        return [
-            RoomRow(
-                code=m["code"],
-                spec=m["spec"],
-                settings=json.loads(m["settings"]),
-                status=m["status"],
-                game_no=m["game_no"],
-                version=m["version"],
-                recorded=m["recorded"],
-                created=m["created"],
-                updated=m["updated"],
-                started=m["started"],
-                seats=(),
-            )
-            for m in rows
-        ]
+        return [_room_row(m) for m in rows]
 
     def delete_room(self, code: str, version: int) -> bool:
         """Delete a room with its seats and moves if it is still at ``version``; True if it was deleted."""
@@ -574,3 +547,20 @@ class RoomStore:
             conn.execute(delete(t.seats).where(t.seats.c.code == code))
             conn.execute(delete(t.rooms).where(t.rooms.c.code == code))
         return True
+
+
+def _room_row(m: Any, seats: tuple[SeatRow, ...] = ()) -> RoomRow:
+    """A stored room's row (a mapping of the rooms table's columns) as a :class:`RoomRow`."""
+    return RoomRow(
+        code=m["code"],
+        spec=m["spec"],
+        settings=json.loads(m["settings"]),
+        status=m["status"],
+        game_no=m["game_no"],
+        version=m["version"],
+        recorded=m["recorded"],
+        created=m["created"],
+        updated=m["updated"],
+        started=m["started"],
+        seats=seats,
+    )
