@@ -25,13 +25,17 @@ from fivedice.i18n import _, box_label, format_number
 from fivedice.rules import RuleSet
 from fivedice.state import GameState, Phase
 
-__all__ = ["Advice", "HintOption", "advise", "describe", "describe_action", "preparing", "solver", "win_chances"]
+__all__ = [
+    "Advice", "HintOption", "advise", "beat_chances", "describe", "describe_action", "preparing", "solver",
+    "win_chances",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
 class HintOption:
     """One option: the intent that carries it out, the faces it keeps (a roll) or the points it scores
-    (a box), its ``value`` and its ``loss`` against the best option; ``win`` is its chance to win where known."""
+    (a box), its ``value`` and its ``loss`` against the best option; ``win`` is its chance to win and
+    ``beat`` its best chance of finishing above the advice's ``goal``, where known."""
 
     action: Action
     kept: tuple[int, ...] = ()
@@ -39,15 +43,26 @@ class HintOption:
     value: float = 0.0
     loss: float = 0.0
     win: float | None = None
+    beat: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Advice:
     """Ranked options, best first. ``source`` says what ``value`` is: ``"solver"``, the expected points
-    still to come under optimal play; ``"points"``, the points the box scores now."""
+    still to come under optimal play; ``"points"``, the points the box scores now. ``goal`` is the
+    final score that the options' ``beat`` chances are for (solitaire)."""
 
     source: str
     options: tuple[HintOption, ...]
+    goal: int | None = None
+
+    @property
+    def chances(self) -> str | None:
+        """Which chance the options carry: ``"win"``, ``"beat"`` or None."""
+        if not self.options:
+            return None
+        top = self.options[0]
+        return "win" if top.win is not None else "beat" if top.beat is not None else None
 
     @property
     def best(self) -> HintOption:
@@ -55,12 +70,14 @@ class Advice:
         return self.options[0]
 
 
-def advise(state: GameState) -> Advice:
-    """The ranked options of the player to act (the solver's when it handles the rule set)."""
+def advise(state: GameState, goal: int | None = None) -> Advice:
+    """The ranked options of the player to act (the solver's when it handles the rule set), with each
+    one's chance to win (rivals) or to finish above ``goal`` (alone) once those are prepared
+    (:mod:`fivedice.chancejobs`)."""
     if state.phase is not Phase.PLAY or state.dice is None:
         raise FiveDiceError(_("Roll first: hints are for the dice showing."))
     if state.rules.solver_refusal() is None:
-        return _solver_advice(state)
+        return _solver_advice(state, goal)
     ranked = sorted(state.options().items(), key=lambda kv: (-kv[1], kv[0][0], state.rules.box_index(kv[0][1])))
     best = ranked[0][1] if ranked else 0
     options = tuple(
@@ -103,33 +120,59 @@ def preparing(rules: RuleSet) -> str | None:
     )
 
 
-def _solver_advice(state: GameState) -> Advice:
+def _solver_advice(state: GameState, goal: int | None) -> Advice:
     assert state.dice is not None
     card = state.cards[state.current][0]
-    chances = win_chances(state)
+    wins = win_chances(state)
+    beats = None if wins is not None or goal is None else beat_chances(state, goal)
     out = []
     for o in solver(state.rules).advise(card, state.dice, state.rolls_left):
-        win = None if chances is None else chances.get((o.action, o.dice if o.action == "keep" else o.box))
+        key = (o.action, o.dice if o.action == "keep" else o.box)
+        win = None if wins is None else wins.get(key)
+        beat = None if beats is None else beats.get(key)
+        value, loss = float(o.value), float(o.loss)
         if o.action == "keep":
             action: Action = Roll(state.positions_of(list(o.dice)))
-            out.append(HintOption(action, kept=tuple(o.dice), value=float(o.value), loss=float(o.loss), win=win))
+            out.append(HintOption(action, kept=tuple(o.dice), value=value, loss=loss, win=win, beat=beat))
         else:
             assert o.box is not None
-            out.append(HintOption(Score(o.box, 0), points=o.points, value=float(o.value), loss=float(o.loss), win=win))
-    return Advice("solver", tuple(out))
+            out.append(HintOption(Score(o.box, 0), points=o.points, value=value, loss=loss, win=win, beat=beat))
+    return Advice("solver", tuple(out), goal if beats is not None else None)
 
 
 def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:
     """With rivals, each option's chance to finish first, keyed ``("keep", dice)`` or ``("score", box)``
     (see :mod:`fivedice.players.win`: exact once every rival is done); None when alone or while the
-    rule set's beat table is not built yet (``fivedice.players.prepare(["win"], rules)`` builds it)."""
-    if len(state.players) < 2 or state.dice is None:
+    chances are being prepared (:func:`fivedice.chancejobs.note` starts that)."""
+    from fivedice import chancejobs
+
+    wanted = chancejobs.need(state, None)
+    if wanted is None or wanted.kind != "win" or state.dice is None or not chancejobs.ready(wanted):
         return None
     from fivedice.players import win
 
-    if not win.beat_ready(state.rules):
-        return None
     return win.option_chances(state)
+
+
+def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float] | None:
+    """Alone, each option's best chance of finishing above ``goal`` (threshold play, exact), keyed as
+    in :func:`win_chances`; None with rivals or while the chances are being prepared."""
+    from fivedice import chancejobs
+
+    wanted = chancejobs.need(state, goal)
+    if wanted is None or wanted.kind != "beat" or state.dice is None or not chancejobs.ready(wanted):
+        return None
+    card = state.cards[state.current][0]
+    if card.total > goal:
+        return {
+            (o.action, o.dice if o.action == "keep" else o.box): 1.0
+            for o in solver(state.rules).advise(card, state.dice, state.rolls_left)
+        }
+    from fivedice.players.target import target_table
+    from fivedice.solver.chances import chance_options
+
+    options = chance_options(target_table(state.rules, goal + 1), card, state.dice, state.rolls_left, goal + 1)
+    return {(o.action, o.dice if o.action == "keep" else o.box): float(o.value) for o in options}
 
 
 def describe(option: HintOption, rules: RuleSet) -> str:

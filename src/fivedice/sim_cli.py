@@ -126,10 +126,10 @@ def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
         return
     from fivedice.players.solved import solver_for
     from fivedice.players.win import beat_cap
-    from fivedice.solver.chances import is_cached
+    from fivedice.solver.chances import is_cached, target_cap
 
     solver = solver_for(rules)
-    needed = [(t, 1.0) for t in map(target_of, keys) if t is not None]
+    needed = [(target_cap(solver, t), 1.0) for t in map(target_of, keys) if t is not None]
     if "win" in keys and len(seats) > 1:
         needed.append((beat_cap(rules), 0.5))
     if any(not is_cached(solver, cap, half) for cap, half in needed):

@@ -121,6 +121,8 @@ class Table:
         self.auto_first_roll = auto_first_roll
         self.undos = 0
         self.hints: list[tuple[int, int]] = []
+        self.goal: int | None = None
+        """A score the solitaire player plays to beat (their best): hints then carry each option's chance of it."""
         self.events: list[Event] = []
         self._listeners: list[Callable[[Event], None]] = []
         self._by: list[str] = []
@@ -395,8 +397,16 @@ class Table:
 
     # -- hints --------------------------------------------------------------------------
     def advice(self, state: GameState | None = None) -> Advice:
-        """The advisor's ranked options for ``state`` (default now); may be slow, changes nothing."""
-        return advise(state or self.state)
+        """The advisor's ranked options for ``state`` (default now), with their chances to win or to beat
+        :attr:`goal` once prepared (:meth:`chances_note`); may be slow, changes nothing."""
+        return advise(state or self.state, self.goal if self.solitaire else None)
+
+    def chances_note(self) -> str | None:
+        """What to say beside the hints while their chances (to win, or to beat :attr:`goal`) are being
+        prepared in the background (starting that), or None when there is nothing to wait for."""
+        from fivedice import chancejobs
+
+        return chancejobs.note(self.state, self.goal if self.solitaire else None)
 
     def hint(self, advice: Advice | None = None) -> Advice:
         """The advisor's options for the player to act, noted as a hint used by that seat; ``advice`` is

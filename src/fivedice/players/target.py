@@ -6,6 +6,7 @@ Once ``T`` is reached (or out of reach) every move has the same chance, so it pl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fivedice.actions import Action
@@ -17,11 +18,12 @@ from fivedice.state import GameState
 __all__ = ["TargetPlayer", "target_table"]
 
 
-def target_table(rules: RuleSet, target: int) -> Any:
-    """The (cached) chance table of ``rules`` for needs up to ``target``."""
-    from fivedice.solver.chances import chance_table
+def target_table(rules: RuleSet, target: int, progress: Callable[[float], None] | None = None) -> Any:
+    """The (cached) chance table of ``rules`` covering ``target`` (one of the next multiple of
+    :data:`~fivedice.solver.chances.STEP`, unless a larger one is at hand)."""
+    from fivedice.solver.chances import table_for
 
-    return chance_table(solver_for(rules), target)
+    return table_for(solver_for(rules), target, progress=progress)
 
 
 class TargetPlayer:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
@@ -271,11 +272,11 @@ def beat_cap(rules: RuleSet) -> int:
     return int(math.ceil(float(solver_for(rules).expected_score) * 1.5 / 10) * 10)
 
 
-def beat_table(rules: RuleSet) -> Any:
-    """The (cached) beat table of ``rules`` (a tie counting half)."""
+def beat_table(rules: RuleSet, progress: Callable[[float], None] | None = None) -> Any:
+    """The (cached) beat table of ``rules`` (a tie counting half); ``progress`` hears a build's share done."""
     from fivedice.solver.chances import chance_table
 
-    return chance_table(solver_for(rules), beat_cap(rules), half=0.5)
+    return chance_table(solver_for(rules), beat_cap(rules), half=0.5, progress=progress)
 
 
 @cache
@@ -286,9 +287,9 @@ def start_variance(rules: RuleSet) -> float:
     return float(distribution(solver_for(rules)).std ** 2)
 
 
-def prepare_win(rules: RuleSet) -> None:
+def prepare_win(rules: RuleSet, progress: Callable[[float], None] | None = None) -> None:
     """Build what ``win`` needs (the beat table, the start variance) once, e.g. before forking."""
-    beat_table(rules)
+    beat_table(rules, progress)
     start_variance(rules)
 
 

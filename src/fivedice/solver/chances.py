@@ -40,14 +40,17 @@ from fivedice.solver.advisor import Option, Solver
 from fivedice.solver.cache import Progress, _layers, cache_dir, code_digest, default_threads, read_framed, rules_digest
 
 __all__ = [
-    "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table", "check_target", "distribution",
-    "is_cached", "mixture_options",
+    "STEP", "ChanceTable", "Distribution", "TargetError", "cached_caps", "chance_options", "chance_table",
+    "check_target", "distribution", "is_cached", "mixture_options", "table_for", "target_cap",
 ]  # fmt: skip
 
 CHANCE_FORMAT = 1
 KEEP = 3
 """Chance tables kept in memory per process (the latest used)."""
 MAGIC = b"FIVEDICE-CHANCE-TABLE\n"
+STEP = 50
+"""A table built for a target covers needs up to the next multiple of this, so that nearby targets
+(a personal best that grows) share it: the chances for ``need <= cap`` do not depend on ``cap``."""
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -165,10 +168,16 @@ class ChanceTable:
         return pre, pre5
 
 
-def _file_name(rules: RuleSet, cap: int, half: float) -> str:
+def _name_parts(rules: RuleSet, half: float) -> tuple[str, str]:
+    """A table file's name before and after its cap."""
     slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
-    kind = f"target{cap}" if half == 1.0 else f"beat{cap}"
-    return f"{slug}-{rules_digest(rules)[:12]}.{kind}.v{CHANCE_FORMAT}.chances"
+    kind = "target" if half == 1.0 else "beat"
+    return f"{slug}-{rules_digest(rules)[:12]}.{kind}", f".v{CHANCE_FORMAT}.chances"
+
+
+def _file_name(rules: RuleSet, cap: int, half: float) -> str:
+    head, tail = _name_parts(rules, half)
+    return f"{head}{cap}{tail}"
 
 
 def _layout(solver: Solver, cap: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
@@ -325,6 +334,35 @@ def _ranked_pre(table: ChanceTable, state: int, d: int, k: int, pre: FloatArray,
         else:
             out.append(Option("score", -neg, top + neg, (), names[i], int(iout[sw + i]), bonus))
     return out
+
+
+def cached_caps(solver: Solver, half: float = 1.0) -> tuple[list[int], list[int]]:
+    """The caps of ``solver``'s chance tables with this ``half``: those in memory, those in the user cache."""
+    memory = sorted(cap for (rules, cap, h) in _TABLES if rules == solver.rules and h == half)
+    head, tail = _name_parts(solver.rules, half)
+    try:
+        names = os.listdir(cache_dir())
+    except OSError:
+        names = []
+    middles = (name[len(head) : -len(tail)] for name in names if name.startswith(head) and name.endswith(tail))
+    disk = sorted(int(m) for m in middles if m.isdigit())
+    return memory, disk
+
+
+def target_cap(solver: Solver, target: int, half: float = 1.0) -> int:
+    """The cap of the table that serves ``target``: the smallest one in memory that covers it, else in
+    the user cache, else ``target`` rounded up to a multiple of :data:`STEP` (a table to build)."""
+    target = check_target(target)
+    for caps in cached_caps(solver, half):
+        fits = [cap for cap in caps if cap >= target]
+        if fits:
+            return fits[0]
+    return max(STEP, -(-target // STEP) * STEP)
+
+
+def table_for(solver: Solver, target: int, half: float = 1.0, progress: Progress | None = None) -> ChanceTable:
+    """A chance table covering ``target`` (see :func:`target_cap`): loaded, or built and cached."""
+    return chance_table(solver, target_cap(solver, target, half), half, progress=progress)
 
 
 def is_cached(solver: Solver, cap: int, half: float = 1.0) -> bool:

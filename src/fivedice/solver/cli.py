@@ -15,7 +15,15 @@ from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_num
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import Option, Solver, readiness, solve
-from fivedice.solver.chances import ChanceTable, chance_options, chance_table, check_target, distribution, is_cached
+from fivedice.solver.chances import (
+    ChanceTable,
+    chance_options,
+    chance_table,
+    check_target,
+    distribution,
+    is_cached,
+    target_cap,
+)
 
 __all__ = ["advise_cmd", "get_solver", "parse_card", "solve_cmd"]
 
@@ -163,8 +171,9 @@ def _print_distribution(solver: Solver, as_json: bool) -> None:
     click.echo(_("time: {seconds} s", seconds=format_decimal(seconds, 2)))
 
 
-def get_chances(solver: Solver, cap: int, half: float = 1.0) -> ChanceTable:
-    """The chance table for needs up to ``cap``; when it must be built, say so on stderr first."""
+def get_chances(solver: Solver, target: int, half: float = 1.0) -> ChanceTable:
+    """A chance table covering ``target``; when it must be built, say so on stderr first."""
+    cap = target_cap(solver, target, half)
     if not is_cached(solver, cap, half):
         click.echo(
             _("Preparing the chances for {rules} (once, a minute or a few)...", rules=solver.rules.spec), err=True

@@ -1,0 +1,151 @@
+"""Chances next to the hints, prepared in the background.
+
+Two chances can stand beside a hint's expected points:
+
+- **to win** (two or more players): each option's chance to finish first (the ``win`` level's rating,
+  :func:`fivedice.players.win.option_chances`), from the rule set's beat table;
+- **to beat a goal** (solitaire, e.g. the player's best): each option's best chance of finishing
+  above it (threshold play, exact), from a target table.
+
+A table takes a few minutes and a few hundred MB to build the first time, then loads from the user
+cache in about a second. A view never waits for it: :func:`note` starts its preparation (once per
+process, in a daemon thread, one build at a time) and says what is happening; the hints carry the
+chances once :func:`ready` says so.
+
+>>> from fivedice import rules
+>>> from fivedice.state import GameState
+>>> need(GameState.new(rules.get("yacht"), ("Ann", "Bo")), None).kind
+'win'
+>>> need(GameState.new(rules.get("yacht"), ("Ann",)), 250).kind
+'beat'
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fivedice.i18n import _, format_percent
+from fivedice.rules import RuleSet
+from fivedice.state import GameState
+
+__all__ = ["Job", "Need", "job", "need", "note", "ready", "start", "wait"]
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """What a hint's chances need: ``kind`` ``"win"`` (the beat table of ``rules``) or ``"beat"`` (a
+    target table covering final scores above ``goal``)."""
+
+    kind: str
+    rules: RuleSet
+    goal: int | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Job:
+    """A preparation: ``share`` of it done, ``error`` (one sentence) if it failed, ``done`` when over."""
+
+    need: Need
+    share: float = 0.0
+    error: str | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def ok(self) -> bool:
+        """Whether it finished without error."""
+        return self.done.is_set() and self.error is None
+
+
+_JOBS: dict[Need, Job] = {}
+_LOCK = threading.Lock()
+_BUILD = threading.Lock()
+"""One build at a time in a process: each holds a few hundred MB while it runs."""
+
+
+def need(state: GameState, goal: int | None) -> Need | None:
+    """What the chances of ``state``'s hints need (``goal``: the score a solitaire player plays to
+    beat), or None when there are none to show (no exact solver for these rules, or alone without a goal)."""
+    if state.rules.solver_refusal() is not None:
+        return None
+    if len(state.players) > 1:
+        return Need("win", state.rules)
+    if goal is not None:
+        return Need("beat", state.rules, goal)
+    return None
+
+
+def job(need: Need) -> Job | None:
+    """The preparation of ``need`` started in this process, if any."""
+    with _LOCK:
+        return _JOBS.get(need)
+
+
+def ready(need: Need) -> bool:
+    """Whether ``need`` is prepared (its tables in memory): hints may carry its chances at once."""
+    found = job(need)
+    return found is not None and found.ok
+
+
+def start(need: Need) -> Job:
+    """Start preparing ``need`` (once per process; a later call returns the same job)."""
+    with _LOCK:
+        found = _JOBS.get(need)
+        if found is not None:
+            return found
+        new = _JOBS[need] = Job(need)
+    threading.Thread(target=_run, args=(new,), name="fivedice-chances", daemon=True).start()
+    return new
+
+
+def wait(need: Need, timeout: float | None = None) -> Job:
+    """Start preparing ``need`` and wait for it (at most ``timeout`` seconds)."""
+    found = start(need)
+    found.done.wait(timeout)
+    return found
+
+
+def _run(job: Job) -> None:
+    def progress(share: float) -> None:
+        job.share = min(1.0, max(job.share, share))
+
+    try:
+        with _BUILD:
+            _prepare(job.need, progress)
+    except Exception as exc:  # a failed preparation leaves the hints without chances, the game goes on
+        error, message = type(exc).__name__, str(exc)
+        job.error = _("The chances could not be prepared: {error}: {message}", error=error, message=message)
+    finally:
+        job.share = 1.0
+        job.done.set()
+
+
+def _prepare(need: Need, progress: Callable[[float], None]) -> None:
+    from fivedice.players.solved import solver_for
+
+    solver_for(need.rules)
+    if need.kind == "win":
+        from fivedice.players.win import prepare_win
+
+        prepare_win(need.rules, progress)
+    else:
+        from fivedice.players.target import target_table
+
+        assert need.goal is not None
+        target_table(need.rules, need.goal + 1, progress)
+
+
+def note(state: GameState, goal: int | None) -> str | None:
+    """What a view says beside the hints while their chances are being prepared (starting that
+    preparation), the failure if it failed, or None (ready, or no chances for this game)."""
+    wanted = need(state, goal)
+    if wanted is None or ready(wanted):
+        return None
+    found = start(wanted)
+    if found.error is not None:
+        return found.error
+    done = format_percent(found.share, 0)
+    if wanted.kind == "win":
+        return _("Preparing the chances to win (once, a few minutes): {done} done.", done=done)
+    return _("Preparing the chances to beat {goal} (once, a few minutes): {done} done.", goal=goal, done=done)
