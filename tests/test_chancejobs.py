@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import io
 import re
+import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from fivedice import chancejobs, rules
 from fivedice.advice import advise
@@ -119,3 +125,53 @@ def test_plain_mode_plays_to_beat_the_best_and_hints_give_the_chance() -> None:
     out = run_plain(["hint", "quit"], best=None)
     assert "Beat your best" not in out
     assert "chance to" not in out
+
+
+def test_a_computer_that_plays_for_chances_waits_for_its_preparation_with_a_note() -> None:
+    table = Table(YACHT, ["Max:target:137", "Ann"], starter=0, seed=3)
+    table.run_automatic()
+    with chancejobs._BUILD:  # another build holds the machine: the preparation waits its turn
+        job = table.computer_preparation()
+        assert job is not None
+        assert job.need == Need("beat", YACHT, 136)
+        assert not job.done.wait(0.3)
+        assert chancejobs.describe(job) == "Preparing the chances to beat 136 (once, a few minutes): 0% done."
+    assert job.done.wait(120)
+    assert job.ok
+    assert table.computer_preparation() is None
+    duel = Table(YACHT, ["Max:win"], seed=3)
+    assert duel.computer_preparation() is None  # alone, win plays as optimal: nothing to prepare
+
+
+def test_plain_mode_says_what_a_computer_waits_for() -> None:
+    out = io.StringIO()
+    feed = iter(["quit"])
+
+    def read(prompt: str) -> str | None:
+        return next(feed, None)
+
+    play_plain(YACHT, "Max:target:133,Ann", out, read, seed=8)
+    text = out.getvalue()
+    assert "Preparing the chances to beat 132 (once, a few minutes): " in text
+    assert "Max scores " in text
+
+
+def test_two_callers_of_one_chance_table_share_one_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from fivedice.players.solved import solver_for
+    from fivedice.solver import chances
+
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
+    builds: list[int] = []
+    real = chances.build_chances
+
+    def counted(*args: Any, **kwargs: Any) -> chances.ChanceTable:
+        builds.append(1)
+        time.sleep(0.2)  # long enough for the second caller to arrive while the first one builds
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(chances, "build_chances", counted)
+    solver = solver_for(YACHT)
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _n: chances.chance_table(solver, 77), range(2))
+    assert first is second
+    assert builds == [1]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
-from fivedice import hangup, saves
+from fivedice import chancejobs, hangup, saves
 from fivedice.advice import describe
 from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
 from fivedice.dice import parse_dice
@@ -255,6 +255,10 @@ class PlainSession:
                 table.run_automatic()
             return
         if table.computer_to_move:
+            job = table.computer_preparation()
+            if job is not None:  # its level plays for chances: prepared once, a few minutes
+                self.say(chancejobs.describe(job))
+                job.done.wait()
             table.play_computer()
             return
         state = table.state

@@ -61,3 +61,24 @@ async def test_against_a_computer_the_hint_shows_the_chance_to_win(tmp_path: Pat
         panel = text_of(app, "#panel")
         assert re.search(r"option\s+to come\s+loss\s+win", panel)
         assert len(re.findall(r"\d+\.\d%", panel)) == 5
+
+
+async def test_a_computer_playing_for_a_target_shows_its_preparation_then_plays(tmp_path: Path) -> None:
+    session = session_of("yacht", [Seat("Max", "computer", "target:139"), Seat("Ann")], starter=0)
+    app = FiveDiceApp(demo_config(session, saves=tmp_path))
+    with chancejobs._BUILD:  # another build holds the machine: the preparation waits, the note shows
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(200):
+                await pilot.pause(0.05)
+                if "Preparing the chances to beat 138" in text_of(app, "#panel"):
+                    break
+            assert "Preparing the chances to beat 138 (once, a few minutes): 0% done." in text_of(app, "#panel")
+            chancejobs._BUILD.release()
+            try:
+                for _ in range(400):
+                    await pilot.pause(0.05)
+                    if session.table.state.current == 1:
+                        break
+                assert session.table.state.current == 1  # Max played his turn
+            finally:
+                chancejobs._BUILD.acquire()

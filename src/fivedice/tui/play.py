@@ -19,7 +19,9 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
+from fivedice import chancejobs
 from fivedice.actions import Action, Roll, Score
 from fivedice.advice import Advice, describe_action, preparing
 from fivedice.errors import FiveDiceError
@@ -586,6 +588,11 @@ class GameScreen(Screen[None]):
             note = preparing(state.rules) if level in SOLVER_LEVELS else None
             if note is not None:
                 self.app.call_from_thread(self._note, state, note)
+            job = table.computer_preparation(state)
+            while job is not None and not job.done.wait(0.5):  # its chances, prepared once in the background
+                if get_current_worker().is_cancelled:
+                    return
+                self.app.call_from_thread(self._note, state, chancejobs.describe(job))
             intent = table.computer_intent(state)
             if reasoning:
                 try:
