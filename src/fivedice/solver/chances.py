@@ -222,23 +222,72 @@ def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | No
     return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "built", None)
 
 
-def _header(table: ChanceTable, payload: bytes) -> dict[str, Any]:
+def _header(table: ChanceTable, payload_sha256: str) -> dict[str, Any]:
     rules = table.solver.rules
     return {
         "format": CHANCE_FORMAT, "rules": rules.name, "options": dict(rules.options),
         "rules_sha256": rules_digest(rules), "code_sha256": code_digest(), "cap": table.cap, "half": table.half,
-        "values": int(table.G.size), "payload_sha256": hashlib.sha256(payload).hexdigest(),
+        "values": int(table.G.size), "payload_sha256": payload_sha256,
     }  # fmt: skip
 
 
+def _pack(G: npt.NDArray[np.float32]) -> list[bytes]:
+    """The zlib stream of ``G``'s bytes, byte plane by byte plane (the planes compress far better than
+    the floats), made one plane at a time so that no full copy of a table is ever held."""
+    planes = G.astype("<f4", copy=False).view(np.uint8).reshape(-1, 4)
+    packer = zlib.compressobj(1)
+    parts = [packer.compress(np.ascontiguousarray(planes[:, k]).data) for k in range(4)]
+    parts.append(packer.flush())
+    return parts
+
+
+def _unpack(payload: bytes | memoryview, total: int) -> npt.NDArray[np.float32] | None:
+    """The inverse of :func:`_pack`, written plane by plane into one new array (None if damaged)."""
+    G = np.empty(total, dtype="<f4")
+    planes = G.view(np.uint8).reshape(total, 4)
+    unpacker = zlib.decompressobj()
+    done = 0
+
+    def put(chunk: bytes) -> bool:
+        nonlocal done
+        data = np.frombuffer(chunk, dtype=np.uint8)
+        while len(data):
+            k, at = divmod(done, total)
+            if k >= 4:
+                return False
+            n = min(len(data), total - at)
+            planes[at : at + n, k] = data[:n]
+            data, done = data[n:], done + n
+        return True
+
+    view = memoryview(payload)
+    try:
+        for start in range(0, len(view), 1 << 20):
+            tail: bytes | memoryview = view[start : start + (1 << 20)]
+            while tail:
+                if not put(unpacker.decompress(tail, 1 << 24)):
+                    return None
+                tail = unpacker.unconsumed_tail
+        if not put(unpacker.flush()):
+            return None
+    except zlib.error:
+        return None
+    return G.view(np.float32) if done == 4 * total and unpacker.eof else None
+
+
 def _save(table: ChanceTable, path: Path) -> bool:
-    raw = np.ascontiguousarray(table.G.astype("<f4").view(np.uint8).reshape(-1, 4).T).tobytes()
-    payload = zlib.compress(raw, 1)
-    line = json.dumps(_header(table, payload), sort_keys=True).encode() + b"\n"
+    parts = _pack(table.G)
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
+    line = json.dumps(_header(table, digest.hexdigest()), sort_keys=True).encode() + b"\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(MAGIC + line + payload)
+        with tmp.open("wb") as f:
+            f.write(MAGIC + line)
+            for part in parts:
+                f.write(part)
         os.replace(tmp, path)
     except OSError:
         return False
@@ -263,14 +312,10 @@ def _load(solver: Solver, cap: int, half: float, path: Path) -> ChanceTable | No
     ):
         return None
     goff, glen, total = _layout(solver, cap)
-    try:
-        raw = zlib.decompress(payload)
-    except zlib.error:
+    G = _unpack(payload, total) if header.get("values") == total else None
+    if G is None:
         return None
-    if len(raw) != 4 * total or header.get("values") != total:
-        return None
-    G = np.ascontiguousarray(np.frombuffer(raw, dtype=np.uint8).reshape(4, total).T).view("<f4").reshape(total)
-    return ChanceTable(solver, cap, half, G.astype(np.float32), goff, glen, time.perf_counter() - start, "cache", path)
+    return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "cache", path)
 
 
 _TABLES: dict[tuple[RuleSet, int, float], ChanceTable] = {}
