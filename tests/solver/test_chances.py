@@ -239,3 +239,21 @@ def test_a_cached_chance_table_loads_bit_for_bit_and_a_damaged_one_is_rebuilt(
         header["payload_sha256"] = hashlib.sha256(bad).hexdigest()
         path.write_bytes(magic + b"\n" + json.dumps(header).encode() + b"\n" + bad)
         assert chances._load(solver, 120, 0.5, path) is None
+
+
+def test_the_distribution_from_the_start_is_kept_in_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
+    solver = solve(rules.get("yacht"))
+    first = distribution(solver)
+    (path,) = tmp_path.glob("yacht-*.start.v*.distribution.json")
+    data = json.loads(path.read_text())
+    data["probs"] = data["probs"][::-1]  # a marked copy: what comes back next is read from the file
+    path.write_text(json.dumps(data))
+    assert np.array_equal(distribution(solver).probs, first.probs[::-1])
+    assert np.array_equal(distribution(solver, cache=False).probs, first.probs)
+    data["header"]["code_sha256"] = "0" * 64  # other scoring code: the file is ignored and rewritten
+    path.write_text(json.dumps(data))
+    assert np.array_equal(distribution(solver).probs, first.probs)
+    path.write_text("{not json")
+    assert np.array_equal(distribution(solver).probs, first.probs)
+    assert json.loads(path.read_text())["probs"] == first.probs.tolist()

@@ -99,14 +99,58 @@ class Distribution:
         return {str(int(s)): float(p) for s, p in zip(self.scores, self.probs, strict=True)}
 
 
-def distribution(solver: Solver, card: Scorecard | None = None) -> Distribution:
+def distribution(solver: Solver, card: Scorecard | None = None, cache: bool = True) -> Distribution:
     """The exact distribution of the final score when ``card`` (default: empty) is played on
-    optimally (maximum expected score) from the start of a turn."""
-    from fivedice.solver import distkernel as DK
-
-    card = Scorecard.empty(solver.rules) if card is None else card
+    optimally (maximum expected score) from the start of a turn. The one from the empty card (the
+    longest, 16 s for Yahtzee) is kept in the user cache (a few KB) unless ``cache`` is False."""
+    empty = Scorecard.empty(solver.rules)
+    card = empty if card is None else card
     if card.is_full:
         return Distribution(np.array([card.total], dtype=np.int64), np.array([1.0]))
+    path = cache_dir() / f"{_stem(solver.rules)}.start.v{CHANCE_FORMAT}.distribution.json"
+    if cache and card == empty:
+        found = _load_start(solver, path)
+        if found is not None:
+            return found
+    dist = _forward(solver, card)
+    if cache and card == empty:
+        _save_start(solver, dist, path)
+    return dist
+
+
+def _start_header(solver: Solver) -> dict[str, Any]:
+    return {"format": CHANCE_FORMAT, "rules_sha256": rules_digest(solver.rules), "code_sha256": code_digest()}
+
+
+def _load_start(solver: Solver, path: Path) -> Distribution | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("header") != _start_header(solver):
+            return None
+        scores = np.array(data["scores"], dtype=np.int64)
+        probs = np.array(data["probs"], dtype=np.float64)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if scores.ndim != 1 or scores.shape != probs.shape or not len(scores) or abs(probs.sum() - 1.0) > 1e-9:
+        return None
+    return Distribution(scores, probs)
+
+
+def _save_start(solver: Solver, dist: Distribution, path: Path) -> None:
+    data = {"header": _start_header(solver), "scores": dist.scores.tolist(), "probs": dist.probs.tolist()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs the next caller the pass again
+
+
+def _forward(solver: Solver, card: Scorecard) -> Distribution:
+    """The forward pass of :func:`distribution`."""
+    from fivedice.solver import distkernel as DK
+
     t = solver.table.tables
     s0 = solver.state_index(card)
     states = np.array([s0], dtype=np.int64)
@@ -169,11 +213,16 @@ class ChanceTable:
         return pre, pre5
 
 
+def _stem(rules: RuleSet) -> str:
+    """The start of a cached file's name: the rule set, its options and a digest of its definition."""
+    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
+    return f"{slug}-{rules_digest(rules)[:12]}"
+
+
 def _name_parts(rules: RuleSet, half: float) -> tuple[str, str]:
     """A table file's name before and after its cap."""
-    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
     kind = "target" if half == 1.0 else "beat"
-    return f"{slug}-{rules_digest(rules)[:12]}.{kind}", f".v{CHANCE_FORMAT}.chances"
+    return f"{_stem(rules)}.{kind}", f".v{CHANCE_FORMAT}.chances"
 
 
 def _file_name(rules: RuleSet, cap: int, half: float) -> str:
