@@ -28,9 +28,10 @@ def test_a_solo_hint_carries_the_chance_of_beating_the_goal_once_prepared() -> N
     table = Table(YACHT, ["Ann"], seed=4)
     table.goal = 171
     table.roll()
-    assert table.chances_note() == "Preparing the chances to beat 171 (once, a few minutes): 0% done." or (
-        chancejobs.ready(Need("beat", YACHT, 171))
-    )
+    chancejobs._JOBS.pop(Need("beat", YACHT, 171), None)  # whatever an earlier test of this process prepared
+    with chancejobs._BUILD:  # held: the preparation starts but waits
+        assert table.chances_note() == "Preparing the chances to beat 171 (once, a few minutes): 0% done."
+        assert table.advice().chances is None  # meanwhile hints give points only
     job = chancejobs.wait(Need("beat", YACHT, 171), timeout=120)
     assert job.ok
     assert job.share == 1.0
@@ -130,6 +131,7 @@ def test_plain_mode_plays_to_beat_the_best_and_hints_give_the_chance() -> None:
 def test_a_computer_that_plays_for_chances_waits_for_its_preparation_with_a_note() -> None:
     table = Table(YACHT, ["Max:target:137", "Ann"], starter=0, seed=3)
     table.run_automatic()
+    chancejobs._JOBS.pop(Need("beat", YACHT, 136), None)  # whatever an earlier test of this process prepared
     with chancejobs._BUILD:  # another build holds the machine: the preparation waits its turn
         job = table.computer_preparation()
         assert job is not None
@@ -175,3 +177,18 @@ def test_two_callers_of_one_chance_table_share_one_build(monkeypatch: pytest.Mon
         first, second = pool.map(lambda _n: chances.chance_table(solver, 77), range(2))
     assert first is second
     assert builds == [1]
+
+
+def test_hints_without_chances_prepare_nothing_and_show_points_only() -> None:
+    table = Table(YACHT, ["Ann", "Bo"], seed=11)
+    table.chances = False
+    table.run_automatic()
+    table.roll()
+    assert table.chances_note() is None
+    assert table.advice().chances is None
+    out = io.StringIO()
+    feed = iter(["hint", "quit"])
+    play_plain(YACHT, "Ann", out, lambda prompt: next(feed, None), seed=6, best=lambda n, r: 97, chances=False)
+    assert "Beat your best: 97" in out.getvalue()  # the goal is still shown
+    assert "chance to" not in out.getvalue()
+    assert chancejobs.job(Need("beat", YACHT, 97)) is None  # and nothing was prepared for it

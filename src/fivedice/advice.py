@@ -76,14 +76,14 @@ class Advice:
         return self.options[0]
 
 
-def advise(state: GameState, goal: int | None = None) -> Advice:
+def advise(state: GameState, goal: int | None = None, *, chances: bool = True) -> Advice:
     """The ranked options of the player to act (the solver's when it handles the rule set), with each
     one's chance to win (rivals) or to finish above ``goal`` (alone) once those are prepared
-    (:mod:`fivedice.chancejobs`)."""
+    (:mod:`fivedice.chancejobs`); ``chances=False`` leaves them out."""
     if state.phase is not Phase.PLAY or state.dice is None:
         raise FiveDiceError(_("Roll first: hints are for the dice showing."))
     if state.rules.solver_refusal() is None:
-        return _solver_advice(state, goal)
+        return _solver_advice(state, goal, chances)
     ranked = sorted(state.options().items(), key=lambda kv: (-kv[1], kv[0][0], state.rules.box_index(kv[0][1])))
     best = ranked[0][1] if ranked else 0
     options = tuple(
@@ -126,11 +126,11 @@ def preparing(rules: RuleSet) -> str | None:
     )
 
 
-def _solver_advice(state: GameState, goal: int | None) -> Advice:
+def _solver_advice(state: GameState, goal: int | None, chances: bool) -> Advice:
     assert state.dice is not None
     card = state.cards[state.current][0]
-    wins = win_chances(state)
-    beats = None if wins is not None or goal is None else beat_chances(state, goal)
+    wins = win_chances(state) if chances else None
+    beats = None if wins is not None or goal is None or not chances else beat_chances(state, goal)
     out = []
     for o in solver(state.rules).advise(card, state.dice, state.rolls_left):
         key = (o.action, o.dice if o.action == "keep" else o.box)

@@ -173,6 +173,14 @@ def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tu
     "--db", "db", default=None, metavar="URL", help=N_("Score database URL or SQLite file (full-screen game).")
 )
 @click.option("--pace", type=click.FloatRange(0, 10), default=None, help=N_("Seconds between computer moves."))
+@click.option(
+    "--chances/--no-chances",
+    default=None,
+    help=N_(
+        "Show beside each hint its chance to win, or alone to beat your best (prepared once in the "
+        "background: minutes and a few hundred MB the first time for Yahtzee)."
+    ),
+)
 @friendly
 def play_cmd(
     plain: bool,
@@ -185,6 +193,7 @@ def play_cmd(
     db: str | None,
     pace: float | None,
     challenge: str | None,
+    chances: bool | None,
 ) -> None:
     """Play a game in the full-screen game or the plain line mode."""
     rs = get_rules(rules_name or "yahtzee", options)
@@ -208,6 +217,7 @@ def play_cmd(
             load=Path(load) if load else None,
             db=db,
             pace=pace,
+            chances=chances,
             language=click.get_current_context().meta.get("fivedice.lang"),
             challenge=code_,
         )
@@ -269,6 +279,7 @@ def play_cmd(
         on_finish=store,
         stop_signals=hangup.STOP_SIGNALS,
         best=best,
+        chances=chances is not False,
     )
     gone = [fd for fd in (1, 2) if hangup.terminal_gone(fd)]
     if gone:

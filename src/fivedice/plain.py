@@ -468,12 +468,13 @@ def play_plain(
     on_finish: Callable[[Table], None] | None = None,
     stop_signals: Iterable[int] = (),
     best: Callable[[str, RuleSet], int | None] | None = None,
+    chances: bool = True,
 ) -> int:
     """Run a whole plain-mode game; returns the exit code. ``players`` is ``"Ann,Max:optimal"`` (None: ask);
     ``on_finish`` receives the table if the game ends (e.g. to store it with the high scores). Each of
     ``stop_signals`` (the command line gives SIGHUP and SIGTERM) saves the game in progress and ends.
     ``best`` looks up a player's best total (the score store's): alone, the player then plays to beat it,
-    and hints give each option's chance of that."""
+    and hints give each option's chance of that (``chances=False``: hints without chances)."""
     if load is not None:
         table = Table.load(load)
     else:
@@ -482,6 +483,7 @@ def play_plain(
             print(_("Input ended before the game started."), file=out)
             return 1
         table = Table(rules, seats, seed=seed, challenge=challenge)
+    table.chances = chances
     if best is not None and table.solitaire and not table.seats[0].is_computer and table.challenge is None:
         table.goal = best(table.seats[0].name, table.rules)
     session = PlainSession(table, out, read, physical, save_to=Path(load) if load is not None else None)

@@ -123,6 +123,8 @@ class Table:
         self.hints: list[tuple[int, int]] = []
         self.goal: int | None = None
         """A score the solitaire player plays to beat (their best): hints then carry each option's chance of it."""
+        self.chances = True
+        """Whether hints carry chances (to win, to beat :attr:`goal`) and prepare them; off, they show points only."""
         self.events: list[Event] = []
         self._listeners: list[Callable[[Event], None]] = []
         self._by: list[str] = []
@@ -410,11 +412,13 @@ class Table:
     def advice(self, state: GameState | None = None) -> Advice:
         """The advisor's ranked options for ``state`` (default now), with their chances to win or to beat
         :attr:`goal` once prepared (:meth:`chances_note`); may be slow, changes nothing."""
-        return advise(state or self.state, self.goal if self.solitaire else None)
+        return advise(state or self.state, self.goal if self.solitaire else None, chances=self.chances)
 
     def chances_note(self) -> str | None:
         """What to say beside the hints while their chances (to win, or to beat :attr:`goal`) are being
         prepared in the background (starting that), or None when there is nothing to wait for."""
+        if not self.chances:
+            return None
         return chancejobs.note(self.state, self.goal if self.solitaire else None)
 
     def hint(self, advice: Advice | None = None) -> Advice:

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fivedice import rules
+from fivedice import chancejobs, rules
 from fivedice.actions import Roll
 from fivedice.advice import advise
 from fivedice.players import prepare
@@ -34,7 +34,9 @@ def _last_turn(dice: tuple[int, ...], rival_choice: int) -> GameState:
 
 def test_hints_show_each_options_chance_to_win_with_rivals() -> None:
     state = GameState.new(RS, ("Ann", "Bob"), starter=0).apply(Roll((), (6, 6, 5, 2, 1)))
+    assert chancejobs.wait(chancejobs.Need("win", RS), timeout=120).ok  # hints carry them once prepared
     advice = advise(state)
+    assert advise(state, chances=False).options[0].win is None
     assert all(o.win is not None and 0.0 <= o.win <= 1.0 for o in advice.options)
     assert 0.3 < advice.best.win < 0.7  # type: ignore[operator]
     alone = GameState.new(RS, ("Ann",)).apply(Roll((), (6, 6, 5, 2, 1)))

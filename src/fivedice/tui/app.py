@@ -52,6 +52,8 @@ class Config:
     saves: Path = field(default_factory=saves_dir)
     pace: float | None = None
     reasoning: bool | None = None
+    chances: bool | None = None
+    """Whether hints show their chances to win or to beat one's best (prepared once in the background)."""
     theme: str | None = None
     language: str | None = None
     challenge: str | None = None
@@ -78,6 +80,7 @@ class FiveDiceApp(App[int]):
         self.settings: dict[str, Any] = {
             "pace": 0.8,
             "reasoning": False,
+            "chances": True,
             "theme": "dark",
             "language": None,
             "rules": "yahtzee",
@@ -118,7 +121,7 @@ class FiveDiceApp(App[int]):
 
         self.open_store()
         cfg = self.config
-        for key in ("pace", "reasoning", "theme"):
+        for key in ("pace", "reasoning", "chances", "theme"):
             value = getattr(cfg, key)
             if value is not None:
                 self.settings[key] = value

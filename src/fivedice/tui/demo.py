@@ -42,11 +42,13 @@ def demo_session(rounds: int = 5, seed: int = 7) -> Session:
 
 
 def demo_config(session: Session | None = None, **kwargs: object) -> Config:
-    """An app configuration without a store, the computer at once, and no end-of-game analysis."""
+    """An app configuration without a store, the computer at once, hints without chances (nothing
+    prepared in the background) and no end-of-game analysis."""
     config = Config(
         session=session or demo_session(),
         use_store=False,
         pace=0.0,
+        chances=False,
         theme="dark",
         analyser=lambda game: "Analysis shown here.",
     )

@@ -127,6 +127,7 @@ class GameScreen(Screen[None]):
         """Look up the solo player's best (and a challenge's goal), draw, and let the table play on."""
         table = self.table
         store = self.fd_app.store
+        table.chances = bool(self.fd_app.settings.get("chances", True))
         if table.solitaire and not table.seats[0].is_computer:
             if store is not None:
                 try:
