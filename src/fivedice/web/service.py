@@ -100,6 +100,7 @@ class RoomService(Connections):
         scores_url: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         pubsub: str = "none",
+        chances: bool = True,
     ) -> None:
         self.store = store
         self.extras = RoomExtras(store)
@@ -124,7 +125,7 @@ class RoomService(Connections):
         self.rooms: dict[str, Room] = {}
         self._loading = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.results = Results(store, self.extras, self.db, scores, scores_url)
+        self.results = Results(store, self.extras, self.db, scores, scores_url, chances)
         """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
         # (SQLite: one thread, since it has one writer at a time anyway).
@@ -321,6 +322,9 @@ class RoomService(Connections):
         if table is not None and table.challenge is not None and table.solitaire and not room.goal_pending:
             room.goal_pending = True
             self._spawn(self._goal(room, table))
+        if table is not None and room.solo and self.scores and room.best_for != room.row.game_no:
+            room.best_for = room.row.game_no  # once per game and room load
+            self._spawn(self._best(room))
         if (
             drive
             and room.current_seat() is not None
@@ -389,8 +393,16 @@ class RoomService(Connections):
             return
         async with room.lock:
             room.goal = {"total": played.state.total(0), "level": level}
+            room.aim_at(room.goal["total"])  # the hints' chances are of beating it
             room.presence_changed()  # a new snapshot
             self._broadcast(room)
+
+    async def _best(self, room: Room) -> None:
+        """Look up a solo player's best (the hints then play to beat it) and show it."""
+        if await self.results.best(room):
+            async with room.lock:
+                room.presence_changed()  # a new snapshot
+                self._broadcast(room)
 
     async def _timer_loop(self) -> None:
         while True:
@@ -538,7 +550,8 @@ class RoomService(Connections):
             return
         if not isinstance(msg, INTENTS):
             if msg.type == "hint":
-                client.send(json.dumps({"type": "hint", "id": msg.id, **(await self.results.hint(room, seat))}))
+                hint = await self.results.hint(room, seat, again=msg.again)
+                client.send(json.dumps({"type": "hint", "id": msg.id, **hint}))
             elif msg.type == "analysis":
                 analysis = await self.results.analysis(room)
                 client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
