@@ -254,9 +254,10 @@ export function renderHint(hint, room, onApply) {
     return el("li", { class: i === 0 ? "best" : null }, hintText(o, labels), chance ? " " : null, chance ? el("span", { class: "chance", text: chance }) : null);
   });
   const source = hint.source === "solver" ? t("Best choices (optimal solver):") : t("Boxes by points now (solver not available):");
+  const note = hint.note ? [el("p", { class: "muted note", role: "status", text: hint.note })] : []; // the chances, being prepared
   $("#hint-box").replaceChildren(
     el("p", { text: source }),
-    hint.note ? el("p", { class: "muted note", role: "status", text: hint.note }) : null,
+    ...note,
     el("ol", {}, ...items),
     el("button", { type: "button", id: "apply-hint", class: "primary", onclick: onApply, "aria-keyshortcuts": "A" }, t("Apply the hint (A)")),
   );
