@@ -212,3 +212,19 @@ def test_the_hint_is_asked_again_only_as_a_flag() -> None:
     assert msg.again is True
     with pytest.raises(Exception, match="again"):
         parse_message('{"type": "hint", "again": "yes"}')
+
+
+def test_a_solo_challenge_hint_plays_to_beat_the_challenge_goal(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=1, challenge="goal", hints=True)
+    with hello(client, made["code"], made["token"]) as ann:
+        rolled(ann)
+        if ann.state["goal"] is None:
+            ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)
+        goal = int(ann.state["goal"]["total"])
+        assert ann.state["best"] is None  # a challenge shows its own goal, not the player's best
+        assert client.app.state.service.rooms[made["code"]].table.goal == goal  # type: ignore[attr-defined]
+        assert chancejobs.wait(chancejobs.Need("beat", YACHT, goal), 300).ok
+        msg = hint(ann)
+    assert msg["chances"] == "beat"
+    assert msg["goal"] == goal
+    assert all(0.0 <= o["beat"] <= 1.0 for o in msg["options"])

@@ -21,7 +21,7 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,7 +31,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fivedice import notation
-from fivedice.challenge import benchmark_level, challenge_code, replay_on_tape
+from fivedice.challenge import challenge_code
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
@@ -321,10 +321,10 @@ class RoomService(Connections):
         table = room.table
         if table is not None and table.challenge is not None and table.solitaire and not room.goal_pending:
             room.goal_pending = True
-            self._spawn(self._goal(room, table))
+            self._spawn(self._show(self.results.goal(room, table), room))
         if table is not None and room.solo and self.scores and room.best_for != room.row.game_no:
             room.best_for = room.row.game_no  # once per game and room load
-            self._spawn(self._best(room))
+            self._spawn(self._show(self.results.best(room), room))
         if (
             drive
             and room.current_seat() is not None
@@ -382,24 +382,9 @@ class RoomService(Connections):
             room.driving = False
         self._after_change(room, drive=False)
 
-    async def _goal(self, room: Room, table: Table) -> None:
-        """Work out a solo challenge's goal (the benchmark player on the same dice tape) and show it."""
-        assert table.challenge is not None
-        level = benchmark_level(table.rules)
-        try:
-            played = await asyncio.to_thread(replay_on_tape, table.rules, table.challenge, level)
-        except FiveDiceError as exc:
-            log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
-            return
-        async with room.lock:
-            room.goal = {"total": played.state.total(0), "level": level}
-            room.aim_at(room.goal["total"])  # the hints' chances are of beating it
-            room.presence_changed()  # a new snapshot
-            self._broadcast(room)
-
-    async def _best(self, room: Room) -> None:
-        """Look up a solo player's best (the hints then play to beat it) and show it."""
-        if await self.results.best(room):
+    async def _show(self, found: Awaitable[bool], room: Room) -> None:
+        """Await a look-up (a solo challenge's goal, a solo player's best) and show what it found."""
+        if await found:
             async with room.lock:
                 room.presence_changed()  # a new snapshot
                 self._broadcast(room)
