@@ -31,6 +31,12 @@ __all__ = [
 ]  # fmt: skip
 
 
+WIN = "win"
+""":attr:`Advice.chances` when the options carry their chance to win."""
+BEAT = "beat"
+""":attr:`Advice.chances` when the options carry their chance of finishing above the goal."""
+
+
 @dataclass(frozen=True, slots=True)
 class HintOption:
     """One option: the intent that carries it out, the faces it keeps (a roll) or the points it scores
@@ -62,7 +68,7 @@ class Advice:
         if not self.options:
             return None
         top = self.options[0]
-        return "win" if top.win is not None else "beat" if top.beat is not None else None
+        return WIN if top.win is not None else BEAT if top.beat is not None else None
 
     @property
     def best(self) -> HintOption:

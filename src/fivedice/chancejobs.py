@@ -30,7 +30,7 @@ from fivedice.i18n import _, format_percent
 from fivedice.rules import RuleSet
 from fivedice.state import GameState
 
-__all__ = ["Job", "Need", "job", "need", "note", "ready", "start", "wait"]
+__all__ = ["Job", "Need", "describe", "for_level", "job", "need", "note", "ready", "start", "wait"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +136,34 @@ def _prepare(need: Need, progress: Callable[[float], None]) -> None:
         target_table(need.rules, need.goal + 1, progress)
 
 
+def for_level(level: str, state: GameState) -> Need | None:
+    """What a computer level needs prepared to play ``state``'s game: ``win`` with rivals, the beat
+    table; ``target:T``, a target table; else None."""
+    from fivedice.players.levels import target_of
+
+    if state.rules.solver_refusal() is not None:
+        return None
+    if level == "win":
+        return Need("win", state.rules) if len(state.players) > 1 else None
+    target = target_of(level)
+    return Need("beat", state.rules, target - 1) if target else None
+
+
 def note(state: GameState, goal: int | None) -> str | None:
     """What a view says beside the hints while their chances are being prepared (starting that
     preparation), the failure if it failed, or None (ready, or no chances for this game)."""
     wanted = need(state, goal)
     if wanted is None or ready(wanted):
         return None
-    found = start(wanted)
-    if found.error is not None:
-        return found.error
-    done = format_percent(found.share, 0)
-    if wanted.kind == "win":
+    return describe(start(wanted))
+
+
+def describe(job: Job) -> str:
+    """A preparation in one sentence: its share done, or its failure."""
+    if job.error is not None:
+        return job.error
+    done = format_percent(job.share, 0)
+    if job.need.kind == "win":
         return _("Preparing the chances to win (once, a few minutes): {done} done.", done=done)
+    goal = job.need.goal
     return _("Preparing the chances to beat {goal} (once, a few minutes): {done} done.", goal=goal, done=done)

@@ -17,6 +17,7 @@ from fivedice.dice import parse_dice
 from fivedice.errors import RuleSetError
 from fivedice.i18n import N_, _
 from fivedice.render import rules_card
+from fivedice.rules import RuleSet
 from fivedice.table import Table
 from fivedice.usage import UsageProblem
 
@@ -244,6 +245,15 @@ def play_cmd(
 
             click.echo(scores_text(board, _("Challenge {code}", code=table.challenge)))
 
+    def best(name: str, rules: RuleSet) -> int | None:
+        from fivedice.storage import Store, StoreError
+
+        try:
+            with Store(db) as scores:
+                return scores.best(name, rules)
+        except StoreError:
+            return None  # the goal is a nicety: the game goes on without it
+
     from fivedice import hangup
 
     seats = players if players is not None else None
@@ -258,6 +268,7 @@ def play_cmd(
         challenge=code_,
         on_finish=store,
         stop_signals=hangup.STOP_SIGNALS,
+        best=best,
     )
     gone = [fd for fd in (1, 2) if hangup.terminal_gone(fd)]
     if gone:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
-from fivedice import hangup, saves
+from fivedice import chancejobs, hangup, saves
 from fivedice.advice import describe
 from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
 from fivedice.dice import parse_dice
@@ -33,6 +33,7 @@ from fivedice.i18n import (
     current_language,
     fold,
     format_decimal,
+    format_percent,
     ngettext,
     pgettext,
 )
@@ -188,6 +189,9 @@ class PlainSession:
                 self.say(
                     _("Your goal: beat {total}, what the {level} player scored on these dice.", total=goal, level=level)
                 )
+                table.goal = goal
+        elif table.goal is not None and not table.game.log:
+            self.say(_("Beat your best: {best}", best=table.goal))
         try:
             while not table.is_over:
                 self._turn()
@@ -251,6 +255,10 @@ class PlainSession:
                 table.run_automatic()
             return
         if table.computer_to_move:
+            job = table.computer_preparation()
+            if job is not None:  # its level plays for chances: prepared once, a few minutes
+                self.say(chancejobs.describe(job))
+                job.done.wait()
             table.play_computer()
             return
         state = table.state
@@ -356,6 +364,11 @@ class PlainSession:
                     value=format_decimal(option.value, 2),
                     loss=format_decimal(option.loss, 2),
                 )
+                if option.win is not None:
+                    text += "; " + _("chance to win {chance}", chance=format_percent(option.win, 1))
+                elif option.beat is not None:
+                    chance = format_percent(option.beat, 1)
+                    text += "; " + _("chance to beat {goal}: {chance}", goal=advice.goal, chance=chance)
             else:
                 points = option.points or 0
                 text = ngettext(
@@ -366,6 +379,9 @@ class PlainSession:
                     points=points,
                 )
             self.say(text)
+        note = self.table.chances_note()
+        if note is not None:
+            self.say(note)
 
     def _options_line(self) -> str:
         state = self.table.state
@@ -451,10 +467,13 @@ def play_plain(
     challenge: str | None = None,
     on_finish: Callable[[Table], None] | None = None,
     stop_signals: Iterable[int] = (),
+    best: Callable[[str, RuleSet], int | None] | None = None,
 ) -> int:
     """Run a whole plain-mode game; returns the exit code. ``players`` is ``"Ann,Max:optimal"`` (None: ask);
     ``on_finish`` receives the table if the game ends (e.g. to store it with the high scores). Each of
-    ``stop_signals`` (the command line gives SIGHUP and SIGTERM) saves the game in progress and ends."""
+    ``stop_signals`` (the command line gives SIGHUP and SIGTERM) saves the game in progress and ends.
+    ``best`` looks up a player's best total (the score store's): alone, the player then plays to beat it,
+    and hints give each option's chance of that."""
     if load is not None:
         table = Table.load(load)
     else:
@@ -463,6 +482,8 @@ def play_plain(
             print(_("Input ended before the game started."), file=out)
             return 1
         table = Table(rules, seats, seed=seed, challenge=challenge)
+    if best is not None and table.solitaire and not table.seats[0].is_computer and table.challenge is None:
+        table.goal = best(table.seats[0].name, table.rules)
     session = PlainSession(table, out, read, physical, save_to=Path(load) if load is not None else None)
     with hangup.on_signals(session.stop, stop_signals):
         code = session.run()

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fivedice import saves
+from fivedice import chancejobs, saves
 from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.advice import Advice, advise
 from fivedice.dice import DiceRoller, make_roller, parse_dice
@@ -366,6 +366,17 @@ class Table:
             raise IllegalActionError(_("It is not a computer's turn."))
         return self.strategy(state.current).choose(state)
 
+    def computer_preparation(self, state: GameState | None = None) -> chancejobs.Job | None:
+        """The background preparation (:class:`fivedice.chancejobs.Job`) that the computer to move needs
+        before it can choose (its level plays for chances: ``win``, ``target:T``), started now; None when
+        it needs none or it is done. A view shows :func:`fivedice.chancejobs.describe` of it while waiting."""
+        state = state or self.state
+        seat = self.seats[state.current]
+        wanted = chancejobs.for_level(seat.level or "", state) if seat.is_computer else None
+        if wanted is None or chancejobs.ready(wanted):
+            return None
+        return chancejobs.start(wanted)
+
     STAND_IN = "greedy"
     """The level that plays a human's turn when their time runs out (where a front end has a timer)."""
 
@@ -404,8 +415,6 @@ class Table:
     def chances_note(self) -> str | None:
         """What to say beside the hints while their chances (to win, or to beat :attr:`goal`) are being
         prepared in the background (starting that), or None when there is nothing to wait for."""
-        from fivedice import chancejobs
-
         return chancejobs.note(self.state, self.goal if self.solitaire else None)
 
     def hint(self, advice: Advice | None = None) -> Advice:

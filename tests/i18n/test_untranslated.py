@@ -17,6 +17,7 @@ TRANSLATED = [
     SRC / "tape.py",
     SRC / "events.py",
     SRC / "advice.py",
+    SRC / "chancejobs.py",
     SRC / "challenge.py",
     SRC / "seat.py",
     SRC / "hangup.py",
@@ -60,6 +61,7 @@ def test_no_untranslated_text() -> None:
         ('click.echo(f"Roll {n} of {m}")', "untranslated text given to echo()"),
         ('raise IllegalActionError(f"Box {name!r} is filled.")', "untranslated message of IllegalActionError"),
         ('def f():\n    return "any dice"', "untranslated text returned"),
+        ('def f():\n    return "[dim]any dice[/]"', "untranslated text returned"),
         ('click.option("--x", help="Seed the dice.")', "untranslated help="),
         ('self.say("Goodbye." if a else "Bye now.")', "untranslated text given to say()"),
         ('_(f"Box {name} is filled.")', "f-string given to a translation"),
@@ -85,6 +87,7 @@ def test_the_scan_flags_untranslated_text(source: str, reason: str) -> None:
         'raise TypeError(f"{rng!r} is neither a Random nor a Generator.")',
         'click.echo(ngettext("{n} die", "{n} dice", n, n=n))',
         'word, _, rest = line.partition(" ")',
+        'def f(note):\n    return f"\\n[dim]{escape(note)}[/]"',
     ],
 )
 def test_the_scan_passes_translated_text_and_format_tokens(source: str) -> None:

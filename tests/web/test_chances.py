@@ -215,7 +215,7 @@ def test_the_hint_is_asked_again_only_as_a_flag() -> None:
 
 
 def test_a_solo_challenge_hint_plays_to_beat_the_challenge_goal(client: TestClient) -> None:
-    made = create(client, rules="yacht", humans=1, challenge="goal", hints=True)
+    made = create(client, rules="yacht", humans=1, challenge="web-chances", hints=True)
     with hello(client, made["code"], made["token"]) as ann:
         rolled(ann)
         if ann.state["goal"] is None:

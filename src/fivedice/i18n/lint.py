@@ -8,9 +8,9 @@ A string is *text* when it holds a word (three letters or more). The scan report
 - an f-string given to a translation call (translate a fixed text and fill ``{fields}`` instead);
 - a name ``_`` assigned in a module that imports ``_`` (it would hide the translation function).
 
-Non-text (format tokens such as ``"{key:10} {value}"``) passes; anything else that must stay
-English goes in ``allowed``. Programmer errors (``TypeError``, ``AssertionError``, ...) are not text
-for players and are skipped.
+Non-text (format tokens such as ``"{key:10} {value}"``, style tags such as ``[dim]``) passes;
+anything else that must stay English goes in ``allowed``. Programmer errors (``TypeError``,
+``AssertionError``, ...) are not text for players and are skipped.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ PROGRAMMER_ERRORS = frozenset({"TypeError", "AssertionError", "NotImplementedErr
 """Exceptions that report a bug, not bad input; their messages stay English."""
 
 _WORD = re.compile(r"[A-Za-z]{3,}")
+_MARKUP = re.compile(r"\[/?(?:b|i|u|dim|bold|italic|reverse)?\]")
+"""Rich/Textual style tags (``[dim]``, ``[/]``): markup, not words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ class _Scanner(ast.NodeVisitor):
 
     def _flag(self, node: ast.expr, reason: str) -> None:
         text = _literal_text(node)
-        if text is None or not _WORD.search(text) or self._translated:
+        if text is None or not _WORD.search(_MARKUP.sub("", text)) or self._translated:
             return
         if any(a in text for a in self.allowed):
             return

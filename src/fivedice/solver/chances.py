@@ -20,6 +20,7 @@ import hashlib
 import json
 import math
 import os
+import threading
 import time
 import zlib
 from collections.abc import Sequence
@@ -273,6 +274,8 @@ def _load(solver: Solver, cap: int, half: float, path: Path) -> ChanceTable | No
 
 
 _TABLES: dict[tuple[RuleSet, int, float], ChanceTable] = {}
+_LOCKS: dict[tuple[RuleSet, int, float], threading.Lock] = {}
+_LOCKS_LOCK = threading.Lock()
 
 
 def chance_table(solver: Solver, cap: int, half: float = 1.0, cache: bool = True,
@@ -284,6 +287,17 @@ def chance_table(solver: Solver, cap: int, half: float = 1.0, cache: bool = True
     found = _TABLES.get(key)
     if found is not None and found.solver is solver:
         return found
+    with _LOCKS_LOCK:
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    with lock:  # a second caller waits for the first one's build (a few hundred MB) instead of repeating it
+        found = _TABLES.get(key)
+        if found is not None and found.solver is solver:
+            return found
+        return _load_or_build(solver, cap, half, cache, progress)
+
+
+def _load_or_build(solver: Solver, cap: int, half: float, cache: bool, progress: Progress | None) -> ChanceTable:
+    key = (solver.rules, cap, half)
     path = cache_dir() / _file_name(solver.rules, cap, half)
     table = _load(solver, cap, half, path) if cache else None
     if table is None:

@@ -15,7 +15,7 @@ from fivedice.actions import Roll
 from fivedice.advice import Advice, describe
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import N_, _, format_decimal, ngettext
+from fivedice.i18n import N_, _, format_decimal, format_percent, ngettext
 from fivedice.rules import RuleSet
 
 __all__ = ["DiceEntry", "format_advice"]
@@ -65,18 +65,35 @@ class DiceEntry(ModalScreen[tuple[int, ...] | None]):
 
 def format_advice(advice: Advice, rules: RuleSet, top: int = 5) -> str:
     """Ranked options as markup: what (a keep also names the positions, as keys 1-5 do), its value (the
-    expected points still to come, or the points now) and its loss against the best."""
+    expected points still to come, or the points now), its loss against the best and, where the advice
+    carries them, its chance to win or to beat the goal."""
     label = N_("to come") if advice.source == "solver" else N_("points")
     value, loss = _(label)[:10], _("loss")[:9]
+    chance = _chance_heading(advice)
     vw, lw = max(7, len(value)), max(6, len(loss))
-    ow = 26 - (vw - 7) - (lw - 6)  # longer headings take room from the option column
+    cw = max(6, len(chance)) if chance else -1
+    ow = 26 - (vw - 7) - (lw - 6) - (cw + 1)  # longer headings take room from the option column
     option = _("option")[:ow]
-    rows = [f"[dim]{option:<{ow}} {value:>{vw}} {loss:>{lw}}[/]"]
+    head = f"{option:<{ow}} {value:>{vw}} {loss:>{lw}}" + (f" {chance:>{cw}}" if chance else "")
+    rows = [f"[dim]{head}[/]"]
     for o in advice.options[:top]:
         text = describe(o, rules)
-        if isinstance(o.action, Roll) and o.action.held:
+        if isinstance(o.action, Roll) and o.action.held and not chance:
             text += " · " + _("dice {positions}", positions=" ".join(str(p + 1) for p in o.action.held))
         if len(text) > ow:
             text = text[: ow - 1] + "…"
-        rows.append(f"{escape(text):<{ow}} {format_decimal(o.value, 2):>{vw}} {format_decimal(o.loss, 2):>{lw}}")
+        row = f"{escape(text):<{ow}} {format_decimal(o.value, 2):>{vw}} {format_decimal(o.loss, 2):>{lw}}"
+        odds = o.win if o.win is not None else o.beat
+        if chance and odds is not None:
+            row += f" {format_percent(odds, 1):>{cw}}"
+        rows.append(row)
     return "\n".join(rows)
+
+
+def _chance_heading(advice: Advice) -> str:
+    """The chance column's heading: ``win`` or ``> 287`` (beating the goal), or "" without chances."""
+    if advice.chances == "win":
+        return _("win")[:8]
+    if advice.chances == "beat" and advice.goal is not None:
+        return _("beat {goal}", goal=advice.goal)[:10]
+    return ""

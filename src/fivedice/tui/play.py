@@ -19,7 +19,9 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
+from fivedice import chancejobs
 from fivedice.actions import Action, Roll, Score
 from fivedice.advice import Advice, describe_action, preparing
 from fivedice.errors import FiveDiceError
@@ -84,6 +86,7 @@ class GameScreen(Screen[None]):
         self.status: Callable[[], str] = str
         self.panel: Callable[[], str] = str
         self.timer: Timer | None = None
+        self.chance_timer: Timer | None = None
         self.pending: tuple[Action, GameState] | None = None
         self.thinking = False
         self.best: int | None = None
@@ -130,6 +133,7 @@ class GameScreen(Screen[None]):
                     self.best = store.best(table.seats[0].name, table.rules)
                 except FiveDiceError:
                     self.best = None
+                table.goal = self.best  # hints then carry the chance of beating it
             if table.challenge is not None:
                 self._goal_worker()
         self.redraw()
@@ -462,7 +466,7 @@ class GameScreen(Screen[None]):
             self.redraw()
 
     @work(thread=True, exclusive=True, group="hint")
-    def _hint_worker(self, state: GameState) -> None:
+    def _hint_worker(self, state: GameState, again: bool = False) -> None:
         result: Advice | str
         try:
             note = preparing(state.rules)
@@ -473,22 +477,53 @@ class GameScreen(Screen[None]):
             result = str(exc)
         except Exception as exc:  # a failing advisor must not end the game
             result = _("The advisor failed: {error}: {message}", error=type(exc).__name__, message=str(exc))
-        self.app.call_from_thread(self._show_hint, state, result)
+        self.app.call_from_thread(self._show_hint, state, result, again)
 
-    def _show_hint(self, state: GameState, result: Advice | str) -> None:
+    def _show_hint(self, state: GameState, result: Advice | str, again: bool = False) -> None:
+        """Show the advice (noted as a hint used, unless ``again`` refreshes one shown with its chances)."""
         if state is not self.table.state:
             return
         if isinstance(result, str):
             text = result
             self.panel = lambda: f"[dim]{escape(text)}[/]"
         else:
-            self.table.hint(result)
+            if not again:
+                self.table.hint(result)
             self.advice = (state, result)
             rules = state.rules
             self.panel = lambda: (
-                "[b]" + _("Hint") + "[/b] [dim]" + _("a: apply the top one") + "[/]\n" + format_advice(result, rules)
+                "[b]"
+                + _("Hint")
+                + "[/b] [dim]"
+                + _("a: apply the top one")
+                + "[/]\n"
+                + format_advice(result, rules)
+                + self._chances_line()
             )
+            if self.table.chances_note() is not None and self.chance_timer is None:
+                self.chance_timer = self.set_interval(1.0, self._chances_tick)
         self.redraw()
+
+    def _chances_line(self) -> str:
+        note = self.table.chances_note()
+        return "" if note is None else f"\n[dim]{escape(note)}[/]"
+
+    def _chances_tick(self) -> None:
+        """While the hints' chances are prepared: refresh the note, and the hint shown once they are ready."""
+        shown = self.advice
+        if shown is None or shown[0] is not self.table.state:
+            self._stop_chances()
+            return
+        if self.table.chances_note() is None:
+            self._stop_chances()
+            self._hint_worker(shown[0], True)
+        else:
+            self.redraw()
+
+    def _stop_chances(self) -> None:
+        if self.chance_timer is not None:
+            self.chance_timer.stop()
+        self.chance_timer = None
 
     @work(thread=True, exclusive=True, group="goal")
     def _goal_worker(self) -> None:
@@ -505,6 +540,7 @@ class GameScreen(Screen[None]):
 
     def _show_goal(self, goal: int, level: str) -> None:
         self.goal = (goal, level)
+        self.table.goal = goal
         if self.is_attached:
             self.redraw()
 
@@ -552,6 +588,11 @@ class GameScreen(Screen[None]):
             note = preparing(state.rules) if level in SOLVER_LEVELS else None
             if note is not None:
                 self.app.call_from_thread(self._note, state, note)
+            job = table.computer_preparation(state)
+            while job is not None and not job.done.wait(0.5):  # its chances, prepared once in the background
+                if get_current_worker().is_cancelled:
+                    return
+                self.app.call_from_thread(self._note, state, chancejobs.describe(job))
             intent = table.computer_intent(state)
             if reasoning:
                 try:

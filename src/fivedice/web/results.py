@@ -12,7 +12,7 @@ from typing import Any
 
 from fivedice import i18n
 from fivedice.actions import Roll, Score
-from fivedice.advice import Advice
+from fivedice.advice import BEAT, WIN, Advice
 from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
@@ -234,12 +234,12 @@ def hint_data(advice: Advice, note: str | None = None, *, chances: bool = True) 
         }
         if solver:
             option["value"], option["loss"] = round(o.value, 3), round(o.loss, 3)
-        if kind == "win" and o.win is not None:
+        if kind == WIN and o.win is not None:
             option["win"] = round(o.win, 4)
-        elif kind == "beat" and o.beat is not None:
+        elif kind == BEAT and o.beat is not None:
             option["beat"] = round(o.beat, 4)
         options.append(option)
-    goal = advice.goal if kind == "beat" else None
+    goal = advice.goal if kind == BEAT else None
     note = note if chances else None
     return {"source": advice.source, "options": options, "chances": kind, "goal": goal, "note": note}
 
