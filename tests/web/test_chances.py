@@ -4,7 +4,9 @@ they are prepared in the background, and a server that turns them off. The chanc
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -228,3 +230,47 @@ def test_a_solo_challenge_hint_plays_to_beat_the_challenge_goal(client: TestClie
     assert msg["chances"] == "beat"
     assert msg["goal"] == goal
     assert all(0.0 <= o["beat"] <= 1.0 for o in msg["options"])
+
+
+def test_a_computer_that_plays_to_win_waits_for_its_chances_with_the_room_free(client: TestClient) -> None:
+    fresh(WIN)
+    made = create(client, rules="yacht", humans=1, computers=["win"], first="host")
+    code = made["code"]
+    with hello(client, code, made["token"]) as ann:
+        ann.send(type="start")
+        ann.version(ann.state["version"])
+        with chancejobs._BUILD:  # another build holds the machine: the computer's preparation waits its turn
+            while ann.state["game"]["current"] == 0:  # Ann's turn; then the computer's
+                version = ann.state["version"]
+                ann.send(**intent_of(ann.state["game"]), version=version)
+                ann.version(version)
+            told = within(30, lambda: ann.until(lambda m: m["type"] == "notice"))
+            assert told["msg"] == "Preparing the chances to win (once, a few minutes): {done} done."
+            assert told["text"] == "Preparing the chances to win (once, a few minutes): 0% done."
+            # meanwhile the room answers: its state, and the chat
+            assert within(10, lambda: client.get(f"/api/rooms/{code}").json())["game"]["current"] == 1
+            ann.send(type="chat", text="still there?")
+            assert within(10, lambda: ann.until(lambda m: m["type"] == "chat"))["text"] == "still there?"
+            job = chancejobs.job(WIN)
+            assert job is not None
+            assert not job.done.is_set()
+        state = ann.until(lambda m: m["type"] == "state" and m["state"]["game"]["current"] == 0)["state"]
+    assert chancejobs.ready(WIN)
+    assert state["game"]["round"] == 2  # the computer played its turn once its chances were ready
+
+
+def within(seconds: float, call: Callable[[], Msg]) -> Msg:
+    """``call()``'s answer, failing (not hanging) when it does not come within ``seconds``."""
+    answer: list[Msg] = []
+    waiter = threading.Thread(target=lambda: answer.append(call()), daemon=True)
+    waiter.start()
+    waiter.join(seconds)
+    assert answer, f"no answer within {seconds} s"
+    return answer[0]
+
+
+def intent_of(game: Msg) -> Msg:
+    """Roll, roll, roll, then score the first open box."""
+    if game["dice"] is None or game["rolls_left"]:
+        return {"type": "roll"}
+    return {"type": "score", "box": game["options"][0]["box"]}
