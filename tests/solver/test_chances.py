@@ -3,11 +3,14 @@ sets, the mean identity, and agreement with simulated games."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import math
 from collections import defaultdict
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -203,3 +206,54 @@ def test_target_level_is_refused_for_rule_sets_beyond_the_solver() -> None:
 
     with pytest.raises(UnknownStrategyError, match="needs the solver"):
         get("target:300", rules.get("yahtzee", cards="jetsi"))
+
+
+def test_a_cached_chance_table_loads_bit_for_bit_and_a_damaged_one_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zlib
+
+    from fivedice.solver import chances
+
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
+    solver = solve(rules.get("yacht"))
+    built = chances.build_chances(solver, 120, 0.5)
+    path = tmp_path / "t.chances"
+    assert chances._save(built, path)
+    loaded = chances._load(solver, 120, 0.5, path)
+    assert loaded is not None
+    assert loaded.source == "cache"
+    assert np.array_equal(loaded.G, built.G)
+    assert loaded.G.dtype == np.float32
+    # a file written in one piece (as before the plane-by-plane writer) reads the same
+    magic, line, _payload = path.read_bytes().split(b"\n", 2)
+    whole = zlib.compress(np.ascontiguousarray(built.G.view(np.uint8).reshape(-1, 4).T).tobytes(), 1)
+    header = json.loads(line)
+    header["payload_sha256"] = hashlib.sha256(whole).hexdigest()
+    path.write_bytes(magic + b"\n" + json.dumps(header).encode() + b"\n" + whole)
+    again = chances._load(solver, 120, 0.5, path)
+    assert again is not None
+    assert np.array_equal(again.G, built.G)
+    # damage: a truncated stream or one with bytes to spare is refused, never half-read
+    for bad in (whole[: len(whole) // 2], zlib.compress(b"x" + np.ascontiguousarray(built.G).tobytes(), 1)):
+        header["payload_sha256"] = hashlib.sha256(bad).hexdigest()
+        path.write_bytes(magic + b"\n" + json.dumps(header).encode() + b"\n" + bad)
+        assert chances._load(solver, 120, 0.5, path) is None
+
+
+def test_the_distribution_from_the_start_is_kept_in_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
+    solver = solve(rules.get("yacht"))
+    first = distribution(solver)
+    (path,) = tmp_path.glob("yacht-*.start.v*.distribution.json")
+    data = json.loads(path.read_text())
+    data["probs"] = data["probs"][::-1]  # a marked copy: what comes back next is read from the file
+    path.write_text(json.dumps(data))
+    assert np.array_equal(distribution(solver).probs, first.probs[::-1])
+    assert np.array_equal(distribution(solver, cache=False).probs, first.probs)
+    data["header"]["code_sha256"] = "0" * 64  # other scoring code: the file is ignored and rewritten
+    path.write_text(json.dumps(data))
+    assert np.array_equal(distribution(solver).probs, first.probs)
+    path.write_text("{not json")
+    assert np.array_equal(distribution(solver).probs, first.probs)
+    assert json.loads(path.read_text())["probs"] == first.probs.tolist()

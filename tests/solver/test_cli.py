@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -142,7 +143,11 @@ def test_simulate_reach_json() -> None:
     assert "Target -4 is not valid" in err
 
 
-def test_simulate_says_when_a_chance_table_is_built_first() -> None:
+def test_simulate_says_when_a_chance_table_is_built_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fivedice.solver import chances
+
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))  # no table of the suite's covers 123 here
+    monkeypatch.setattr(chances, "_TABLES", {})  # nor in this process's memory
     code, _out, err = run("simulate", "yacht", "--strategy", "target:123", "--games", "5", "--workers", "1")
     assert code == 0
     assert "Preparing the chances for yacht (once, a minute or a few)..." in err

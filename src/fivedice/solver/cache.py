@@ -205,7 +205,7 @@ def _jit_cached() -> bool:
 
 
 # -- files ----------------------------------------------------------------------------------
-def _digest(data: bytes) -> str:
+def _digest(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
@@ -242,8 +242,9 @@ def save(table: Table, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def read_framed(path: Path, magic: bytes) -> tuple[object, bytes] | None:
-    """A cached file's parts: ``magic``, a JSON header line, the payload (``None`` if unreadable or foreign)."""
+def read_framed(path: Path, magic: bytes) -> tuple[object, memoryview] | None:
+    """A cached file's parts: ``magic``, a JSON header line, the payload (``None`` if unreadable or
+    foreign); the payload is a view of the file's bytes, not a copy (chance tables are 100+ MB)."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -255,10 +256,10 @@ def read_framed(path: Path, magic: bytes) -> tuple[object, bytes] | None:
         header = json.loads(data[len(magic) : line_end])
     except (ValueError, UnicodeDecodeError):
         return None
-    return header, data[line_end + 1 :]
+    return header, memoryview(data)[line_end + 1 :]
 
 
-def _read(rules: RuleSet, path: Path) -> tuple[dict[str, object], bytes] | None:
+def _read(rules: RuleSet, path: Path) -> tuple[dict[str, object], memoryview] | None:
     """The header and payload of ``path`` if it is intact and for ``rules`` (format, rules, checksum)."""
     framed = read_framed(path, MAGIC)
     if framed is None:

@@ -99,14 +99,58 @@ class Distribution:
         return {str(int(s)): float(p) for s, p in zip(self.scores, self.probs, strict=True)}
 
 
-def distribution(solver: Solver, card: Scorecard | None = None) -> Distribution:
+def distribution(solver: Solver, card: Scorecard | None = None, cache: bool = True) -> Distribution:
     """The exact distribution of the final score when ``card`` (default: empty) is played on
-    optimally (maximum expected score) from the start of a turn."""
-    from fivedice.solver import distkernel as DK
-
-    card = Scorecard.empty(solver.rules) if card is None else card
+    optimally (maximum expected score) from the start of a turn. The one from the empty card (the
+    longest, 16 s for Yahtzee) is kept in the user cache (a few KB) unless ``cache`` is False."""
+    empty = Scorecard.empty(solver.rules)
+    card = empty if card is None else card
     if card.is_full:
         return Distribution(np.array([card.total], dtype=np.int64), np.array([1.0]))
+    path = cache_dir() / f"{_stem(solver.rules)}.start.v{CHANCE_FORMAT}.distribution.json"
+    if cache and card == empty:
+        found = _load_start(solver, path)
+        if found is not None:
+            return found
+    dist = _forward(solver, card)
+    if cache and card == empty:
+        _save_start(solver, dist, path)
+    return dist
+
+
+def _start_header(solver: Solver) -> dict[str, Any]:
+    return {"format": CHANCE_FORMAT, "rules_sha256": rules_digest(solver.rules), "code_sha256": code_digest()}
+
+
+def _load_start(solver: Solver, path: Path) -> Distribution | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("header") != _start_header(solver):
+            return None
+        scores = np.array(data["scores"], dtype=np.int64)
+        probs = np.array(data["probs"], dtype=np.float64)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if scores.ndim != 1 or scores.shape != probs.shape or not len(scores) or abs(probs.sum() - 1.0) > 1e-9:
+        return None
+    return Distribution(scores, probs)
+
+
+def _save_start(solver: Solver, dist: Distribution, path: Path) -> None:
+    data = {"header": _start_header(solver), "scores": dist.scores.tolist(), "probs": dist.probs.tolist()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs the next caller the pass again
+
+
+def _forward(solver: Solver, card: Scorecard) -> Distribution:
+    """The forward pass of :func:`distribution`."""
+    from fivedice.solver import distkernel as DK
+
     t = solver.table.tables
     s0 = solver.state_index(card)
     states = np.array([s0], dtype=np.int64)
@@ -169,11 +213,16 @@ class ChanceTable:
         return pre, pre5
 
 
+def _stem(rules: RuleSet) -> str:
+    """The start of a cached file's name: the rule set, its options and a digest of its definition."""
+    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
+    return f"{slug}-{rules_digest(rules)[:12]}"
+
+
 def _name_parts(rules: RuleSet, half: float) -> tuple[str, str]:
     """A table file's name before and after its cap."""
-    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
     kind = "target" if half == 1.0 else "beat"
-    return f"{slug}-{rules_digest(rules)[:12]}.{kind}", f".v{CHANCE_FORMAT}.chances"
+    return f"{_stem(rules)}.{kind}", f".v{CHANCE_FORMAT}.chances"
 
 
 def _file_name(rules: RuleSet, cap: int, half: float) -> str:
@@ -222,23 +271,72 @@ def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | No
     return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "built", None)
 
 
-def _header(table: ChanceTable, payload: bytes) -> dict[str, Any]:
+def _header(table: ChanceTable, payload_sha256: str) -> dict[str, Any]:
     rules = table.solver.rules
     return {
         "format": CHANCE_FORMAT, "rules": rules.name, "options": dict(rules.options),
         "rules_sha256": rules_digest(rules), "code_sha256": code_digest(), "cap": table.cap, "half": table.half,
-        "values": int(table.G.size), "payload_sha256": hashlib.sha256(payload).hexdigest(),
+        "values": int(table.G.size), "payload_sha256": payload_sha256,
     }  # fmt: skip
 
 
+def _pack(G: npt.NDArray[np.float32]) -> list[bytes]:
+    """The zlib stream of ``G``'s bytes, byte plane by byte plane (the planes compress far better than
+    the floats), made one plane at a time so that no full copy of a table is ever held."""
+    planes = G.astype("<f4", copy=False).view(np.uint8).reshape(-1, 4)
+    packer = zlib.compressobj(1)
+    parts = [packer.compress(np.ascontiguousarray(planes[:, k]).data) for k in range(4)]
+    parts.append(packer.flush())
+    return parts
+
+
+def _unpack(payload: bytes | memoryview, total: int) -> npt.NDArray[np.float32] | None:
+    """The inverse of :func:`_pack`, written plane by plane into one new array (None if damaged)."""
+    G = np.empty(total, dtype="<f4")
+    planes = G.view(np.uint8).reshape(total, 4)
+    unpacker = zlib.decompressobj()
+    done = 0
+
+    def put(chunk: bytes) -> bool:
+        nonlocal done
+        data = np.frombuffer(chunk, dtype=np.uint8)
+        while len(data):
+            k, at = divmod(done, total)
+            if k >= 4:
+                return False
+            n = min(len(data), total - at)
+            planes[at : at + n, k] = data[:n]
+            data, done = data[n:], done + n
+        return True
+
+    view = memoryview(payload)
+    try:
+        for start in range(0, len(view), 1 << 20):
+            tail: bytes | memoryview = view[start : start + (1 << 20)]
+            while tail:
+                if not put(unpacker.decompress(tail, 1 << 24)):
+                    return None
+                tail = unpacker.unconsumed_tail
+        if not put(unpacker.flush()):
+            return None
+    except zlib.error:
+        return None
+    return G.view(np.float32) if done == 4 * total and unpacker.eof else None
+
+
 def _save(table: ChanceTable, path: Path) -> bool:
-    raw = np.ascontiguousarray(table.G.astype("<f4").view(np.uint8).reshape(-1, 4).T).tobytes()
-    payload = zlib.compress(raw, 1)
-    line = json.dumps(_header(table, payload), sort_keys=True).encode() + b"\n"
+    parts = _pack(table.G)
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
+    line = json.dumps(_header(table, digest.hexdigest()), sort_keys=True).encode() + b"\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(MAGIC + line + payload)
+        with tmp.open("wb") as f:
+            f.write(MAGIC + line)
+            for part in parts:
+                f.write(part)
         os.replace(tmp, path)
     except OSError:
         return False
@@ -263,14 +361,10 @@ def _load(solver: Solver, cap: int, half: float, path: Path) -> ChanceTable | No
     ):
         return None
     goff, glen, total = _layout(solver, cap)
-    try:
-        raw = zlib.decompress(payload)
-    except zlib.error:
+    G = _unpack(payload, total) if header.get("values") == total else None
+    if G is None:
         return None
-    if len(raw) != 4 * total or header.get("values") != total:
-        return None
-    G = np.ascontiguousarray(np.frombuffer(raw, dtype=np.uint8).reshape(4, total).T).view("<f4").reshape(total)
-    return ChanceTable(solver, cap, half, G.astype(np.float32), goff, glen, time.perf_counter() - start, "cache", path)
+    return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "cache", path)
 
 
 _TABLES: dict[tuple[RuleSet, int, float], ChanceTable] = {}

@@ -133,7 +133,8 @@ class GameScreen(Screen[None]):
                     self.best = store.best(table.seats[0].name, table.rules)
                 except FiveDiceError:
                     self.best = None
-                table.goal = self.best  # hints then carry the chance of beating it
+                if table.challenge is None:
+                    table.goal = self.best  # hints then carry the chance of beating it
             if table.challenge is not None:
                 self._goal_worker()
         self.redraw()
