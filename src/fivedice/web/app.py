@@ -94,10 +94,12 @@ def create_app(
     computer_delay: float = 0.6,
     scores: bool = True,
     limits: Limits = DEFAULT_LIMITS,
+    chances: bool = True,
 ) -> FastAPI:
     """Build the app. ``db`` is a database URL (default: SQLite under the user data directory);
     ``pubsub`` is ``auto``, ``none``, ``postgres``, a ``redis://`` URL or a :class:`Hub`;
-    ``seed`` makes the dice repeatable (tests only: play uses a cryptographic generator).
+    ``seed`` makes the dice repeatable (tests only: play uses a cryptographic generator); ``chances``
+    lets the hints carry the chance to win or to beat one's best (prepared in this process when first asked).
 
     Raises a one-sentence :class:`~fivedice.errors.FiveDiceError` when the database cannot be
     written, the pub/sub channel cannot be reached, or it differs from the one the database's
@@ -132,6 +134,7 @@ def create_app(
         scores_url=db,
         limits=limits,
         pubsub=claimed,
+        chances=chances,
     )
 
     @asynccontextmanager

@@ -108,6 +108,15 @@ __all__ = ["serve_cmd"]
     metavar="ADDRESSES",
     help=N_("Reverse proxies (comma-separated addresses) whose X-Forwarded-For names the client."),
 )
+@click.option(
+    "--chances/--no-chances",
+    default=True,
+    show_default=True,
+    help=N_(
+        "Show beside each hint its chance to win, or alone to beat one's best (each rule set's tables are "
+        "prepared once in the background: Yahtzee takes minutes and a few hundred MB the first time)."
+    ),
+)
 @click.option("--log-level", default="warning", show_default=True, help=N_("uvicorn log level."))
 @friendly
 def serve_cmd(
@@ -131,6 +140,7 @@ def serve_cmd(
     finished_expiry: float,
     idle_expiry: float,
     trusted_proxy: str | None,
+    chances: bool,
     log_level: str,
 ) -> None:
     """Serve the browser game and its API at http://HOST:PORT."""
@@ -173,6 +183,7 @@ def serve_cmd(
         computer_delay=computer_delay,
         scores=not no_scores,
         limits=limits,
+        chances=chances,
     )
     # fewer, cheaper garbage collections: the long-lived objects (rules, tables) are frozen
     gc.freeze()

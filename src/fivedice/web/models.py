@@ -122,6 +122,8 @@ class Simple(_Message):
 
     type: Literal["hint", "analysis", "challenge", "ping"]
     id: MessageId | None = None
+    again: bool = False
+    """A hint asked again for the same dice (its chances, once prepared): counted once."""
 
 
 class Chat(_Message):

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fivedice import i18n
 from fivedice.actions import Roll, Score
-from fivedice.advice import Advice
-from fivedice.challenge import report, report_lines
+from fivedice.advice import BEAT, WIN, Advice
+from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.state import Phase
+from fivedice.state import GameState, Phase
 from fivedice.storage import Store
 from fivedice.table import Table
 from fivedice.web.db import RoomStore
@@ -43,13 +44,17 @@ class Results:
         db: Callable[..., Awaitable[Any]],
         scores: bool,
         scores_url: str | None,
+        chances: bool = True,
     ) -> None:
         self.store = store
         self.extras = extras
         self.db = db
         self.scores = scores
         self.scores_url = scores_url
+        self.chances = chances
+        """Whether hints carry chances (to win, to beat one's best), prepared in this process when first asked."""
         self._score_store: Store | None = None
+        self._opening = threading.Lock()
 
     async def record(self, room: Room) -> bool:
         """Put a finished game into the high scores and history (exactly one process claims it), with its
@@ -72,16 +77,52 @@ class Results:
             room.recording = False
 
     def score_store(self) -> Store:
-        """The high-score store (opened on first use)."""
-        if self._score_store is None:
-            self._score_store = Store(self.scores_url)
-        return self._score_store
+        """The high-score store (opened on first use: call it in a worker thread)."""
+        with self._opening:
+            if self._score_store is None:
+                self._score_store = Store(self.scores_url)
+            return self._score_store
+
+    async def goal(self, room: Room, table: Table) -> bool:
+        """Work out a solo challenge's goal: what the benchmark player made of the same dice tape (the hints'
+        chances are then of beating it). True if it was found."""
+        assert table.challenge is not None
+        level = benchmark_level(table.rules)
+        try:
+            played = await asyncio.to_thread(replay_on_tape, table.rules, table.challenge, level)
+        except FiveDiceError as exc:
+            log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
+            return False
+        async with room.lock:
+            room.goal = {"total": played.state.total(0), "level": level}
+            room.aim_at(room.goal["total"])
+        return True
+
+    async def best(self, room: Room) -> bool:
+        """Look up the best total of a solo room's player under its rules in the high scores: the page shows
+        it ("Beat your best") and the hints play to beat it. True if there was one."""
+        for _i in range(100):  # the game before a rematch is being recorded: it may be the new best
+            if not room.recording:
+                break
+            await asyncio.sleep(0.05)
+        name, rules = room.row.seats[0].name or "", room.rules
+        try:
+            best = await asyncio.to_thread(lambda: self.score_store().best(name, rules))
+        except Exception as exc:  # the game goes on without it
+            log.warning("could not look up the best score in room %s: %s", room.code, exc)
+            return False
+        if best is None:
+            return False
+        room.best = best
+        room.aim_at(best)
+        return True
 
     def _record_sync(self, table: Table) -> None:
         self.score_store().record_table(table, source="web")
 
-    async def hint(self, room: Room, seat: int) -> dict[str, Any]:
-        """The table's advice for the player to act (noted as a hint that seat used)."""
+    async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
+        """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the
+        same hint asked again while its chances are prepared), with a note while they are."""
         if not room.settings.get("hints"):
             raise RoomError(_("Hints are turned off in this room."))
         async with room.lock:
@@ -92,15 +133,23 @@ class Results:
             if state.phase is not Phase.PLAY or state.dice is None:
                 raise RoomError(_("A hint needs dice on the table; roll first."))
             game_no, moves = room.row.game_no, len(table.game.log)
-        advice = await asyncio.to_thread(table.advice, state)
+        note, advice = await asyncio.to_thread(self._advise, table, state)
         async with room.lock:
-            if room.table is table and table.state is state:
+            repeated = again and (seat, moves) in table.hints
+            if room.table is table and table.state is state and not repeated:
                 table.hint(advice)
-        try:  # kept with the room, so the high scores count it whichever process records the game
-            await self.db(self.extras.add_hint, room.code, game_no, seat, moves)
-        except FiveDiceError as exc:
-            log.warning("could not note a hint in room %s: %s", room.code, exc)
-        return hint_data(advice)
+        if not repeated:
+            try:  # kept with the room, so the high scores count it whichever process records the game
+                await self.db(self.extras.add_hint, room.code, game_no, seat, moves)
+            except FiveDiceError as exc:
+                log.warning("could not note a hint in room %s: %s", room.code, exc)
+        return hint_data(advice, note, chances=self.chances)
+
+    def _advise(self, table: Table, state: GameState) -> tuple[str | None, Advice]:
+        """In a worker: the note on the chances (starting their preparation, in a daemon thread) and the advice."""
+        note = table.chances_note() if self.chances else None
+        advice = table.advice(state)
+        return (None if advice.chances is not None else note), advice
 
     async def analysis(self, room: Room) -> dict[str, Any] | None:
         """The per-decision analysis of a finished game, in the reader's language (None without the solver)."""
@@ -149,7 +198,7 @@ class Results:
         if not self.scores:
             return []
         exact = parse_spec(spec)  # that exact variant: a challenge's dice belong to one rule set and its options
-        rows = await asyncio.to_thread(self.score_store().high_scores, exact, limit, challenge=code)
+        rows = await asyncio.to_thread(lambda: self.score_store().high_scores(exact, limit, challenge=code))
         return [
             {
                 "rank": r.rank,
@@ -165,10 +214,14 @@ class Results:
         ]
 
 
-def hint_data(advice: Advice) -> dict[str, Any]:
+def hint_data(advice: Advice, note: str | None = None, *, chances: bool = True) -> dict[str, Any]:
     """The advisor's options as the page shows them: ``keep`` (the faces kept) or ``score`` (box, points),
-    with the expected final points and the loss against the best where the solver rated them."""
+    with the expected final points and the loss against the best where the solver rated them, and each
+    one's chance ``win`` (with rivals) or ``beat`` (finishing above ``goal``, alone) once prepared; ``chances``
+    says which, ``note`` what is being prepared meanwhile (in the reader's language). Without ``chances``
+    (the server's ``--no-chances``) there are none."""
     solver = advice.source == "solver"
+    kind = advice.chances if chances else None
     options = []
     for o in advice.options[:6]:
         action = o.action
@@ -181,8 +234,14 @@ def hint_data(advice: Advice) -> dict[str, Any]:
         }
         if solver:
             option["value"], option["loss"] = round(o.value, 3), round(o.loss, 3)
+        if kind == WIN and o.win is not None:
+            option["win"] = round(o.win, 4)
+        elif kind == BEAT and o.beat is not None:
+            option["beat"] = round(o.beat, 4)
         options.append(option)
-    return {"source": advice.source, "options": options}
+    goal = advice.goal if kind == BEAT else None
+    note = note if chances else None
+    return {"source": advice.source, "options": options, "chances": kind, "goal": goal, "note": note}
 
 
 def _analyze(game: Game) -> dict[str, Any] | None:

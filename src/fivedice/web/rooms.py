@@ -227,6 +227,13 @@ class Room:
         self.goal: dict[str, Any] | None = None
         """A solo challenge's goal: what the benchmark player scored on the same dice (``total``, ``level``)."""
         self.goal_pending = False
+        self.best: int | None = None
+        """The solo player's best total under these rules (from the high scores), for "Beat your best"."""
+        self.best_for: int | None = None
+        """The game number whose best was looked up (once per game and room load)."""
+        self.aim: int | None = None
+        """The score the solitaire player's hints play to beat (their best, or a solo challenge's goal):
+        every table of the room gets it as :attr:`Table.goal <fivedice.table.Table.goal>`."""
         self._snapshot: tuple[tuple[int, int], str] | None = None
         self._presence_rev = 0
         self.load(row, moves)
@@ -257,7 +264,14 @@ class Room:
             self.table.unlisten(self._heard)
         if self.table is not table:
             table.listen(self._heard)
+        table.goal = self.aim  # a rebuilt table (reload, forced undo) plays to the same goal
         self.table = table
+
+    def aim_at(self, goal: int | None) -> None:
+        """Let the hints of this room's tables (the current one and every rebuilt one) play to beat ``goal``."""
+        self.aim = goal
+        if self.table is not None:
+            self.table.goal = goal
 
     def _heard(self, event: Event) -> None:
         if event.kind != "turn":  # the page shows whose turn it is above the dice
@@ -332,6 +346,11 @@ class Room:
         if began is None:
             began = self.row.started if self.row.started is not None else self.row.updated
         return float(began + timer)
+
+    @property
+    def solo(self) -> bool:
+        """Whether one person plays alone, outside a challenge (the page shows their best, to beat)."""
+        return len(self.row.seats) == 1 and self.row.seats[0].kind == "human" and not self.settings.get("challenge")
 
     @property
     def game(self) -> Game | None:
@@ -426,6 +445,7 @@ class Room:
             "game": self._game_data(),
             "challenge": self.settings.get("challenge"),
             "goal": self.goal,
+            "best": self.best,
             "events": [english_text(e) for e in self.events],
             "event_keys": list(self.events),
         }

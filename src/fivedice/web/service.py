@@ -21,9 +21,8 @@ import random
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
@@ -31,15 +30,19 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fivedice import notation
-from fivedice.challenge import benchmark_level, challenge_code, replay_on_tape
+from fivedice.advice import WIN
+from fivedice.challenge import challenge_code
+from fivedice.chancejobs import Job
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import N_, _
+from fivedice.i18n import N_, _, format_percent
 from fivedice.players.levels import check_level
 from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
-from fivedice.table import StaleStateError, Table
+from fivedice.table import StaleStateError
+from fivedice.web import decisions
 from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
+from fivedice.web.decisions import Change, Decide
 from fivedice.web.errors import (
     RoomError,
     RoomNotFoundError,
@@ -73,19 +76,6 @@ def check_code(code: str) -> str:
     return code.upper()
 
 
-@dataclass
-class Change:
-    """What a decision does: a move to append, room columns to set, new seats, a result to return."""
-
-    entry: dict[str, Any] | None = None
-    values: dict[str, Any] = field(default_factory=dict)
-    seats: tuple[SeatRow, ...] | None = None
-    result: Any = None
-
-
-Decide = Callable[[Room, Connection], Change]
-
-
 class RoomService(Connections):
     """Rooms of one server process, kept in step with the database and the other processes."""
 
@@ -100,6 +90,7 @@ class RoomService(Connections):
         scores_url: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         pubsub: str = "none",
+        chances: bool = True,
     ) -> None:
         self.store = store
         self.extras = RoomExtras(store)
@@ -124,7 +115,7 @@ class RoomService(Connections):
         self.rooms: dict[str, Room] = {}
         self._loading = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.results = Results(store, self.extras, self.db, scores, scores_url)
+        self.results = Results(store, self.extras, self.db, scores, scores_url, chances)
         """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
         # (SQLite: one thread, since it has one writer at a time anyway).
@@ -320,7 +311,10 @@ class RoomService(Connections):
         table = room.table
         if table is not None and table.challenge is not None and table.solitaire and not room.goal_pending:
             room.goal_pending = True
-            self._spawn(self._goal(room, table))
+            self._spawn(self._show(self.results.goal(room, table), room))
+        if table is not None and room.solo and self.scores and room.best_for != room.row.game_no:
+            room.best_for = room.row.game_no  # once per game and room load
+            self._spawn(self._show(self.results.best(room), room))
         if (
             drive
             and room.current_seat() is not None
@@ -339,6 +333,10 @@ class RoomService(Connections):
             while True:
                 quick = timer or (room.table is not None and room.table.automatic() is not None)
                 await asyncio.sleep(min(self.computer_delay, 0.3) if quick else self.computer_delay)
+                job = room.table.computer_preparation() if room.table and room.table.computer_to_move else None
+                if job is not None and not job.done.is_set():  # its level plays by chances not yet prepared
+                    await self._prepared(room, job)
+                    continue
                 async with room.lock:
                     if await self.db(self._refresh, room):
                         self._broadcast(room)
@@ -378,19 +376,28 @@ class RoomService(Connections):
             room.driving = False
         self._after_change(room, drive=False)
 
-    async def _goal(self, room: Room, table: Table) -> None:
-        """Work out a solo challenge's goal (the benchmark player on the same dice tape) and show it."""
-        assert table.challenge is not None
-        level = benchmark_level(table.rules)
-        try:
-            played = await asyncio.to_thread(replay_on_tape, table.rules, table.challenge, level)
-        except FiveDiceError as exc:
-            log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
-            return
-        async with room.lock:
-            room.goal = {"total": played.state.total(0), "level": level}
-            room.presence_changed()  # a new snapshot
-            self._broadcast(room)
+    async def _prepared(self, room: Room, job: Job) -> None:
+        """Tell the room, and wait (the room free meanwhile), while the chances a computer plays by are
+        prepared in the background (once per process)."""
+        need, done = job.need, format_percent(job.share, 0)
+        if need.kind == WIN:
+            told = notice(N_("Preparing the chances to win (once, a few minutes): {done} done."), done=done)
+        else:
+            told = notice(
+                N_("Preparing the chances to beat {goal} (once, a few minutes): {done} done."),
+                goal=need.goal,
+                done=done,
+            )
+        await self._message(room, told)
+        while not job.done.is_set():
+            await asyncio.sleep(0.5)
+
+    async def _show(self, found: Awaitable[bool], room: Room) -> None:
+        """Await a look-up (a solo challenge's goal, a solo player's best) and show what it found."""
+        if await found:
+            async with room.lock:
+                room.presence_changed()  # a new snapshot
+                self._broadcast(room)
 
     async def _timer_loop(self) -> None:
         while True:
@@ -538,7 +545,8 @@ class RoomService(Connections):
             return
         if not isinstance(msg, INTENTS):
             if msg.type == "hint":
-                client.send(json.dumps({"type": "hint", "id": msg.id, **(await self.results.hint(room, seat))}))
+                hint = await self.results.hint(room, seat, again=msg.again)
+                client.send(json.dumps({"type": "hint", "id": msg.id, **hint}))
             elif msg.type == "analysis":
                 analysis = await self.results.analysis(room)
                 client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
@@ -547,73 +555,14 @@ class RoomService(Connections):
             return
         sent: tuple[int, tuple[Client, int | None]] = (msg.version, (client, msg.id))
         if isinstance(msg, RollIntent | ScoreIntent):
-            await self._change(room, seat, "seat", partial(_play, seat, msg), *sent)
+            await self._change(room, seat, "seat", partial(decisions.play, seat, msg), *sent)
         elif msg.type == "undo":
-            await self._change(room, seat, "seat", partial(_undo, seat), *sent)
+            await self._change(room, seat, "seat", partial(decisions.undo, seat), *sent)
         elif msg.type == "redo":
-            await self._change(room, seat, "seat", partial(_redo, seat), *sent)
+            await self._change(room, seat, "seat", partial(decisions.redo, seat), *sent)
         elif msg.type == "start":
-            await self._change(room, seat, "seat", partial(_start, seat), *sent)
+            await self._change(room, seat, "seat", partial(decisions.start, seat), *sent)
             await self._message(room, notice(STARTED))
         elif msg.type == "rematch":
-            await self._change(room, seat, "seat", partial(_rematch, seat), *sent)
+            await self._change(room, seat, "seat", partial(decisions.rematch, seat), *sent)
             await self._message(room, notice(N_("{who} started a rematch."), who=room.seats[seat].name))
-
-
-# -- decisions (run inside the write transaction, after the room is up to date) ---------
-def _playing(room: Room, seat: int) -> Table:
-    if room.status == "lobby":
-        raise RoomError(_("The game has not started yet; the host starts it from the lobby."))
-    if room.status == "over" or room.table is None:
-        raise RoomError(_("The game is over; start a rematch to play again."))
-    current = room.table.state.current
-    if current != seat:
-        raise RoomError(
-            _("It is {current}'s turn, not {player}'s.", current=room.names[current], player=room.names[seat])
-        )
-    return room.table
-
-
-def _play(seat: int, msg: RollIntent | ScoreIntent, room: Room, _conn: Connection) -> Change:
-    table = _playing(room, seat)
-    if table.automatic() is not None:
-        raise RoomError(_("The table rolls the roll-off by itself; wait a moment."))
-    record = table.roll(msg.keep) if isinstance(msg, RollIntent) else table.score(msg.box, msg.card)
-    return Change(entry=notation.to_json(record))
-
-
-def _undo(seat: int, room: Room, _conn: Connection) -> Change:
-    if not room.settings.get("undo"):
-        raise RoomError(_("This room does not allow undo."))
-    if room.status != "playing" or room.table is None:
-        raise RoomError(_("Only a game in play can be undone."))
-    room.table.undo(seat)  # the table's one policy: one's own last score, before the next roll is seen
-    return Change(entry={"type": "undo"})
-
-
-def _redo(seat: int, room: Room, _conn: Connection) -> Change:
-    if room.status != "playing" or room.table is None:
-        raise RoomError(_("Only a game in play can be redone."))
-    reason = room.table.why_not_redo()
-    if reason is not None:
-        raise RoomError(reason)
-    _playing(room, seat)
-    room.table.redo()
-    return Change(entry={"type": "redo"})
-
-
-def _start(seat: int, room: Room, _conn: Connection) -> Change:
-    if seat != 0:
-        raise RoomError(_("Only the host, {host}, can start the game.", host=room.names[0]))
-    if room.status != "lobby":
-        raise RoomError(_("The game has already started."))
-    waiting = [s.seat + 1 for s in room.seats if s.name is None]
-    if waiting:
-        raise RoomError(_("Seats {seats} are still open; wait until every player has joined.", seats=waiting))
-    return Change(values={"status": "playing"})
-
-
-def _rematch(seat: int, room: Room, _conn: Connection) -> Change:
-    if room.status != "over":
-        raise RoomError(_("A rematch can start only when the game is over."))
-    return Change(values={"status": "playing", "game_no": room.row.game_no + 1})

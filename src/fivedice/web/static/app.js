@@ -19,6 +19,7 @@ const ui = {
   pending: false, // an intent is on its way: its buttons wait for the next state
   retry: 500,
   nextId: 1,
+  asking: null, // "again" while a hint is asked again for its chances (not announced anew)
   status: "", // the connection line, an English text translated when shown
   hint: null, // the last hint, drawn again after a language switch
   plan: null, // the hint's first choice: {keep: Set of positions} or {box: "card:box"}
@@ -273,6 +274,12 @@ function render() {
   $("#challenge-title-room").hidden = !room.challenge;
   $("#challenge-title-room").textContent = room.challenge ? t("Challenge {code}", { code: room.challenge }) : "";
   if (room.goal && room.status !== "over") $("#challenge-title-room").textContent += " — " + t("Your goal: beat {total}, what the {level} player scored on these dice.", room.goal);
+  const best = room.best; // alone, one's best under these rules (from the high scores)
+  $("#best-title").hidden = !(typeof best === "number" && g && !room.challenge);
+  if (typeof best === "number" && g) {
+    const total = g.totals[0];
+    $("#best-title").textContent = total > best ? t("New best: {total} (was {best})", { total, best }) : t("Beat your best: {best}", { best });
+  }
   renderSeats(room, ui.you);
   if (ui.pending) $("#start").disabled = true;
   const openSeat = room.seats.some((s) => s.kind === "human" && !s.taken);
@@ -372,10 +379,20 @@ function showHint(msg) {
       ui.plan = { box: `${best.card || 0}:${best.box}`, option: best };
     }
   }
+  const again = ui.asking === "again";
+  ui.asking = null;
   renderHint(msg, ui.room, applyHint);
   render();
   const first = $("#hint-box li");
-  if (first) announce(t("Hint: {text}", { text: first.textContent }));
+  if (first && (!again || msg.chances)) announce(t("Hint: {text}", { text: first.textContent })); // not every poll
+  if (msg.note) setTimeout(() => askAgain(msg), 4000); // the chances are being prepared: ask while the hint is shown
+}
+
+// The same hint asked again (counted once) while it stays on screen, for its chances once they are prepared.
+function askAgain(shown) {
+  if (ui.hint !== shown || !$("#hint-box").childElementCount || !myTurn() || ui.pending || document.hidden) return;
+  ui.asking = "again";
+  send({ type: "hint", again: true }, { intent: false });
 }
 
 function applyHint() {
@@ -538,6 +555,7 @@ async function switchLanguage(wanted) {
   if (ui.room) {
     render();
     if (ui.hint) renderHint(ui.hint, ui.room, applyHint);
+    if (ui.hint && ui.hint.note) askAgain(ui.hint); // its note is worded by the server
     if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
     document.title = "fivedice — " + t("room {code}", { code: ui.code });
   }

@@ -25,6 +25,10 @@ export function el(tag, attrs = {}, ...children) {
 export const number = (x, digits) =>
   Number(x).toLocaleString(document.documentElement.lang || "en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+// A share (0..1) as a percentage in the page's language: 0.521 -> "52.1%" ("52,1 %" in Italian).
+export const percent = (x, digits = 1) =>
+  Number(x).toLocaleString(document.documentElement.lang || "en", { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits });
+
 export function nameOf(room, seat) {
   const s = room.seats[seat];
   return (s && s.name) || t("Seat {n}", { n: seat + 1 });
@@ -235,12 +239,25 @@ export function hintText(o, labels) {
   return text;
 }
 
+// An option's chance as the server rated it: to finish first (with rivals), or to finish above the goal
+// (alone: one's best, or a challenge's goal); empty while the chances are being prepared.
+export function chanceText(o, hint) {
+  if (hint.chances === "win" && typeof o.win === "number") return t("win {chance}", { chance: percent(o.win) });
+  if (hint.chances === "beat" && typeof o.beat === "number") return t("beat {goal}: {chance}", { goal: hint.goal, chance: percent(o.beat) });
+  return "";
+}
+
 export function renderHint(hint, room, onApply) {
   const labels = new Map(((room && room.rules.boxes) || []).map((b) => [b.name, t(b.label)]));
-  const items = hint.options.map((o, i) => el("li", { class: i === 0 ? "best" : null, text: hintText(o, labels) }));
+  const items = hint.options.map((o, i) => {
+    const chance = chanceText(o, hint);
+    return el("li", { class: i === 0 ? "best" : null }, hintText(o, labels), chance ? " " : null, chance ? el("span", { class: "chance", text: chance }) : null);
+  });
   const source = hint.source === "solver" ? t("Best choices (optimal solver):") : t("Boxes by points now (solver not available):");
+  const note = hint.note ? [el("p", { class: "muted note", role: "status", text: hint.note })] : []; // the chances, being prepared
   $("#hint-box").replaceChildren(
     el("p", { text: source }),
+    ...note,
     el("ol", {}, ...items),
     el("button", { type: "button", id: "apply-hint", class: "primary", onclick: onApply, "aria-keyshortcuts": "A" }, t("Apply the hint (A)")),
   );

@@ -1,0 +1,93 @@
+"""In Debian's chromium, on a phone: a solo Yacht player with a game in the server's high scores sees
+"Beat your best", and the hint says, while the chances are prepared in the server process, that they are,
+then (asked again by the page while the hint stays open) each option's chance of beating that best."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.web.conftest import CHROMIUM, RemoteConn, Server, axe_problems, play_remote
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is not installed; browser tests skipped.", allow_module_level=True)
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed; browser tests skipped.")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(f"sqlite:///{tmp_path / 'rooms.db'}", "--seed", "4", "--computer-delay", "0.05")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def recorded_game(server: Server, db: Path, name: str) -> int:
+    """Play a solo Yacht game of ``name`` over the API and wait until the high scores hold it; its total."""
+    made = httpx.post(server.url + "/api/rooms", json={"name": name, "rules": "yacht", "humans": 1}).json()
+    conn = RemoteConn(server.ws, made["code"], made["token"])
+    conn.send(type="start")
+    conn.version(conn.state["version"])
+    total = int(play_remote({0: conn})["game"]["totals"][0])
+    conn.close()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with sqlite3.connect(db) as store:
+            if store.execute("SELECT count(*) FROM fivedice_results").fetchone()[0]:
+                return total
+        time.sleep(0.1)
+    raise AssertionError("the game was not recorded in the high scores")
+
+
+def box_parts(page: Any) -> list[str]:
+    """The hint panel's nodes (text nodes too: a stray null or undefined would be one)."""
+    return list(page.evaluate("() => [...document.querySelector('#hint-box').childNodes].map(n => n.nodeName)"))
+
+
+def test_the_hint_shows_the_chance_to_beat_ones_best(server: Server, browser: Any, tmp_path: Path) -> None:
+    best = recorded_game(server, tmp_path / "rooms.db", "Kim")
+    made = httpx.post(server.url + "/api/rooms", json={"name": "Kim", "rules": "yacht", "humans": 1}).json()
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + "/")
+    store = "([code, token]) => localStorage.setItem(`fivedice:token:${code}`, token)"
+    page.evaluate(store, [made["code"], made["token"]])
+    page.goto(server.url + made["link"])
+    page.get_by_role("button", name="Start the game").click()
+    page.get_by_role("button", name="Roll", exact=True).click()
+    page.wait_for_function("[...document.querySelectorAll('#dice .die')].every(d => d.dataset.value)")
+    best_line = page.locator("#best-title")
+    best_line.wait_for()
+    assert best_line.inner_text() == f"Beat your best: {best}"
+    page.get_by_role("button", name="Hint").click()
+    # a fresh server process: the first hint starts preparing the chances and says so
+    note = page.locator("#hint-box .note")
+    note.wait_for(timeout=60_000)
+    preparing = rf"Preparing the chances to beat {best} \(once, a few minutes\): \d+% done\."
+    assert re.fullmatch(preparing, note.inner_text())
+    assert page.locator("#hint-box li.best").count() == 1
+    assert box_parts(page) == ["P", "P", "OL", "BUTTON"]
+    # the page asks again while the hint stays open: the chances follow, the note goes
+    page.locator("#hint-box li.best .chance").wait_for(timeout=180_000)
+    assert note.count() == 0
+    chances = page.locator("#hint-box li .chance").all_inner_texts()
+    assert len(chances) == page.locator("#hint-box li").count()
+    assert all(re.fullmatch(rf"beat {best}: \d{{1,3}}\.\d%", c) for c in chances), chances
+    assert "(expected " in page.locator("#hint-box li.best").inner_text()
+    assert box_parts(page) == ["P", "OL", "BUTTON"]  # the source line, the options, Apply: nothing in between
+    # the phone layout stays tidy: nothing wider than the screen
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
+    box = page.locator("#hint-box")
+    assert box.evaluate("b => b.scrollWidth <= b.clientWidth")
+    assert axe_problems(page) == []
+    assert errors == []
+    context.close()
