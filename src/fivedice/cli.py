@@ -177,8 +177,8 @@ def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tu
     "--chances/--no-chances",
     default=None,
     help=N_(
-        "Show beside each hint its chance to win, or alone to beat your best (prepared once in the "
-        "background: minutes and a few hundred MB the first time for Yahtzee)."
+        "Show beside each hint its chance to win, or alone to beat one's best (each rule set's tables are "
+        "prepared once in the background: Yahtzee takes minutes and a few hundred MB the first time)."
     ),
 )
 @friendly
