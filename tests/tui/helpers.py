@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
@@ -11,7 +12,8 @@ from fivedice import rules
 from fivedice.players import get as get_strategy
 from fivedice.rules import RuleSet
 from fivedice.seat import Seat
-from fivedice.tui import FiveDiceApp
+from fivedice.storage import Store
+from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.play import GameScreen
 from fivedice.tui.session import Session, new_table
 
@@ -97,3 +99,15 @@ async def play_to_end(pilot: Pilot[Any], app: FiveDiceApp, keep: int = 0) -> Non
         else:
             await pilot.press("enter")
     raise AssertionError("the game did not end")
+
+
+def app_with_a_best(tmp_path: Path) -> tuple[FiveDiceApp, int]:
+    """A solo Yacht game for Ann whose score store already holds one finished game of hers; and its total."""
+    db = str(tmp_path / "s.db")
+    with Store(db) as store:
+        old = solo(rule_set="yacht", seed=9)
+        near_end(old, 0)
+        store.record_table(old.table)
+    return FiveDiceApp(Config(db=db, saves=tmp_path, session=solo(rule_set="yacht"), analyser=no_analysis)), (
+        old.state.total(0)
+    )

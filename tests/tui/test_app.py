@@ -19,7 +19,17 @@ from fivedice.tui.demo import demo_config
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import DiceEntry, GameScreen, HelpScreen
 from fivedice.tui.start import ScoresScreen, StartScreen
-from tests.tui.helpers import SIZE, near_end, no_analysis, play_to_end, session_of, solo, text_of, wait_for_human
+from tests.tui.helpers import (
+    SIZE,
+    app_with_a_best,
+    near_end,
+    no_analysis,
+    play_to_end,
+    session_of,
+    solo,
+    text_of,
+    wait_for_human,
+)
 
 pytestmark = pytest.mark.asyncio
 
@@ -299,13 +309,7 @@ async def test_physical_dice_help_and_theme(tmp_path: Path) -> None:
 
 
 async def test_solo_players_see_their_best(tmp_path: Path) -> None:
-    db = str(tmp_path / "s.db")
-    with Store(db) as store:
-        old = solo(rule_set="yacht", seed=9)
-        near_end(old, 0)
-        store.record_table(old.table)
-        best = old.state.total(0)
-    app = FiveDiceApp(Config(db=db, saves=tmp_path, session=solo(rule_set="yacht"), analyser=no_analysis))
+    app, best = app_with_a_best(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert f"Beat your best: {best}" in text_of(app, "#roll")

@@ -10,24 +10,17 @@ import pytest
 from fivedice import chancejobs, rules
 from fivedice.chancejobs import Need
 from fivedice.seat import Seat
-from fivedice.storage import Store
-from fivedice.tui import Config, FiveDiceApp
+from fivedice.tui import FiveDiceApp
 from fivedice.tui.demo import demo_config
 from fivedice.tui.play import GameScreen
-from tests.tui.helpers import SIZE, near_end, no_analysis, session_of, solo, text_of
+from tests.tui.helpers import SIZE, app_with_a_best, session_of, text_of
 
 YACHT = rules.get("yacht")
 pytestmark = pytest.mark.asyncio
 
 
 async def test_a_solo_hint_shows_the_chance_of_beating_the_best_after_a_preparing_note(tmp_path: Path) -> None:
-    db = str(tmp_path / "s.db")
-    with Store(db) as store:
-        old = solo(rule_set="yacht", seed=9)
-        near_end(old, 0)
-        store.record_table(old.table)
-        best = old.state.total(0)
-    app = FiveDiceApp(Config(db=db, saves=tmp_path, session=solo(rule_set="yacht"), analyser=no_analysis))
+    app, best = app_with_a_best(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space", "h")
         await app.workers.wait_for_complete()
