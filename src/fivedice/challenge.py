@@ -17,6 +17,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _, format_decimal
@@ -28,9 +29,11 @@ __all__ = [
     "DAILY",
     "ChallengeError",
     "ChallengeReport",
+    "Goal",
     "PlayerReport",
     "benchmark_level",
     "challenge_code",
+    "goal",
     "replay_on_tape",
     "report",
     "report_lines",
@@ -82,6 +85,22 @@ def replay_on_tape(rules: RuleSet, code: str, level: str | None = None) -> Table
 
 
 @dataclass(frozen=True, slots=True)
+class Goal:
+    """What a challenge's benchmark player (``level``) scored on its dice tape: the ``total`` to beat."""
+
+    total: int
+    level: str
+
+
+@lru_cache(maxsize=64)
+def goal(rules: RuleSet, code: str) -> Goal:
+    """The score to beat on challenge ``code``: the :func:`benchmark_level` player's total on its dice tape
+    (replayed once per process: a solo game shows it at the start and compares with it at the end)."""
+    level = benchmark_level(rules)
+    return Goal(replay_on_tape(rules, code, level).state.total(0), level)
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerReport:
     """One player of a challenge: their total and, where the advisor rates the game, what their decisions
     cost in expected points and the grade that gives."""
@@ -107,8 +126,7 @@ def report(table: Table) -> ChallengeReport:
     """Each player's total and decision cost next to the benchmark player's total on the same tape."""
     if table.challenge is None:
         raise ChallengeError(_("This game is not a challenge; it has no dice tape to compare on."))
-    level = benchmark_level(table.rules)
-    bench = replay_on_tape(table.rules, table.challenge, level).state.total(0)
+    bench = goal(table.rules, table.challenge)
     losses: dict[int, tuple[float, str]] = {}
     if table.rules.solver_refusal() is None:
         from fivedice.analysis import analyze  # the solver: only when a challenge ends
@@ -126,7 +144,7 @@ def report(table: Table) -> ChallengeReport:
         for seat, seat_ in enumerate(table.seats)
         if not seat_.is_computer
     )
-    return ChallengeReport(table.challenge, level, bench, players)
+    return ChallengeReport(table.challenge, bench.level, bench.total, players)
 
 
 def report_lines(rep: ChallengeReport) -> list[str]:

@@ -21,7 +21,7 @@ from typing import TextIO
 
 from fivedice import chancejobs, hangup, saves
 from fivedice.advice import describe
-from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
+from fivedice.challenge import goal, report, report_lines
 from fivedice.dice import parse_dice
 from fivedice.errors import FiveDiceError
 from fivedice.events import Event, narrate
@@ -184,12 +184,15 @@ class PlainSession:
         if table.challenge is not None:
             self.say(_("Challenge {code}: every player of it meets the same dice.", code=table.challenge))
             if table.solitaire and not table.game.log:
-                level = benchmark_level(table.rules)
-                goal = replay_on_tape(table.rules, table.challenge, level).state.total(0)
+                aim = goal(table.rules, table.challenge)
                 self.say(
-                    _("Your goal: beat {total}, what the {level} player scored on these dice.", total=goal, level=level)
+                    _(
+                        "Your goal: beat {total}, what the {level} player scored on these dice.",
+                        total=aim.total,
+                        level=aim.level,
+                    )
                 )
-                table.goal = goal
+                table.goal = aim.total
         elif table.goal is not None and not table.game.log:
             self.say(_("Beat your best: {best}", best=table.goal))
         try:

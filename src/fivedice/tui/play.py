@@ -529,16 +529,15 @@ class GameScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="goal")
     def _goal_worker(self) -> None:
-        from fivedice.challenge import benchmark_level, replay_on_tape
+        from fivedice.challenge import goal
 
         table = self.table
         assert table.challenge is not None
         try:
-            level = benchmark_level(table.rules)
-            goal = replay_on_tape(table.rules, table.challenge, level).state.total(0)
+            aim = goal(table.rules, table.challenge)
         except Exception:  # the goal is a nicety: the game goes on without it
             return
-        self.app.call_from_thread(self._show_goal, goal, level)
+        self.app.call_from_thread(self._show_goal, aim.total, aim.level)
 
     def _show_goal(self, goal: int, level: str) -> None:
         self.goal = (goal, level)

@@ -13,7 +13,8 @@ from typing import Any
 from fivedice import i18n
 from fivedice.actions import Roll, Score
 from fivedice.advice import BEAT, WIN, Advice
-from fivedice.challenge import benchmark_level, replay_on_tape, report, report_lines
+from fivedice.challenge import goal as challenge_goal
+from fivedice.challenge import report, report_lines
 from fivedice.errors import FiveDiceError
 from fivedice.game import Game
 from fivedice.i18n import _
@@ -87,14 +88,13 @@ class Results:
         """Work out a solo challenge's goal: what the benchmark player made of the same dice tape (the hints'
         chances are then of beating it). True if it was found."""
         assert table.challenge is not None
-        level = benchmark_level(table.rules)
         try:
-            played = await asyncio.to_thread(replay_on_tape, table.rules, table.challenge, level)
+            aim = await asyncio.to_thread(challenge_goal, table.rules, table.challenge)
         except FiveDiceError as exc:
             log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
             return False
         async with room.lock:
-            room.goal = {"total": played.state.total(0), "level": level}
+            room.goal = {"total": aim.total, "level": aim.level}
             room.aim_at(room.goal["total"])
         return True
 
