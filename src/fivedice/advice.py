@@ -129,13 +129,14 @@ def preparing(rules: RuleSet) -> str | None:
 def _solver_advice(state: GameState, goal: int | None, chances: bool) -> Advice:
     assert state.dice is not None
     card = state.cards[state.current][0]
+    options = solver(state.rules).advise(card, state.dice, state.rolls_left)
     wins = win_chances(state) if chances else None
     beats = None if wins is not None or goal is None or not chances else beat_chances(state, goal)
+    sure = goal is not None and card.total > goal  # every option beats it
     out = []
-    for o in solver(state.rules).advise(card, state.dice, state.rolls_left):
-        key = (o.action, o.dice if o.action == "keep" else o.box)
-        win = None if wins is None else wins.get(key)
-        beat = None if beats is None else beats.get(key)
+    for o in options:
+        win = None if wins is None else wins.get(o.key)
+        beat = None if beats is None else 1.0 if sure else beats.get(o.key)
         value, loss = float(o.value), float(o.loss)
         if o.action == "keep":
             action: Action = Roll(state.positions_of(list(o.dice)))
@@ -162,7 +163,8 @@ def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:
 
 def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float] | None:
     """Alone, each option's best chance of finishing above ``goal`` (threshold play, exact), keyed as
-    in :func:`win_chances`; None with rivals or while the chances are being prepared."""
+    in :func:`win_chances` (empty once the card's total is above it: every chance is 1); None with
+    rivals or while the chances are being prepared."""
     from fivedice import chancejobs
 
     wanted = chancejobs.need(state, goal)
@@ -170,15 +172,12 @@ def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float]
         return None
     card = state.cards[state.current][0]
     if card.total > goal:
-        return {
-            (o.action, o.dice if o.action == "keep" else o.box): 1.0
-            for o in solver(state.rules).advise(card, state.dice, state.rolls_left)
-        }
+        return {}  # every option is sure to beat it: a chance of 1 each
     from fivedice.players.target import target_table
     from fivedice.solver.chances import chance_options
 
     options = chance_options(target_table(state.rules, goal + 1), card, state.dice, state.rolls_left, goal + 1)
-    return {(o.action, o.dice if o.action == "keep" else o.box): float(o.value) for o in options}
+    return {o.key: float(o.value) for o in options}
 
 
 def describe(option: HintOption, rules: RuleSet) -> str:

@@ -233,9 +233,9 @@ class WinPlayer(ValuePlayer):
         if len(card.open_indices) > self.horizon:
             return self._optimal.choose(state)
         options = rated_options(state)
-        points = {_key(o): o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
+        points = {o.key: o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
         # Expected points break near-ties (e.g. a sure win or a lost cause) but never outweigh chance.
-        best = max(options, key=lambda o: o.value + TIEBREAK * points[_key(o)])
+        best = max(options, key=lambda o: o.value + TIEBREAK * points[o.key])
         return _act(state, best)
 
     def utility(self, state: GameState, k: int, card: Scorecard, legal_gains: IntArray, roll: int) -> FloatArray:
@@ -261,10 +261,6 @@ class WinPlayer(ValuePlayer):
                 cache[key] = float(chance.sum()) + 1e-9 * float(values @ probs)
             out[j, i] = cache[key]
         return out
-
-
-def _key(option: Any) -> tuple[str, object]:
-    return (option.action, option.dice if option.action == "keep" else option.box)
 
 
 def beat_cap(rules: RuleSet) -> int:
@@ -349,7 +345,7 @@ def rated_options(state: GameState) -> list[Any]:
 def option_chances(state: GameState) -> dict[tuple[str, object], float]:
     """Each option's chance to finish first (the clairvoyant rating; exact once every rival is
     done), keyed ``("keep", dice)`` or ``("score", box)``."""
-    return {_key(o): float(o.value) for o in rated_options(state)}
+    return {o.key: float(o.value) for o in rated_options(state)}
 
 
 def beat_ready(rules: RuleSet) -> bool:

@@ -45,6 +45,11 @@ class Option:
     points: int | None = None
     bonus: int = 0
 
+    @property
+    def key(self) -> tuple[str, object]:
+        """What the option does, to match it across rankings: ``("keep", dice)`` or ``("score", box)``."""
+        return (self.action, self.dice if self.action == "keep" else self.box)
+
     def to_dict(self) -> dict[str, Any]:
         """The option as JSON-friendly data."""
         if self.action == "keep":
