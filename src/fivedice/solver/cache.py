@@ -26,7 +26,7 @@ import math
 import os
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +38,8 @@ from fivedice.rules import RuleSet
 from fivedice.solver.tables import Tables, build_tables, check_supported, from_packed
 
 __all__ = [
-    "FORMAT_VERSION", "Progress", "Readiness", "Table", "build", "cache_dir", "cache_path", "load_or_build",
-    "packaged_path", "read_framed", "readiness",
+    "FORMAT_VERSION", "Progress", "Readiness", "Table", "build", "cache_dir", "cache_path", "file_stem",
+    "load_or_build", "packaged_path", "read_framed", "readiness", "write_atomic",
 ]  # fmt: skip
 
 FORMAT_VERSION = 2
@@ -118,10 +118,15 @@ def code_digest() -> str:
     return _CODE[0]
 
 
+def file_stem(rules: RuleSet) -> str:
+    """The start of every cached file's name for ``rules``: the rule set, its options, a hash of the rules."""
+    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
+    return f"{slug}-{rules_digest(rules)[:12]}"
+
+
 def file_name(rules: RuleSet) -> str:
     """The table file's name for ``rules`` (rule set, options, a hash of the rules, the format)."""
-    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
-    return f"{slug}-{rules_digest(rules)[:12]}.v{FORMAT_VERSION}.table"
+    return f"{file_stem(rules)}.v{FORMAT_VERSION}.table"
 
 
 def cache_path(rules: RuleSet) -> Path:
@@ -232,14 +237,22 @@ def _header(table: Table, payload: bytes) -> dict[str, object]:
     }
 
 
+def write_atomic(path: Path, parts: Iterable[bytes]) -> None:
+    """Write ``parts`` one after another to ``path``, atomically (a temporary file renamed over it): a
+    reader sees the old file or the whole new one. Raises :class:`OSError`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("wb") as f:
+        for part in parts:
+            f.write(part)
+    os.replace(tmp, path)
+
+
 def save(table: Table, path: Path) -> None:
     """Write ``table`` to ``path`` atomically."""
     payload = _payload(table)
     line = json.dumps(_header(table, payload), sort_keys=True).encode() + b"\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(MAGIC + line + payload)
-    os.replace(tmp, path)
+    write_atomic(path, [MAGIC + line, payload])
 
 
 def read_framed(path: Path, magic: bytes) -> tuple[object, memoryview] | None:

@@ -16,6 +16,7 @@ expectation tables (never shipped: they are built in a minute or a few).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -25,7 +26,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,20 @@ from fivedice.i18n import _
 from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import Option, Solver
-from fivedice.solver.cache import Progress, _layers, cache_dir, code_digest, default_threads, read_framed, rules_digest
+from fivedice.solver.cache import (
+    Progress,
+    _layers,
+    cache_dir,
+    code_digest,
+    default_threads,
+    file_stem,
+    read_framed,
+    rules_digest,
+    write_atomic,
+)
 
 __all__ = [
-    "STEP", "ChanceTable", "Distribution", "TargetError", "cached_caps", "chance_options", "chance_table",
+    "STEP", "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table",
     "check_target", "distribution", "is_cached", "mixture_options", "table_for", "target_cap",
 ]  # fmt: skip
 
@@ -107,15 +118,14 @@ def distribution(solver: Solver, card: Scorecard | None = None, cache: bool = Tr
     card = empty if card is None else card
     if card.is_full:
         return Distribution(np.array([card.total], dtype=np.int64), np.array([1.0]))
-    path = cache_dir() / f"{_stem(solver.rules)}.start.v{CHANCE_FORMAT}.distribution.json"
-    if cache and card == empty:
-        found = _load_start(solver, path)
-        if found is not None:
-            return found
-    dist = _forward(solver, card)
-    if cache and card == empty:
-        _save_start(solver, dist, path)
-    return dist
+    if not cache or card != empty:
+        return _forward(solver, card)
+    path = cache_dir() / f"{file_stem(solver.rules)}.start.v{CHANCE_FORMAT}.distribution.json"
+    found = _load_start(solver, path)
+    if found is None:
+        found = _forward(solver, card)
+        _save_start(solver, found, path)
+    return found
 
 
 def _start_header(solver: Solver) -> dict[str, Any]:
@@ -138,13 +148,8 @@ def _load_start(solver: Solver, path: Path) -> Distribution | None:
 
 def _save_start(solver: Solver, dist: Distribution, path: Path) -> None:
     data = {"header": _start_header(solver), "scores": dist.scores.tolist(), "probs": dist.probs.tolist()}
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs the next caller the pass again
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs the next caller the pass again
+        write_atomic(path, [json.dumps(data).encode()])
 
 
 def _forward(solver: Solver, card: Scorecard) -> Distribution:
@@ -213,16 +218,10 @@ class ChanceTable:
         return pre, pre5
 
 
-def _stem(rules: RuleSet) -> str:
-    """The start of a cached file's name: the rule set, its options and a digest of its definition."""
-    slug = "-".join([rules.name, *(f"{k}={v}" for k, v in rules.options)])
-    return f"{slug}-{rules_digest(rules)[:12]}"
-
-
 def _name_parts(rules: RuleSet, half: float) -> tuple[str, str]:
     """A table file's name before and after its cap."""
     kind = "target" if half == 1.0 else "beat"
-    return f"{_stem(rules)}.{kind}", f".v{CHANCE_FORMAT}.chances"
+    return f"{file_stem(rules)}.{kind}", f".v{CHANCE_FORMAT}.chances"
 
 
 def _file_name(rules: RuleSet, cap: int, half: float) -> str:
@@ -331,13 +330,7 @@ def _save(table: ChanceTable, path: Path) -> bool:
         digest.update(part)
     line = json.dumps(_header(table, digest.hexdigest()), sort_keys=True).encode() + b"\n"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            f.write(MAGIC + line)
-            for part in parts:
-                f.write(part)
-        os.replace(tmp, path)
+        write_atomic(path, [MAGIC + line, *parts])
     except OSError:
         return False
     return True
@@ -397,7 +390,7 @@ def _load_or_build(solver: Solver, cap: int, half: float, cache: bool, progress:
     if table is None:
         table = build_chances(solver, cap, half, progress=progress)
         if cache and _save(table, path):
-            table = ChanceTable(solver, cap, half, table.G, table.goff, table.glen, table.seconds, "built", path)
+            table = replace(table, path=path)
     while len(_TABLES) >= KEEP:  # they are large: keep the latest few
         del _TABLES[next(iter(_TABLES))]
     _TABLES[key] = table
@@ -444,25 +437,29 @@ def _ranked_pre(table: ChanceTable, state: int, d: int, k: int, pre: FloatArray,
     return out
 
 
-def cached_caps(solver: Solver, half: float = 1.0) -> tuple[list[int], list[int]]:
-    """The caps of ``solver``'s chance tables with this ``half``: those in memory, those in the user cache."""
-    memory = sorted(cap for (rules, cap, h) in _TABLES if rules == solver.rules and h == half)
+def _memory_caps(solver: Solver, half: float) -> list[int]:
+    """The caps of ``solver``'s chance tables with this ``half`` held in memory."""
+    return sorted(cap for (rules, cap, h) in _TABLES if rules == solver.rules and h == half)
+
+
+def _disk_caps(solver: Solver, half: float) -> list[int]:
+    """The caps of ``solver``'s chance tables with this ``half`` in the user cache (one listing of it)."""
     head, tail = _name_parts(solver.rules, half)
     try:
         names = os.listdir(cache_dir())
     except OSError:
         names = []
     middles = (name[len(head) : -len(tail)] for name in names if name.startswith(head) and name.endswith(tail))
-    disk = sorted(int(m) for m in middles if m.isdigit())
-    return memory, disk
+    return sorted(int(m) for m in middles if m.isdigit())
 
 
 def target_cap(solver: Solver, target: int, half: float = 1.0) -> int:
     """The cap of the table that serves ``target``: the smallest one in memory that covers it, else in
-    the user cache, else ``target`` rounded up to a multiple of :data:`STEP` (a table to build)."""
+    the user cache (looked at only then: a hint on a table in memory reads no folder), else ``target``
+    rounded up to a multiple of :data:`STEP` (a table to build)."""
     target = check_target(target)
-    for caps in cached_caps(solver, half):
-        fits = [cap for cap in caps if cap >= target]
+    for caps in (_memory_caps, _disk_caps):
+        fits = [cap for cap in caps(solver, half) if cap >= target]
         if fits:
             return fits[0]
     return max(STEP, -(-target // STEP) * STEP)
