@@ -192,3 +192,10 @@ def test_hints_without_chances_prepare_nothing_and_show_points_only() -> None:
     assert "Beat your best: 97" in out.getvalue()  # the goal is still shown
     assert "chance to" not in out.getvalue()
     assert chancejobs.job(Need("beat", YACHT, 97)) is None  # and nothing was prepared for it
+
+
+def test_a_level_written_otherwise_needs_the_same_preparation() -> None:
+    table = Table(YACHT, ["Max:Target:0137", "Ann"], starter=0, seed=3)
+    table.run_automatic()
+    assert chancejobs.for_level("Target:0137", table.state) == Need("beat", YACHT, 136)
+    assert chancejobs.for_level(" WIN ", table.state) == Need("win", YACHT)

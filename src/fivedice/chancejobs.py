@@ -139,13 +139,14 @@ def _prepare(need: Need, progress: Callable[[float], None]) -> None:
 def for_level(level: str, state: GameState) -> Need | None:
     """What a computer level needs prepared to play ``state``'s game: ``win`` with rivals, the beat
     table; ``target:T``, a target table; else None."""
-    from fivedice.players.levels import target_of
+    from fivedice.players.levels import check_level, target_of
 
     if state.rules.solver_refusal() is not None:
         return None
-    if level == "win":
+    key = check_level(level, state.rules)  # "Target:0300" is target:300
+    if key == "win":
         return Need("win", state.rules) if len(state.players) > 1 else None
-    target = target_of(level)
+    target = target_of(key)
     return Need("beat", state.rules, target - 1) if target else None
 
 
