@@ -30,7 +30,7 @@ from fivedice.i18n import _, format_percent
 from fivedice.rules import RuleSet
 from fivedice.state import GameState
 
-__all__ = ["Job", "Need", "describe", "for_level", "job", "need", "note", "ready", "start", "wait"]
+__all__ = ["Job", "Need", "describe", "for_level", "job", "need", "needs_build", "note", "ready", "start", "wait"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +148,20 @@ def for_level(level: str, state: GameState) -> Need | None:
         return Need("win", state.rules) if len(state.players) > 1 else None
     target = target_of(key)
     return Need("beat", state.rules, target - 1) if target else None
+
+
+def needs_build(need: Need) -> bool:
+    """Whether preparing ``need`` would build a table (minutes for Yahtzee): it is neither in memory nor
+    in the user cache. Looks, builds nothing."""
+    from fivedice.players.solved import solver_for
+    from fivedice.players.win import beat_cap
+    from fivedice.solver.chances import is_cached, target_cap
+
+    solver = solver_for(need.rules)
+    if need.kind == "win":
+        return not is_cached(solver, beat_cap(need.rules), 0.5)
+    assert need.goal is not None
+    return not is_cached(solver, target_cap(solver, need.goal + 1), 1.0)
 
 
 def note(state: GameState, goal: int | None) -> str | None:

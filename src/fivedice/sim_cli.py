@@ -115,24 +115,16 @@ def simulate_cmd(
 
 def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
     """Say on stderr when a ``target:T`` or ``win`` seat needs a chance table built first."""
-    from fivedice.players import UnknownStrategyError, check_level
-    from fivedice.players.levels import target_of
+    from fivedice import chancejobs
+    from fivedice.players import UnknownStrategyError
+    from fivedice.state import GameState
 
+    game = GameState.new(rules, tuple(f"{i}" for i in range(len(seats))))
     try:
-        keys = {check_level(level, rules) for level in seats}
+        needs = {chancejobs.for_level(level, game) for level in seats} - {None}
     except UnknownStrategyError:
         return  # simulate() says what is wrong
-    if not any(k == "win" or target_of(k) is not None for k in keys):
-        return
-    from fivedice.players.solved import solver_for
-    from fivedice.players.win import beat_cap
-    from fivedice.solver.chances import is_cached, target_cap
-
-    solver = solver_for(rules)
-    needed = [(target_cap(solver, t), 1.0) for t in map(target_of, keys) if t is not None]
-    if "win" in keys and len(seats) > 1:
-        needed.append((beat_cap(rules), 0.5))
-    if any(not is_cached(solver, cap, half) for cap, half in needed):
+    if any(chancejobs.needs_build(need) for need in needs if need is not None):
         message = _("Preparing the chances for {rules} (once, a minute or a few)...", rules=rules.spec)
         click.echo(message, err=True)
 
