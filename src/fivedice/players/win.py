@@ -41,7 +41,7 @@ from fivedice.scorecard import Scorecard
 from fivedice.state import GameState
 
 __all__ = [
-    "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_ready", "beat_table",
+    "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_table",
     "last_turn_distribution", "option_chances", "prepare_win", "rated_options", "rival_distribution", "spread_model",
 ]  # fmt: skip
 
@@ -346,12 +346,3 @@ def option_chances(state: GameState) -> dict[tuple[str, object], float]:
     """Each option's chance to finish first (the clairvoyant rating; exact once every rival is
     done), keyed ``("keep", dice)`` or ``("score", box)``."""
     return {o.key: float(o.value) for o in rated_options(state)}
-
-
-def beat_ready(rules: RuleSet) -> bool:
-    """Whether the beat table of ``rules`` is in memory or cached (no build needed)."""
-    from fivedice.solver.chances import is_cached
-
-    if rules.solver_refusal() is not None:
-        return False
-    return bool(is_cached(solver_for(rules), beat_cap(rules), 0.5))
