@@ -26,11 +26,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fivedice.i18n import _, format_percent
+from fivedice.i18n import N_, _, format_percent
 from fivedice.rules import RuleSet
 from fivedice.state import GameState
 
-__all__ = ["Job", "Need", "describe", "for_level", "job", "need", "needs_build", "note", "ready", "start", "wait"]
+__all__ = [
+    "Job", "Need", "describe", "for_level", "job", "message", "need", "needs_build", "note", "ready", "start", "wait",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +179,15 @@ def describe(job: Job) -> str:
     """A preparation in one sentence: its share done, or its failure."""
     if job.error is not None:
         return job.error
+    text, fields = message(job)
+    return _(text, **fields)
+
+
+def message(job: Job) -> tuple[str, dict[str, object]]:
+    """A preparation under way as its untranslated sentence and fields, for a view that translates for
+    each reader (the web's notices); :func:`describe` says it in the current language."""
     done = format_percent(job.share, 0)
     if job.need.kind == "win":
-        return _("Preparing the chances to win (once, a few minutes): {done} done.", done=done)
-    goal = job.need.goal
-    return _("Preparing the chances to beat {goal} (once, a few minutes): {done} done.", goal=goal, done=done)
+        return N_("Preparing the chances to win (once, a few minutes): {done} done."), {"done": done}
+    text = N_("Preparing the chances to beat {goal} (once, a few minutes): {done} done.")
+    return text, {"goal": job.need.goal, "done": done}

@@ -29,13 +29,12 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from fivedice import notation
-from fivedice.advice import WIN
+from fivedice import chancejobs, notation
 from fivedice.challenge import challenge_code
 from fivedice.chancejobs import Job
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import N_, _, format_percent
+from fivedice.i18n import N_, _
 from fivedice.players.levels import check_level
 from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
@@ -379,16 +378,8 @@ class RoomService(Connections):
     async def _prepared(self, room: Room, job: Job) -> None:
         """Tell the room, and wait (the room free meanwhile), while the chances a computer plays by are
         prepared in the background (once per process)."""
-        need, done = job.need, format_percent(job.share, 0)
-        if need.kind == WIN:
-            told = notice(N_("Preparing the chances to win (once, a few minutes): {done} done."), done=done)
-        else:
-            told = notice(
-                N_("Preparing the chances to beat {goal} (once, a few minutes): {done} done."),
-                goal=need.goal,
-                done=done,
-            )
-        await self._message(room, told)
+        text, fields = chancejobs.message(job)
+        await self._message(room, notice(text, **fields))
         while not job.done.is_set():
             await asyncio.sleep(0.5)
 
