@@ -101,10 +101,7 @@ class Results:
     async def best(self, room: Room) -> bool:
         """Look up the best total of a solo room's player under its rules in the high scores: the page shows
         it ("Beat your best") and the hints play to beat it. True if there was one."""
-        for _i in range(100):  # the game before a rematch is being recorded: it may be the new best
-            if not room.recording:
-                break
-            await asyncio.sleep(0.05)
+        await room.until_recorded()  # the game before a rematch may be the new best
         name, rules = room.row.seats[0].name or "", room.rules
         try:
             best = await asyncio.to_thread(lambda: self.score_store().best(name, rules))
@@ -175,10 +172,7 @@ class Results:
         cached = room.challenge if room.challenge is not None and room.challenge[0] == key else None
         rep = cached[1] if cached is not None else await asyncio.to_thread(report, table)
         room.challenge = (key, rep)
-        for _i in range(100):  # the game is being recorded: the leaderboard shows it once it is
-            if not room.recording:
-                break
-            await asyncio.sleep(0.05)
+        await room.until_recorded()  # the leaderboard shows the game once it is recorded
         board = await self.leaderboard(table.challenge, table.rules.spec)
         return {
             "code": rep.code,

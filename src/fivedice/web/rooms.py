@@ -12,6 +12,7 @@ as messages with fields, so the browser shows points and words without knowing a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 from collections import deque
@@ -219,7 +220,8 @@ class Room:
         self.buckets: dict[int, TokenBucket] = {}
         """Each seat's message budget, shared by all of that seat's connections to this process."""
         self.driving = False
-        self.recording = False
+        self._recorded = asyncio.Event()
+        self._recorded.set()
         self.notified_timeout: tuple[int, int] | None = None
         self.analysis: tuple[tuple[int, str], dict[str, Any] | None] | None = None
         self.challenge: tuple[int, ChallengeReport] | None = None
@@ -310,6 +312,24 @@ class Room:
         self.stale = True
 
     # -- reading ------------------------------------------------------------------------
+    @property
+    def recording(self) -> bool:
+        """Whether this process is putting the finished game into the high scores right now."""
+        return not self._recorded.is_set()
+
+    @recording.setter
+    def recording(self, value: bool) -> None:
+        if value:
+            self._recorded.clear()
+        else:
+            self._recorded.set()
+
+    async def until_recorded(self, timeout: float = 5.0) -> None:
+        """Wait (at most ``timeout`` seconds) while the finished game is being recorded: what comes next
+        (a leaderboard, the player's best) should include it."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._recorded.wait(), timeout)
+
     @property
     def version(self) -> int:
         """The stored version this process last saw."""
