@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -16,23 +17,27 @@ from fivedice.scorecard import Scorecard
 from fivedice.solver import solve
 
 
-def brute_force(rs: RuleSet) -> Any:
-    """``value(card)``: the optimal expected final total from the start of a turn on ``card``."""
+def outcomes(k: int) -> list[tuple[tuple[int, ...], float]]:
+    """Every sorted roll of ``k`` dice with its chance."""
+    out = []
+    for ms in itertools.combinations_with_replacement(range(1, FACES + 1), k):
+        ways = math.factorial(k) / math.prod(math.factorial(c) for c in counts_of(ms))
+        out.append((ms, ways / FACES**k))
+    return out
 
-    def outcomes(k: int) -> list[tuple[tuple[int, ...], float]]:
-        out = []
-        for ms in itertools.combinations_with_replacement(range(1, FACES + 1), k):
-            ways = math.factorial(k) / math.prod(math.factorial(c) for c in counts_of(ms))
-            out.append((ms, ways / FACES**k))
-        return out
 
-    def keeps(dice: tuple[int, ...]) -> set[tuple[int, ...]]:
-        return {tuple(sorted(c)) for r in range(len(dice)) for c in itertools.combinations(dice, r)}
+def keeps(dice: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every sorted proper sub-multiset of ``dice`` (what can be kept before a roll)."""
+    return {tuple(sorted(c)) for r in range(len(dice)) for c in itertools.combinations(dice, r)}
+
+
+def brute_utility(rs: RuleSet, utility: Callable[[int], float]) -> Callable[[Scorecard], float]:
+    """``value(card)``: the best expected ``utility(final total)`` from the start of a turn on ``card``."""
 
     @cache
     def value(card: Scorecard) -> float:
         if card.is_full:
-            return float(card.total)
+            return utility(card.total)
         return sum(p * best(card, ms, rs.rolls - 1) for ms, p in outcomes(rs.dice))
 
     @cache
@@ -46,6 +51,11 @@ def brute_force(rs: RuleSet) -> Any:
         return max(options)
 
     return value
+
+
+def brute_force(rs: RuleSet) -> Any:
+    """``value(card)``: the optimal expected final total from the start of a turn on ``card``."""
+    return brute_utility(rs, float)
 
 
 def tiny(**extra: Any) -> RuleSet:

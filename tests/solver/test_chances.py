@@ -4,7 +4,6 @@ sets, the mean identity, and agreement with simulated games."""
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
 from collections import defaultdict
@@ -16,25 +15,11 @@ import numpy as np
 import pytest
 
 from fivedice import rules
-from fivedice.dice import FACES, counts_of
-from fivedice.rules import RuleSet
 from fivedice.scorecard import Scorecard
 from fivedice.solver import Solver, solve
 from fivedice.solver.chances import Distribution, TargetError, build_chances, chance_table, check_target, distribution
 from fivedice.solver.simulate import simulate_optimal
-from tests.solver.test_bruteforce import CASES, reachable_cards
-
-
-def _outcomes(k: int) -> list[tuple[tuple[int, ...], float]]:
-    out = []
-    for ms in itertools.combinations_with_replacement(range(1, FACES + 1), k):
-        ways = math.factorial(k) / math.prod(math.factorial(c) for c in counts_of(ms))
-        out.append((ms, ways / FACES**k))
-    return out
-
-
-def _keeps(dice: tuple[int, ...]) -> set[tuple[int, ...]]:
-    return {tuple(sorted(c)) for r in range(len(dice)) for c in itertools.combinations(dice, r)}
+from tests.solver.test_bruteforce import CASES, brute_utility, outcomes, reachable_cards
 
 
 def brute_distribution(solver: Solver) -> Callable[[Scorecard], dict[int, float]]:
@@ -46,7 +31,7 @@ def brute_distribution(solver: Solver) -> Callable[[Scorecard], dict[int, float]
         if card.is_full:
             return {card.total: 1.0}
         out: dict[int, float] = defaultdict(float)
-        for ms, p in _outcomes(rs.dice):
+        for ms, p in outcomes(rs.dice):
             for x, q in turn(card, ms, rs.rolls - 1).items():
                 out[x] += p * q
         return dict(out)
@@ -58,34 +43,12 @@ def brute_distribution(solver: Solver) -> Callable[[Scorecard], dict[int, float]
             assert best.box is not None
             return dist(card.fill(best.box, dice, rs.rolls - left))
         out: dict[int, float] = defaultdict(float)
-        for ms, p in _outcomes(rs.dice - len(best.dice)):
+        for ms, p in outcomes(rs.dice - len(best.dice)):
             for x, q in turn(card, tuple(sorted(best.dice + ms)), left - 1).items():
                 out[x] += p * q
         return dict(out)
 
     return dist
-
-
-def brute_chance(rs: RuleSet, utility: Callable[[int], float]) -> Callable[[Scorecard], float]:
-    """The best expected ``utility(final total)`` from the start of a turn on a card."""
-
-    @cache
-    def value(card: Scorecard) -> float:
-        if card.is_full:
-            return utility(card.total)
-        return sum(p * best(card, ms, rs.rolls - 1) for ms, p in _outcomes(rs.dice))
-
-    @cache
-    def best(card: Scorecard, dice: tuple[int, ...], left: int) -> float:
-        roll = rs.rolls - left
-        options = [value(card.fill(b, dice, roll)) for b in card.option_indices(counts_of(dice), roll)]
-        if left:
-            for keep in _keeps(dice):
-                rolled = _outcomes(rs.dice - len(keep))
-                options.append(sum(p * best(card, tuple(sorted(keep + ms)), left - 1) for ms, p in rolled))
-        return max(options)
-
-    return value
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -120,7 +83,7 @@ def test_chance_tables_match_brute_force(name: str, half: float) -> None:
         def utility(total: int, t: int = target) -> float:
             return 1.0 if total > t else half if total == t else 0.0
 
-        value = brute_chance(rs, utility)
+        value = brute_utility(rs, utility)
         for card in cards:
             need = target - card.total
             if need > table.cap:
