@@ -38,10 +38,10 @@ def main() -> None:
     os.environ["FIVEDICE_CACHE_DIR"] = args.cache or tempfile.mkdtemp(prefix="fivedice-chances-")
 
     from fivedice import rules
+    from fivedice.engine.scorecard import Scorecard
     from fivedice.players import prepare
     from fivedice.players.win import beat_cap
-    from fivedice.scorecard import Scorecard
-    from fivedice.sim import simulate, wilson
+    from fivedice.services.sim import simulate, wilson
     from fivedice.solver.cache import build
     from fivedice.solver.chances import chance_table, distribution
     from fivedice.solver.simulate import simulate_optimal
@@ -116,7 +116,7 @@ def main() -> None:
 
 def duel(rs: Any, games: int, block: int, seed: int, workers: int | None) -> None:
     """Paired win-rate figures, printed after every block of games (so a cut run still reports)."""
-    from fivedice.sim import simulate
+    from fivedice.services.sim import simulate
 
     diffs: list[np.ndarray[Any, Any]] = []
     wins: list[np.ndarray[Any, Any]] = []

@@ -49,8 +49,8 @@ import httpx
 from load import intent  # the same simple client as the load benchmark (bench/ is the script's folder)
 from websockets.asyncio.client import ClientConnection, connect
 
-from fivedice import notation
-from fivedice.game import Game
+from fivedice.engine import notation
+from fivedice.engine.game import Game
 from fivedice.rules import parse_spec
 
 INTENT_WAIT = 3.0

@@ -20,7 +20,7 @@ import tempfile
 
 PROBE = r"""
 import json, resource, sys, time
-from fivedice import chancejobs
+from fivedice.services import chancejobs
 from fivedice.table import Table
 rules, best, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 table = Table(rules, ["Ann"] if kind != "win" else ["Ann", "Bo"], seed=1)

@@ -39,8 +39,8 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
-from fivedice import notation
-from fivedice.game import Game
+from fivedice.engine import notation
+from fivedice.engine.game import Game
 from fivedice.rules import parse_spec
 
 

@@ -92,7 +92,7 @@ def situations(count: int, seed: int = 1) -> list[tuple[Any, tuple[int, ...], in
     """Random reachable Yahtzee situations (random legal play), with yatzy-solver's notation."""
     from fivedice import rules
     from fivedice.dice import counts_of
-    from fivedice.scorecard import Scorecard
+    from fivedice.engine.scorecard import Scorecard
 
     rs = rules.get("yahtzee")
     rng = random.Random(seed)

@@ -17,7 +17,7 @@ import numpy as np
 
 from fivedice import rules
 from fivedice.players import prepare, solved
-from fivedice.sim import simulate
+from fivedice.services.sim import simulate
 
 TARGETS = {"easy": 180.0, "medium": 220.0, "hard": 245.0}
 

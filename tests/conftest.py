@@ -26,7 +26,7 @@ def private_score_store(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytes
 
 @pytest.fixture(autouse=True)
 def private_data_folder(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Games saved to be resumed (``fivedice.saves.saves_dir()``) go to a throwaway folder, never the user's."""
+    """Games saved to be resumed (``fivedice.engine.saves.saves_dir()``) go to a throwaway folder, never the user's."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fivedice import notation
+from fivedice.engine import notation
 from fivedice.rules import RuleSet, get
 from fivedice.table import Table
 

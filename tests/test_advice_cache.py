@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from fivedice import rules
-from fivedice.actions import Roll
-from fivedice.advice import advise
-from fivedice.state import GameState
+from fivedice.engine.actions import Roll
+from fivedice.engine.state import GameState
+from fivedice.services.advice import advise
 
 
 def test_hints_load_the_solver_table_once(monkeypatch: pytest.MonkeyPatch) -> None:

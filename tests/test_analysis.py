@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from fivedice import Game, rules, saves
-from fivedice.analysis import AnalysisError, analyze, grade
 from fivedice.cli import main
 from fivedice.players import get, play_game
+from fivedice.services.analysis import AnalysisError, analyze, grade
 
 
 @pytest.fixture(scope="module")

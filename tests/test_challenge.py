@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fivedice.challenge import ChallengeError, challenge_code, replay_on_tape, report
 from fivedice.cli import main
 from fivedice.rules import get
 from fivedice.table import Table
+from fivedice.table.challenge import ChallengeError, challenge_code, replay_on_tape, report
 
 
 def play(args: list[str], lines: list[str], db: Path) -> str:

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from fivedice import chancejobs, rules
-from fivedice.advice import advise
-from fivedice.chancejobs import Need
-from fivedice.plain import play_plain
+from fivedice import rules
+from fivedice.cli.plain import play_plain
 from fivedice.players.target import target_table
 from fivedice.rules import RuleSet
+from fivedice.services import chancejobs
+from fivedice.services.advice import advise
+from fivedice.services.chancejobs import Need
 from fivedice.solver.chances import STEP, chance_options, target_cap
 from fivedice.table import Table
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fivedice import saves
 from fivedice.cli import main
+from fivedice.engine import saves
 
 DATA = Path(__file__).parent / "data"
 

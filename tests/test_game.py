@@ -7,9 +7,9 @@ import random
 import pytest
 
 from fivedice import Game, rules
-from fivedice.actions import Roll, RollOff, Score
+from fivedice.engine.actions import Roll, RollOff, Score
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError, IllegalActionError
-from fivedice.state import GameState, Phase
 
 
 def test_rolloff_ties_roll_again_among_the_tied() -> None:

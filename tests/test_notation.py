@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fivedice import Game, notation, rules, saves
-from fivedice.actions import Roll, RollOff, Score
+from fivedice.engine.actions import Roll, RollOff, Score
 from fivedice.errors import NotationError, SaveFormatError
 
 

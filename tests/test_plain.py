@@ -6,7 +6,7 @@ import io
 import re
 from collections.abc import Iterable
 
-from fivedice.plain import PlainSession
+from fivedice.cli.plain import PlainSession
 from fivedice.table import Table
 
 

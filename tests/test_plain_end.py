@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fivedice import rules, saves
+from fivedice import rules
 from fivedice.cli import main
-from fivedice.plain import PlainSession, play_plain
+from fivedice.cli.plain import PlainSession, play_plain
+from fivedice.engine import saves
 from fivedice.table import Table
 from fivedice.tui.session import saved_games
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fivedice import Game, rules
-from fivedice.actions import Action, Roll, RollOff, Score
+from fivedice.engine.actions import Action, Roll, RollOff, Score
 from fivedice.errors import FiveDiceError
 
 SPECS = [

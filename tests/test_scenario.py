@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from fivedice import notation
-from fivedice.plain import PlainSession
+from fivedice.cli.plain import PlainSession
+from fivedice.engine import notation
 from fivedice.table import Table
 from tests.scenario import CHALLENGE, SEATS, STEPS, reference_log, rules
 

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import pytest
 
 from fivedice import rules
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import IllegalActionError
-from fivedice.scorecard import Scorecard
 
 FIVE_5S = (5, 5, 5, 5, 5)
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from fivedice import rules
 from fivedice.cli import main
 from fivedice.errors import FiveDiceError
-from fivedice.sim import CHUNK, PERCENTILES, SimulationError, chunk_seeds, plot_histogram, simulate
+from fivedice.services.sim import CHUNK, PERCENTILES, SimulationError, chunk_seeds, plot_histogram, simulate
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_chunk_seeds_differ_by_chunk_and_seat() -> None:
 
 
 def test_statistics_follow_the_recorded_games(duel: object) -> None:
-    from fivedice.sim import SimResult
+    from fivedice.services.sim import SimResult
 
     assert isinstance(duel, SimResult)
     assert duel.games == CHUNK + 30
@@ -86,7 +86,7 @@ def test_bad_requests_fail_before_running() -> None:
 
 
 def test_plot_writes_a_png(tmp_path: Path, duel: object) -> None:
-    from fivedice.sim import SimResult
+    from fivedice.services.sim import SimResult
 
     assert isinstance(duel, SimResult)
     path = tmp_path / "scores.png"

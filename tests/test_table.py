@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fivedice import saves
-from fivedice.actions import Roll, RollOff, Score
+from fivedice.engine import saves
+from fivedice.engine.actions import Roll, RollOff, Score
 from fivedice.errors import FiveDiceError, IllegalActionError, SaveFormatError
-from fivedice.events import message, narrate
 from fivedice.i18n import language
-from fivedice.seat import Seat
 from fivedice.table import StaleStateError, Table, UndoPolicy, UndoRefusedError
+from fivedice.table.events import message, narrate
+from fivedice.table.seat import Seat
 
 
 def seen_dice(table: Table, shown: dict[tuple[int, int, int, int], int]) -> None:
@@ -277,8 +277,8 @@ def test_a_stand_in_plays_a_timed_out_turn_and_says_so() -> None:
 
 
 def test_hints_say_beforehand_when_the_solver_must_be_prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fivedice import advice
     from fivedice.rules import get
+    from fivedice.services import advice
 
     monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("FIVEDICE_SHIPPED_TABLES", "0")

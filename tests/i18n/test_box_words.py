@@ -10,11 +10,11 @@ from click.testing import CliRunner
 
 from fivedice import i18n, rules
 from fivedice.cli import main
+from fivedice.cli.plain import local_commands
+from fivedice.cli.solve import parse_card
+from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError
-from fivedice.game import Game
-from fivedice.plain import local_commands
 from fivedice.rules import words
-from fivedice.solver.cli import parse_card
 
 CLEAN = {"LANGUAGE": None, "LC_ALL": None, "LC_MESSAGES": None, "LANG": None}
 

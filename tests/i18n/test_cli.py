@@ -160,7 +160,7 @@ def test_a_box_name_wins_over_a_command_word() -> None:
 @pytest.mark.parametrize("code", ["it", "hr", "su", "co"])
 def test_command_words_are_not_box_names(code: str) -> None:
     from fivedice import rules
-    from fivedice.plain import local_commands
+    from fivedice.cli.plain import local_commands
 
     with i18n.language(code):
         words = set(local_commands())

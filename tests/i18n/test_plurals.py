@@ -16,8 +16,8 @@ from click.testing import CliRunner
 import fivedice
 from fivedice import i18n
 from fivedice.cli import main
+from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError, IllegalActionError
-from fivedice.game import Game
 from fivedice.i18n import LOCALE_DIR
 from fivedice.i18n.catalogs import TEMPLATE, read
 
@@ -90,7 +90,7 @@ def test_a_wrong_count_of_dice_is_told_in_good_grammar(lang: str, dice: list[str
 
 def test_counts_in_the_rules_reference() -> None:
     from fivedice import rules
-    from fivedice.render import rules_card
+    from fivedice.engine.render import rules_card
 
     one_roll = rules.from_data({"base": "yacht", "name": "quick", "rolls": 1})
     assert rules_card(one_roll).endswith("5 dice, up to 1 roll a turn, 12 rounds.")

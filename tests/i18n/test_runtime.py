@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fivedice import i18n, rules
+from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError, IllegalActionError
-from fivedice.game import Game
 from fivedice.i18n import _, ngettext
 
 

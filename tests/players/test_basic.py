@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from fivedice import Game, rules
-from fivedice.actions import Roll, RollOff, Score
 from fivedice.dice import counts_of
+from fivedice.engine.actions import Roll, RollOff, Score
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.players import LEVELS, Strategy, UnknownStrategyError, get, play_game, play_turn
 from fivedice.players.basic import GreedyPlayer
 from fivedice.players.turn import dice_space, gains, option_table
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState, Phase
 
 SPECS = [
     "yahtzee",

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from fivedice import Game, rules
-from fivedice.actions import Roll, Score
+from fivedice.engine.actions import Roll, Score
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState
 from fivedice.players import UnknownStrategyError, get, play_game
 from fivedice.players.solved import (
     NOISE,
@@ -18,8 +20,6 @@ from fivedice.players.solved import (
     solver_for,
 )
 from fivedice.players.win import WinPlayer, beat_chance, last_turn_distribution, spread_model
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState
 
 
 @pytest.mark.parametrize("spec", ["yahtzee", "yacht", "generala"])

@@ -7,13 +7,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from fivedice import chancejobs, rules
-from fivedice.actions import Roll
-from fivedice.advice import advise
+from fivedice import rules
+from fivedice.engine.actions import Roll
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState
 from fivedice.players import prepare
 from fivedice.players.win import WinPlayer, option_chances, rival_distribution
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState
+from fivedice.services import chancejobs
+from fivedice.services.advice import advise
 
 RS = rules.get("yacht")
 

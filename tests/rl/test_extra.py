@@ -13,7 +13,7 @@ def imported_after(code: str) -> set[str]:
 
 
 def test_the_game_does_not_import_the_rl_libraries() -> None:
-    assert imported_after("import fivedice, fivedice.cli, fivedice.players, fivedice.saves") == set()
+    assert imported_after("import fivedice, fivedice.cli, fivedice.players, fivedice.engine.saves") == set()
 
 
 def test_pettingzoo_loads_only_with_the_multiplayer_env() -> None:

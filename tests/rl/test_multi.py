@@ -9,11 +9,11 @@ import pytest
 from pettingzoo.test import api_test  # type: ignore[import-untyped]
 
 from fivedice import rules
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError, IllegalActionError
 from fivedice.rl import multi
 from fivedice.rl.multi import MultiplayerEnv, win_rewards
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState
 
 
 # A dict observation with an action mask is PettingZoo's own convention (its classic games);

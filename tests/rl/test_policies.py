@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fivedice import Game, players, rules
-from fivedice.actions import Roll
+from fivedice.engine.actions import Roll
 from fivedice.errors import FiveDiceError
 from fivedice.players import play_game
 from fivedice.rl import SolitaireEnv

@@ -12,11 +12,11 @@ from gymnasium.utils.env_checker import check_env
 
 import fivedice.rl
 from fivedice import Game, rules
-from fivedice.actions import Roll, Score
+from fivedice.engine.actions import Roll, Score
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError, IllegalActionError, RuleSetError
 from fivedice.rl import EnvSetupError, SolitaireEnv
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState
 
 SPECS = [
     "yahtzee",

@@ -12,8 +12,8 @@ import pytest
 
 from fivedice import rules
 from fivedice.dice import FACES, counts_of
+from fivedice.engine.scorecard import Scorecard
 from fivedice.rules import RuleSet
-from fivedice.scorecard import Scorecard
 from fivedice.solver import solve
 
 

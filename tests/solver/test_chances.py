@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from fivedice import rules
-from fivedice.scorecard import Scorecard
+from fivedice.engine.scorecard import Scorecard
 from fivedice.solver import Solver, solve
 from fivedice.solver.chances import Distribution, TargetError, build_chances, chance_table, check_target, distribution
 from fivedice.solver.simulate import simulate_optimal
@@ -145,7 +145,7 @@ def test_bad_targets_are_one_sentence(bad: object) -> None:
 
 
 def test_target_player_reaches_its_target_about_as_often_as_the_table_says() -> None:
-    from fivedice.sim import simulate
+    from fivedice.services.sim import simulate
 
     rs = rules.get("yacht")
     games = 600

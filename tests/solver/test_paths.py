@@ -138,3 +138,12 @@ def test_refresh_rewrites_only_the_headers(tmp_path: Path, monkeypatch: pytest.M
     assert ship.refresh() == []
     assert path.read_bytes() == before  # the header is current again, the payload untouched
     assert ship.check() == []
+
+
+def test_the_hashed_scoring_sources_exist() -> None:
+    """The code digest names real files (a module moved without updating SOURCES broke every load)."""
+    from fivedice.solver import cache
+
+    root = Path(cache.__file__).resolve().parent.parent
+    assert all((root / name).exists() for name in cache.SOURCES)
+    assert len(cache.code_digest()) == 64

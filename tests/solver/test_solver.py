@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from fivedice import rules
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import DiceError, IllegalActionError, RuleSetError
-from fivedice.scorecard import Scorecard
 from fivedice.solver import Option, Solver, cache, solve, tables
 from fivedice.solver.cache import build, cache_path, load_or_build
 

@@ -9,8 +9,8 @@ import pytest
 
 from fivedice import rules
 from fivedice.dice import Dice
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import RuleSetError
-from fivedice.scorecard import Scorecard
 from fivedice.solver import kernel
 from fivedice.solver.tables import build_tables
 

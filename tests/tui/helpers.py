@@ -11,8 +11,8 @@ from textual.widgets import Static
 from fivedice import rules
 from fivedice.players import get as get_strategy
 from fivedice.rules import RuleSet
-from fivedice.seat import Seat
 from fivedice.storage import Store
+from fivedice.table.seat import Seat
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.play import GameScreen
 from fivedice.tui.session import Session, new_table

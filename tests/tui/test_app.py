@@ -8,9 +8,10 @@ import pytest
 from click.testing import CliRunner
 from textual.widgets import Input, Select
 
-from fivedice import rules, saves
-from fivedice.actions import Roll, Score
+from fivedice import rules
 from fivedice.cli import main
+from fivedice.engine import saves
+from fivedice.engine.actions import Roll, Score
 from fivedice.errors import FiveDiceError
 from fivedice.storage import PlayerProfile, Store
 from fivedice.table import Table

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 from textual.widgets import Input, Select
 
-from fivedice.challenge import replay_on_tape
 from fivedice.cli import main
 from fivedice.rules import get
 from fivedice.storage import Store
+from fivedice.table.challenge import replay_on_tape
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
@@ -87,7 +87,7 @@ def test_challenge_on_the_command_line_reaches_the_full_screen_game(monkeypatch:
         return 0
 
     tty = types.SimpleNamespace(isatty=lambda: True)
-    monkeypatch.setattr("fivedice.cli.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
+    monkeypatch.setattr("fivedice.cli.app.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
     monkeypatch.setattr(FiveDiceApp, "run", run)
     out = CliRunner().invoke(main, ["play", "--players", "Ann", "--challenge", " Friday  Night "])
     assert out.exit_code == 0, out.output

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from fivedice import chancejobs, rules
-from fivedice.chancejobs import Need
-from fivedice.seat import Seat
+from fivedice import rules
+from fivedice.services import chancejobs
+from fivedice.services.chancejobs import Need
+from fivedice.table.seat import Seat
 from fivedice.tui import FiveDiceApp
 from fivedice.tui.demo import demo_config
 from fivedice.tui.play import GameScreen

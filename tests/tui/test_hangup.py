@@ -358,7 +358,7 @@ def test_the_terminal_game_runs_on_the_guarded_driver() -> None:
 SLOW_GAME = """\
 import os, sys, time
 from fivedice import rules
-from fivedice.actions import Roll
+from fivedice.engine.actions import Roll
 from fivedice.tui import Config, FiveDiceApp, Seat, Session
 from fivedice.tui.session import new_table
 

@@ -212,7 +212,7 @@ def test_lang_on_the_command_line_reaches_the_game(
         return 0
 
     tty = types.SimpleNamespace(isatty=lambda: True)
-    monkeypatch.setattr("fivedice.cli.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
+    monkeypatch.setattr("fivedice.cli.app.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
     monkeypatch.setattr(FiveDiceApp, "run", run)
     out = CliRunner().invoke(main, [*args, "play", "--players", "Ann"])
     assert out.exit_code == 0, out.output

@@ -9,10 +9,10 @@ import pytest
 from textual.widgets import Button, Input, Select
 
 from fivedice import i18n, rules
-from fivedice.actions import Roll
-from fivedice.advice import Advice
-from fivedice.seat import Seat
+from fivedice.engine.actions import Roll
+from fivedice.services.advice import Advice
 from fivedice.table import Table
+from fivedice.table.seat import Seat
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.demo import demo_config
 from fivedice.tui.end import EndScreen

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from fivedice import notation
-from fivedice.seat import parse_seats
+from fivedice.engine import notation
+from fivedice.table.seat import parse_seats
 from fivedice.tui import FiveDiceApp
 from fivedice.tui.demo import demo_config
 from fivedice.tui.play import GameScreen

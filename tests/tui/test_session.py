@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from fivedice import rules, saves
+from fivedice import rules
 from fivedice.cli import main
+from fivedice.engine import saves
 from fivedice.errors import FiveDiceError, SaveFormatError
 from fivedice.tui import Seat, Session
 from fivedice.tui.session import delete_save, rules_title, saved_games, sidecar

@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from fivedice.seat import Seat
+from fivedice.table.seat import Seat
 from fivedice.tui import Config, FiveDiceApp, Session
 from fivedice.tui.demo import demo_config, demo_session, screenshot
 from tests.tui.helpers import finish, session_of

@@ -11,7 +11,7 @@ from typing import ClassVar
 import pytest
 from fastapi.testclient import TestClient
 
-from fivedice import advice
+from fivedice.services import advice
 from fivedice.web.app import create_app
 from tests.web.conftest import LOOSE, create, hello, play, replays
 
@@ -96,7 +96,7 @@ def test_a_solo_room_starts_without_roll_off_and_shows_engine_options(client: Te
         assert game["rolls"] == 1
         assert len(game["dice"]) == 5
         # the offered points are the engine's own options
-        from fivedice.game import Game
+        from fivedice.engine.game import Game
 
         engine = Game("yahtzee", ["Ann"], starter=0)
         engine.roll(dice=game["dice"])

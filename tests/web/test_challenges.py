@@ -10,8 +10,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from fivedice.challenge import replay_on_tape
 from fivedice.rules import get
+from fivedice.table.challenge import replay_on_tape
 from tests.web.conftest import LOOSE, Conn, Msg, create, hello, play
 
 

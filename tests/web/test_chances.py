@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from fivedice import chancejobs
+from fivedice.cli.serve import serve_cmd
 from fivedice.rules import get
+from fivedice.services import chancejobs
 from fivedice.web.app import create_app
-from fivedice.web.cli import serve_cmd
 from tests.web.conftest import LOOSE, Conn, Msg, create, hello, play
 
 YACHT = get("yacht")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from fivedice import notation
+from fivedice.engine import notation
 from fivedice.rules import parse_spec
 from fivedice.web.db import MoveRow, SeatRow
 from fivedice.web.rooms import table_from_moves

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fivedice.actions import Action
-from fivedice.game import Game
+from fivedice.engine.actions import Action
+from fivedice.engine.game import Game
 from fivedice.i18n import ngettext
 from fivedice.players.levels import (
     LEVELS,

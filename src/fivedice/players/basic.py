@@ -11,13 +11,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import FACES
+from fivedice.engine.actions import Action, Roll, RollOff, Score
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState, Phase
 from fivedice.players.turn import FloatArray, IntArray, TurnPlan, dice_space, gains, option_table, turn_plan
 from fivedice.rules.kinds import AllAlike, Chance, Face, OfAKind
 from fivedice.rules.ruleset import RuleSet
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState, Phase
 
 __all__ = ["GreedyPlayer", "PlanPlayer", "RandomPlayer", "TaliPlayer"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from fivedice.actions import Action
+from fivedice.engine.actions import Action
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
 from fivedice.rules.ruleset import RuleSet
-from fivedice.state import GameState
 
 __all__ = [
     "LEVELS",

@@ -19,15 +19,15 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from fivedice.actions import Action, Roll, Score
+from fivedice.engine.actions import Action, Roll, Score
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.players.basic import PlanPlayer, opening
 from fivedice.players.levels import SOLVER_LEVELS
 from fivedice.players.turn import FloatArray, IntArray
 from fivedice.rules.ruleset import RuleSet
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState
 
 __all__ = [
     "NOISE",

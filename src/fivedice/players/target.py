@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fivedice.actions import Action
+from fivedice.engine.actions import Action
+from fivedice.engine.state import GameState
 from fivedice.players.basic import opening
 from fivedice.players.solved import OptimalPlayer, _act, solver_for
 from fivedice.rules.ruleset import RuleSet
-from fivedice.state import GameState
 
 __all__ = ["TargetPlayer", "target_table"]
 

@@ -3,7 +3,7 @@
 :class:`DiceSpace` enumerates the dice multisets of one roll and every keep, with the
 exact transition probabilities; :class:`OptionTable` asks the score card once per dice
 multiset which boxes are legal and what they score (so the rules stay in
-:mod:`fivedice.scorecard`); :func:`turn_plan` runs the within-turn dynamic programme
+:mod:`fivedice.engine.scorecard`); :func:`turn_plan` runs the within-turn dynamic programme
 for any end-of-turn utility, e.g. this turn's points (``greedy``) or the chance of
 winning (``win``).
 
@@ -26,8 +26,8 @@ import numpy as np
 import numpy.typing as npt
 
 from fivedice.dice import FACES, counts_of, multisets
+from fivedice.engine.scorecard import Scorecard
 from fivedice.rules.ruleset import RuleSet
-from fivedice.scorecard import Scorecard
 
 __all__ = ["DiceSpace", "OptionTable", "TurnPlan", "dice_space", "option_table", "turn_plan"]
 

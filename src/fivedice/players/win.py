@@ -31,14 +31,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fivedice.actions import Action
 from fivedice.dice import RandomRoller
+from fivedice.engine.actions import Action
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState
 from fivedice.players.basic import opening
 from fivedice.players.solved import OptimalPlayer, ValuePlayer, _act, filled, solver_for
 from fivedice.players.turn import FloatArray, IntArray, dice_space, gains, option_table, turn_plan
 from fivedice.rules.ruleset import RuleSet
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState
 
 __all__ = [
     "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_table",

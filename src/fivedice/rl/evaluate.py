@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from numpy.typing import NDArray
 
-from fivedice.actions import Action, Roll, Score
+from fivedice.engine.actions import Action, Roll, Score
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rl.solitaire import SolitaireEnv
 from fivedice.rl.spaces import EnvSetupError
 from fivedice.rules import RuleSet
-from fivedice.state import GameState
 
 if TYPE_CHECKING:
     from fivedice.solver import Solver

@@ -28,13 +28,13 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from fivedice.dice import make_roller
+from fivedice.engine.render import score_table, standings_text
+from fivedice.engine.state import GameState
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _
-from fivedice.render import score_table, standings_text
 from fivedice.rl.solitaire import ILLEGAL_MODES, describe_state, resolve_rules, roll_first
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
-from fivedice.state import GameState
 
 __all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "win_rewards"]
 
@@ -46,7 +46,7 @@ def win_rewards(state: GameState) -> tuple[float, ...]:
     """Each seat's end-of-game reward under ``reward="win"``.
 
     >>> from fivedice import rules
-    >>> from fivedice.state import GameState
+    >>> from fivedice.engine.state import GameState
     >>> win_rewards(GameState.new(rules.get("yacht"), ("a", "b")))   # tied at 0: the win is split
     (0.0, 0.0)
     """

@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from fivedice.actions import Action
+from fivedice.engine.actions import Action
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _
 from fivedice.rl.spaces import ActionCodec, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
-from fivedice.state import GameState, Phase
 
 if TYPE_CHECKING:
     from fivedice.players import Strategy

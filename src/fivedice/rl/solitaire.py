@@ -1,6 +1,6 @@
 """``fivedice/Solitaire-v0``: one player, one game, as a Gymnasium environment.
 
-The environment drives the engine's immutable :class:`~fivedice.state.GameState`; every
+The environment drives the engine's immutable :class:`~fivedice.engine.state.GameState`; every
 rule (legality, the Joker, fill orders, bonuses) is the engine's. Each turn's first roll
 is made by the environment, so the agent always sees dice. Rewards are the points a
 score action adds to the grand total (upper and extra-Yahtzee bonuses included, on the
@@ -23,14 +23,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from fivedice import rules as rules_mod
-from fivedice.actions import Action
 from fivedice.dice import DiceRoller, make_roller
+from fivedice.engine.actions import Action
+from fivedice.engine.render import score_table
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError, RuleSetError
 from fivedice.i18n import _
-from fivedice.render import score_table
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
-from fivedice.state import GameState, Phase
 
 __all__ = ["ILLEGAL_MODES", "SolitaireEnv", "describe_state", "resolve_rules", "roll_first"]
 

@@ -11,8 +11,8 @@ Actions (``Discrete(2**dice + cards * boxes)``, 45 for Yahtzee):
   2 bottom-up).
 
 >>> from fivedice import rules
->>> from fivedice.state import GameState
->>> from fivedice.actions import Roll
+>>> from fivedice.engine.state import GameState
+>>> from fivedice.engine.actions import Roll
 >>> state = GameState.new(rules.get("yahtzee"), ("Ann",)).apply(Roll((), (6, 2, 6, 1, 2)))
 >>> codec = ActionCodec(rules.get("yahtzee"))
 >>> codec.size
@@ -36,12 +36,12 @@ import numpy as np
 from gymnasium import spaces
 from numpy.typing import NDArray
 
-from fivedice.actions import Action, Roll, Score
 from fivedice.dice import FACES, counts_of, multisets
+from fivedice.engine.actions import Action, Roll, Score
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError, IllegalActionError
 from fivedice.i18n import _
 from fivedice.rules import RuleSet
-from fivedice.state import GameState, Phase
 
 __all__ = [
     "ActionCodec",

@@ -11,10 +11,10 @@ import numpy.typing as npt
 
 from fivedice.dice import FACES, Dice, count_error
 from fivedice.dice import multisets as dice_multisets
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import DiceError, IllegalActionError, RuleSetError
 from fivedice.i18n import _, box_name, ngettext
 from fivedice.rules import RuleSet
-from fivedice.scorecard import Scorecard
 from fivedice.solver import plain
 from fivedice.solver.cache import Progress, Readiness, Table, load_or_build
 from fivedice.solver.cache import readiness as _readiness

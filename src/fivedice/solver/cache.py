@@ -47,7 +47,7 @@ FORMAT_VERSION = 2
 MAGIC = b"FIVEDICE-SOLVER-TABLE\n"
 DATA = Path(__file__).with_name("data")
 """The tables shipped with the package (built-in rule sets, default options)."""
-SOURCES = ("dice.py", "scorecard.py", "rules", "solver/tables.py")
+SOURCES = ("dice.py", "engine/scorecard.py", "rules", "solver/tables.py")
 """The code the tables are built from (relative to the package), hashed by :func:`code_digest`."""
 
 Progress = Callable[[float], None]

@@ -34,10 +34,10 @@ import numpy as np
 import numpy.typing as npt
 
 from fivedice.dice import Dice
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import RuleSet
-from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import Option, Solver
 from fivedice.solver.cache import (
     Progress,

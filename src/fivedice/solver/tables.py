@@ -1,7 +1,7 @@
 """Per-rule-set lookup tables for the solver kernels, built by calling the foundation's rules.
 
 Every score, Joker value and legality fact comes from :class:`~fivedice.rules.Box` and
-:class:`~fivedice.scorecard.Scorecard` (called once per situation class); the kernels only
+:class:`~fivedice.engine.scorecard.Scorecard` (called once per situation class); the kernels only
 read the numpy arrays built here.
 
 Dice multisets of 0 to ``n`` dice share one index space ("keeps"): sorted by size, then in
@@ -30,10 +30,10 @@ import numpy as np
 import numpy.typing as npt
 
 from fivedice.dice import FACES, multisets
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import RuleSetError
 from fivedice.rules import Joker, RuleSet
 from fivedice.rules.ruleset import SOLVER_MAX_BOXES
-from fivedice.scorecard import Scorecard
 
 __all__ = ["Tables", "build_tables", "from_packed"]
 

@@ -13,7 +13,7 @@ from alembic.migration import MigrationContext
 from alembic.operations import Operations
 from sqlalchemy import Column, Connection, DateTime, Float, Integer, String, Text, column, select, table, update
 
-from fivedice import saves
+from fivedice.engine import saves
 from fivedice.errors import FiveDiceError
 from fivedice.storage.schema import SCHEMA_VERSION, games, results, version
 

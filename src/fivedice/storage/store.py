@@ -23,17 +23,17 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from fivedice import saves
+from fivedice.engine import saves
+from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError
-from fivedice.game import Game
 from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.rules.ruleset import normalize_name
-from fivedice.seat import Seat
 from fivedice.storage import migrate
 from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
 from fivedice.storage.url import ENV_VAR, resolve_url
 from fivedice.table import Table
+from fivedice.table.seat import Seat
 
 __all__ = ["ENV_VAR", "GameSummary", "History", "PlayerProfile", "ScoreRow", "Store", "StoreError", "resolve_url"]
 
@@ -43,7 +43,7 @@ class StoreError(FiveDiceError):
 
 
 PlayerProfile = Seat
-"""A remembered player is a :class:`~fivedice.seat.Seat`: a name, "human" or "computer", a level."""
+"""A remembered player is a :class:`~fivedice.table.seat.Seat`: a name, "human" or "computer", a level."""
 
 
 @dataclass(frozen=True, slots=True)

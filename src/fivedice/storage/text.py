@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime
 
+from fivedice.engine.render import table
 from fivedice.i18n import (
     SOURCE_LANGUAGE,
     _,
@@ -16,7 +17,6 @@ from fivedice.i18n import (
     ngettext,
     pgettext,
 )
-from fivedice.render import table
 from fivedice.storage.store import History, ScoreRow
 
 __all__ = ["bar_chart", "history_text", "scores_text", "scores_title"]

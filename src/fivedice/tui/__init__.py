@@ -10,7 +10,7 @@ analysis and challenge comparison. Finished games go to :class:`fivedice.storage
 
 from __future__ import annotations
 
-from fivedice.seat import Seat
+from fivedice.table.seat import Seat
 from fivedice.tui.app import Config, FiveDiceApp
 from fivedice.tui.session import Session
 

@@ -18,12 +18,13 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 
-from fivedice import i18n, saves
+from fivedice import i18n
+from fivedice.engine import saves
+from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError
-from fivedice.game import Game
 from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet
-from fivedice.seat import Seat
+from fivedice.table.seat import Seat
 from fivedice.tui.end import GameAnalysis, analyse
 from fivedice.tui.session import Session, new_table, saves_dir
 from fivedice.tui.widgets import language_cycle

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fivedice import rules
 from fivedice.players import get as get_strategy
-from fivedice.seat import Seat
+from fivedice.table.seat import Seat
 from fivedice.tui.app import Config, FiveDiceApp
 from fivedice.tui.session import Session, new_table
 

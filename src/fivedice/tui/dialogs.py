@@ -11,12 +11,12 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from fivedice.actions import Roll
-from fivedice.advice import Advice, describe
 from fivedice.dice import parse_dice
+from fivedice.engine.actions import Roll
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _, format_decimal, format_percent, ngettext
 from fivedice.rules import RuleSet
+from fivedice.services.advice import Advice, describe
 
 __all__ = ["DiceEntry", "format_advice"]
 

@@ -16,10 +16,10 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Static
 
-from fivedice.challenge import ChallengeReport, benchmark_level, report, report_lines
+from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError
-from fivedice.game import Game
 from fivedice.i18n import N_, _, format_decimal, ngettext
+from fivedice.table.challenge import ChallengeReport, benchmark_level, report, report_lines
 from fivedice.tui.session import Session
 from fivedice.tui.widgets import I18nFooter, ScoreCardView
 
@@ -47,8 +47,8 @@ class GameAnalysis:
 
 
 def analyse(game: Game) -> GameAnalysis | str:
-    """The game analysis from :mod:`fivedice.analysis` (slow: run it in a worker), or why there is none."""
-    from fivedice.analysis import analyze  # the solver: only when a game ends
+    """The game analysis from :mod:`fivedice.services.analysis` (slow: run it in a worker), or why there is none."""
+    from fivedice.services.analysis import analyze  # the solver: only when a game ends
 
     try:
         result = analyze(game)

@@ -21,14 +21,14 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from fivedice import chancejobs
-from fivedice.actions import Action, Roll, Score
-from fivedice.advice import Advice, describe_action, preparing
+from fivedice.engine.actions import Action, Roll, Score
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
-from fivedice.events import Event, narrate
 from fivedice.i18n import N_, _, format_decimal
-from fivedice.state import GameState
+from fivedice.services import chancejobs
+from fivedice.services.advice import Advice, describe_action, preparing
 from fivedice.table import StaleStateError
+from fivedice.table.events import Event, narrate
 from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
 from fivedice.tui.session import Session
@@ -529,7 +529,7 @@ class GameScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="goal")
     def _goal_worker(self) -> None:
-        from fivedice.challenge import goal
+        from fivedice.table.challenge import goal
 
         table = self.table
         assert table.challenge is not None

@@ -15,15 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fivedice import saves
+from fivedice.engine import saves
+from fivedice.engine.game import Game
+from fivedice.engine.saves import saves_dir
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError, SaveError, SaveFormatError
-from fivedice.game import Game
 from fivedice.i18n import _
 from fivedice.rules import RuleSet
-from fivedice.saves import saves_dir
-from fivedice.seat import Seat
-from fivedice.state import GameState
 from fivedice.table import Table
+from fivedice.table.seat import Seat
 
 __all__ = ["Session", "delete_save", "new_table", "rules_title", "saved_games", "saves_dir", "sidecar"]
 
@@ -122,7 +122,7 @@ class Session:
 
     def save(self, path: str | Path | None = None, folder: Path | None = None) -> Path:
         """Write the table's save to ``path`` (else its file, else a new file in ``folder``, else in
-        :func:`~fivedice.saves.saves_dir`), whole or not at all; an older save's seats file goes, its
+        :func:`~fivedice.engine.saves.saves_dir`), whole or not at all; an older save's seats file goes, its
         contents being in the save now. Raises :class:`~fivedice.errors.SaveError` (one sentence) if it
         cannot be written; the game goes on."""
         target = Path(path) if path is not None else self.save_path or saves.new_save_path(folder)

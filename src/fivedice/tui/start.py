@@ -14,12 +14,12 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from fivedice import i18n
 from fivedice import rules as rules_mod
-from fivedice.challenge import challenge_code
 from fivedice.errors import FiveDiceError, RuleSetError
 from fivedice.i18n import N_, _
 from fivedice.players import LEVELS
 from fivedice.rules import RuleSet, parse_options
-from fivedice.seat import Seat
+from fivedice.table.challenge import challenge_code
+from fivedice.table.seat import Seat
 from fivedice.tui.help import HelpScreen
 from fivedice.tui.session import delete_save, saved_games
 from fivedice.tui.widgets import I18nFooter, language_cycle

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.markup import escape
 
-from fivedice.actions import Action, Roll
+from fivedice.engine.actions import Action, Roll
+from fivedice.engine.state import Phase
 from fivedice.i18n import _, ngettext
-from fivedice.state import Phase
 from fivedice.table import Table
 from fivedice.tui.session import rules_title
 

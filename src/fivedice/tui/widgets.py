@@ -1,7 +1,7 @@
 """The game's widgets: large dice and the side-by-side score cards.
 
 Widgets only draw what they are given (attributes down) and report clicks as messages
-(messages up); the game itself lives in the :class:`~fivedice.game.Game`.
+(messages up); the game itself lives in the :class:`~fivedice.engine.game.Game`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
 from fivedice import i18n
+from fivedice.engine.state import GameState
 from fivedice.i18n import N_, _, box_label, pgettext
 from fivedice.rules import FillOrder, RuleSet
-from fivedice.state import GameState
 
 __all__ = [
     "CardLine",

@@ -1,6 +1,6 @@
 """Online multiplayer in the browser: an ASGI app with rooms, persistence and multi-process fan-out.
 
-Start it with ``fivedice serve`` (see :mod:`fivedice.web.cli`) or build the app with
+Start it with ``fivedice serve`` (see :mod:`fivedice.cli.serve`) or build the app with
 :func:`create_app`.
 """
 

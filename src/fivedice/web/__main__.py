@@ -1,5 +1,5 @@
 """``python -m fivedice.web`` runs the server, like ``fivedice serve``."""
 
-from fivedice.web.cli import serve_cmd
+from fivedice.cli.serve import serve_cmd
 
 serve_cmd()

@@ -49,12 +49,12 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from fivedice import i18n
-from fivedice.challenge import DAILY, challenge_code
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.players.levels import LEVELS
 from fivedice.rules import BUILTINS, describe, get, parse_spec
 from fivedice.rules.explain import explain_all
+from fivedice.table.challenge import DAILY, challenge_code
 from fivedice.web import lobby, pwa, replay
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import LimitError, MessageError, RoomNotFoundError, StoreError

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from fivedice import notation
+from fivedice.engine import notation
 from fivedice.i18n import _
 from fivedice.table import Table
 from fivedice.web.db import SeatRow

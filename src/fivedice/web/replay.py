@@ -19,10 +19,10 @@ from fastapi.responses import FileResponse
 from sqlalchemy import Column, Float, ForeignKey, Integer, MetaData, String, Table, UniqueConstraint, select, text
 from sqlalchemy.exc import IntegrityError
 
-from fivedice.events import Event
+from fivedice.engine.state import GameState, Phase
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.state import GameState, Phase
+from fivedice.table.events import Event
 from fivedice.web.db import MoveRow, RoomStore, SeatRow
 from fivedice.web.errors import RoomError, RoomNotFoundError
 from fivedice.web.rooms import event_message, new_table, replay_move

@@ -11,17 +11,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fivedice import i18n
-from fivedice.actions import Roll, Score
-from fivedice.advice import BEAT, WIN, Advice
-from fivedice.challenge import goal as challenge_goal
-from fivedice.challenge import report, report_lines
+from fivedice.engine.actions import Roll, Score
+from fivedice.engine.game import Game
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
-from fivedice.game import Game
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.state import GameState, Phase
+from fivedice.services.advice import BEAT, WIN, Advice
 from fivedice.storage import Store
 from fivedice.table import Table
+from fivedice.table.challenge import goal as challenge_goal
+from fivedice.table.challenge import report, report_lines
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import RoomError
 from fivedice.web.lobby import RoomExtras
@@ -242,7 +242,7 @@ def _analyze(game: Game) -> dict[str, Any] | None:
     """The per-decision analysis of a finished game (None where the solver cannot rate these rules)."""
     if game.rules.solver_refusal() is not None:
         return None
-    from fivedice.analysis import analyze  # the solver: loaded only when someone asks
+    from fivedice.services.analysis import analyze  # the solver: loaded only when someone asks
 
     try:
         return analyze(game).to_json()

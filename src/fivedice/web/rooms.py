@@ -20,18 +20,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fivedice import notation
-from fivedice.actions import RollOff, Score
-from fivedice.challenge import ChallengeReport
 from fivedice.dice import DiceRoller
-from fivedice.events import Event, message
-from fivedice.game import Game
+from fivedice.engine import notation
+from fivedice.engine.actions import RollOff, Score
+from fivedice.engine.game import Game
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import Phase
 from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet, parse_spec
-from fivedice.scorecard import Scorecard
-from fivedice.seat import Seat
-from fivedice.state import Phase
 from fivedice.table import BY, Table, UndoPolicy, default_policy
+from fivedice.table.challenge import ChallengeReport
+from fivedice.table.events import Event, message
+from fivedice.table.seat import Seat
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 from fivedice.web.limits import TokenBucket
 
@@ -105,7 +105,7 @@ class Client:
 
 def event_message(event: Event, rules: RuleSet) -> dict[str, Any]:
     """A table event as the browser gets it: ``{"msg": English text with {fields}, "args": fields}``
-    (the one narrator, :func:`fivedice.events.message`); ``args["box"]`` is the box's English label,
+    (the one narrator, :func:`fivedice.table.events.message`); ``args["box"]`` is the box's English label,
     translated where the event is shown, like ``msg`` itself."""
     text, args = message(event, rules)
     return {"msg": text, "args": args}

@@ -29,16 +29,17 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from fivedice import chancejobs, notation
-from fivedice.challenge import challenge_code
-from fivedice.chancejobs import Job
 from fivedice.dice import DiceRoller, RandomRoller
+from fivedice.engine import notation
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
 from fivedice.players.levels import check_level
 from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
+from fivedice.services import chancejobs
+from fivedice.services.chancejobs import Job
 from fivedice.table import StaleStateError
+from fivedice.table.challenge import challenge_code
 from fivedice.web import decisions
 from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.decisions import Change, Decide

@@ -30,9 +30,9 @@ from typing import Any
 
 import platformdirs
 
-from fivedice import notation
+from fivedice.engine import notation
+from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError, SaveError, SaveFormatError
-from fivedice.game import Game
 from fivedice.i18n import N_, _
 from fivedice.rules import BUILTINS, RuleSet, parse_spec
 from fivedice.rules import from_data as rules_from_data

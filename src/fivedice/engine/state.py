@@ -12,12 +12,12 @@ import itertools
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import FACES, DiceRoller, counts_of, multisets
+from fivedice.engine.actions import Action, Roll, RollOff, Score
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import FiveDiceError, IllegalActionError
 from fivedice.i18n import _, box_name, ngettext
 from fivedice.rules.ruleset import RuleSet
-from fivedice.scorecard import Scorecard
 
 __all__ = ["GameState", "Phase", "Standing"]
 

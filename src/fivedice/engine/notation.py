@@ -11,7 +11,7 @@ Text tokens (a log is these tokens separated by spaces; seats and dice positions
 ``@2.chance=21``   fill Chance on card 2 (Jetsi) for 21 points
 =================  ===================================================================
 
->>> from fivedice.actions import Roll
+>>> from fivedice.engine.actions import Roll
 >>> to_text(Roll((1, 4), (3, 1, 4, 6, 2)))
 'R25=31462'
 >>> from_text("@2.chance=21")
@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from fivedice.actions import Action, Roll, RollOff, Score
+from fivedice.engine.actions import Action, Roll, RollOff, Score
 from fivedice.errors import NotationError
 from fivedice.i18n import _
 

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
+from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
 from fivedice.rules import RuleSet
-from fivedice.sim import SimResult, SimulationError, plot_histogram, simulate
+from fivedice.services.sim import SimResult, SimulationError, plot_histogram, simulate
 from fivedice.solver.chances import check_target
 
 __all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
@@ -115,9 +115,9 @@ def simulate_cmd(
 
 def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
     """Say on stderr when a ``target:T`` or ``win`` seat needs a chance table built first."""
-    from fivedice import chancejobs
+    from fivedice.engine.state import GameState
     from fivedice.players import UnknownStrategyError
-    from fivedice.state import GameState
+    from fivedice.services import chancejobs
 
     game = GameState.new(rules, tuple(f"{i}" for i in range(len(seats))))
     try:
@@ -209,8 +209,8 @@ def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
 @friendly
 def analyze_cmd(path: str, as_json: bool, show_all: bool, by: str) -> None:
     """Rate every decision of a saved game against the solver (points lost, grade)."""
-    from fivedice import saves
-    from fivedice.analysis import analyze
+    from fivedice.engine import saves
+    from fivedice.services.analysis import analyze
 
     analysis = analyze(saves.load(path), by=by.strip().lower())
     if as_json:
@@ -223,7 +223,7 @@ def analyze_cmd(path: str, as_json: bool, show_all: bool, by: str) -> None:
 
 def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
     """The analysis as tables: the decisions (mistakes only unless ``show_all``) and a summary."""
-    from fivedice.analysis import Analysis
+    from fivedice.services.analysis import Analysis
 
     assert isinstance(analysis, Analysis)
     decisions = Table(title=_("{rules}: decisions", rules=analysis.rules), title_justify="left")

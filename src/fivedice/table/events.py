@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fivedice.actions import Action, Roll, RollOff, Score
+from fivedice.engine.actions import Action, Roll, RollOff, Score
+from fivedice.engine.state import GameState, Phase
 from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet
-from fivedice.state import GameState, Phase
 
 __all__ = ["Event", "dice_text", "events_for", "message", "narrate", "undo_event"]
 

@@ -13,10 +13,10 @@ from typing import Any, TypeVar
 import click
 
 from fivedice import rules as rules_mod
+from fivedice.cli.usage import explain, extra_arguments, repeated_option
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
 from fivedice.rules import parse_options
-from fivedice.usage import explain, extra_arguments, repeated_option
 
 __all__ = ["I18nCommand", "I18nHelp", "friendly", "get_rules", "option_flag"]
 
@@ -84,7 +84,7 @@ _NO_ARGS_HELP: tuple[type[Exception], ...] = tuple(
 
 class I18nHelp(click.Command):
     """Usage line, help text and options written in the current language; usage errors as one
-    sentence (:mod:`fivedice.usage`) and an option taking one value refused when given twice."""
+    sentence (:mod:`fivedice.cli.usage`) and an option taking one value refused when given twice."""
 
     def make_parser(self, ctx: click.Context) -> Any:
         parser = super().make_parser(ctx)

@@ -13,7 +13,7 @@ process, in a daemon thread, one build at a time) and says what is happening; th
 chances once :func:`ready` says so.
 
 >>> from fivedice import rules
->>> from fivedice.state import GameState
+>>> from fivedice.engine.state import GameState
 >>> need(GameState.new(rules.get("yacht"), ("Ann", "Bo")), None).kind
 'win'
 >>> need(GameState.new(rules.get("yacht"), ("Ann",)), 250).kind
@@ -26,9 +26,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from fivedice.engine.state import GameState
 from fivedice.i18n import N_, _, format_percent
 from fivedice.rules import RuleSet
-from fivedice.state import GameState
 
 __all__ = [
     "Job", "Need", "describe", "for_level", "job", "message", "need", "needs_build", "note", "ready", "start", "wait",

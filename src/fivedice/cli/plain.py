@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
-from fivedice import chancejobs, hangup, saves
-from fivedice.advice import describe
-from fivedice.challenge import goal, report, report_lines
+from fivedice import hangup
 from fivedice.dice import parse_dice
+from fivedice.engine import saves
+from fivedice.engine.render import score_table, standings_text
+from fivedice.engine.state import Phase
 from fivedice.errors import FiveDiceError
-from fivedice.events import Event, narrate
 from fivedice.i18n import (
     N_,
     SOURCE_LANGUAGE,
@@ -37,11 +37,13 @@ from fivedice.i18n import (
     ngettext,
     pgettext,
 )
-from fivedice.render import score_table, standings_text
 from fivedice.rules import RuleSet
-from fivedice.seat import Seat, parse_seats
-from fivedice.state import Phase
+from fivedice.services import chancejobs
+from fivedice.services.advice import describe
 from fivedice.table import Table
+from fivedice.table.challenge import goal, report, report_lines
+from fivedice.table.events import Event, narrate
+from fivedice.table.seat import Seat, parse_seats
 
 __all__ = ["HELP", "PlainSession", "ask_players", "play_plain"]
 
@@ -106,7 +108,7 @@ class PlainSession:
     """Drives a :class:`Table` from text commands; ``physical`` asks for the dice rolled at a real table.
 
     If the game stops unfinished other than by ``quit``, it is saved to ``save_to`` (the file it
-    was loaded from), else to a new file in :func:`fivedice.saves.saves_dir`, if the player
+    was loaded from), else to a new file in :func:`fivedice.engine.saves.saves_dir`, if the player
     moved in it."""
 
     def __init__(

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from fivedice.actions import Action, Roll, RollOff, Score
 from fivedice.dice import DiceRoller, make_roller
+from fivedice.engine.actions import Action, Roll, RollOff, Score
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _, ngettext
 from fivedice.rules import RuleSet, get
-from fivedice.state import GameState, Phase
 
 __all__ = ["Game"]
 

@@ -11,15 +11,15 @@ import click
 
 from fivedice import i18n
 from fivedice import rules as rules_mod
-from fivedice.challenge import challenge_code
-from fivedice.clickutil import I18nCommand, I18nHelp, friendly, get_rules, option_flag
+from fivedice.cli.clickutil import I18nCommand, I18nHelp, friendly, get_rules, option_flag
+from fivedice.cli.usage import UsageProblem
 from fivedice.dice import parse_dice
+from fivedice.engine.render import rules_card
 from fivedice.errors import RuleSetError
 from fivedice.i18n import N_, _
-from fivedice.render import rules_card
 from fivedice.rules import RuleSet
 from fivedice.table import Table
-from fivedice.usage import UsageProblem
+from fivedice.table.challenge import challenge_code
 
 __all__ = ["I18nCommand", "get_rules", "main"]
 
@@ -35,13 +35,13 @@ def _set_language(ctx: click.Context, param: click.Parameter, value: str | None)
 # Commands that live beside their subsystem, imported only when used (the solver pulls in
 # numba, the server uvicorn): name -> "module:attribute".
 LAZY_COMMANDS: dict[str, str] = {
-    "solve": "fivedice.solver.cli:solve_cmd",
-    "advise": "fivedice.solver.cli:advise_cmd",
-    "simulate": "fivedice.sim_cli:simulate_cmd",
-    "analyze": "fivedice.sim_cli:analyze_cmd",
-    "scores": "fivedice.storage.cli:scores_cmd",
-    "history": "fivedice.storage.cli:history_cmd",
-    "serve": "fivedice.web.cli:serve_cmd",
+    "solve": "fivedice.cli.solve:solve_cmd",
+    "advise": "fivedice.cli.solve:advise_cmd",
+    "simulate": "fivedice.cli.simulate:simulate_cmd",
+    "analyze": "fivedice.cli.simulate:analyze_cmd",
+    "scores": "fivedice.cli.scores:scores_cmd",
+    "history": "fivedice.cli.scores:history_cmd",
+    "serve": "fivedice.cli.serve:serve_cmd",
 }
 
 
@@ -205,7 +205,7 @@ def play_cmd(
     if not plain:
         from pathlib import Path
 
-        from fivedice.seat import parse_seats
+        from fivedice.table.seat import parse_seats
         from fivedice.tui import Config, FiveDiceApp
 
         chosen = rs if rules_name is not None or options else None
@@ -227,7 +227,7 @@ def play_cmd(
             click.echo(app.farewell, err=True)
         sys.exit(code or 0)
 
-    from fivedice.plain import play_plain
+    from fivedice.cli.plain import play_plain
 
     def read(prompt: str) -> str | None:
         click.echo(prompt, nl=False)

@@ -30,14 +30,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from fivedice.actions import Roll, RollOff, Score
 from fivedice.dice import RandomRoller
+from fivedice.engine.actions import Roll, RollOff, Score
+from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.players import LEVELS, TARGET_LEVEL, UnknownStrategyError, check_level, get, prepare
 from fivedice.players.levels import TARGET
 from fivedice.rules.ruleset import RuleSet
-from fivedice.state import GameState
 
 __all__ = ["CHUNK", "PERCENTILES", "SeatStats", "SimResult", "SimulationError", "plot_histogram", "simulate"]
 

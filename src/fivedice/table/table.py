@@ -33,20 +33,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fivedice import chancejobs, saves
-from fivedice.actions import Action, Roll, RollOff, Score
-from fivedice.advice import Advice, advise
 from fivedice.dice import DiceRoller, make_roller, parse_dice
+from fivedice.engine import saves
+from fivedice.engine.actions import Action, Roll, RollOff, Score
+from fivedice.engine.game import Game
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError, IllegalActionError, SaveFormatError
-from fivedice.events import Event, events_for, undo_event
-from fivedice.game import Game
 from fivedice.i18n import _
 from fivedice.players import Strategy, check_level
 from fivedice.players import get as get_strategy
 from fivedice.rules import RuleSet, get
-from fivedice.seat import Seat, parse_seats
-from fivedice.state import GameState, Phase
-from fivedice.tape import ChallengeDice, DiceTape, TapeKey
+from fivedice.services import chancejobs
+from fivedice.services.advice import Advice, advise
+from fivedice.table.events import Event, events_for, undo_event
+from fivedice.table.seat import Seat, parse_seats
+from fivedice.table.tape import ChallengeDice, DiceTape, TapeKey
 
 __all__ = ["BY", "StaleStateError", "Table", "UndoPolicy", "UndoRefusedError"]
 
@@ -83,7 +84,7 @@ class _Entry:
 class Table:
     """A game with its seats, dice tape, undo policy, hints and events (see the module's text).
 
-    ``seats`` are :class:`~fivedice.seat.Seat` values or entries like ``"Ann"`` and ``"Max:optimal"``.
+    ``seats`` are :class:`~fivedice.table.seat.Seat` values or entries like ``"Ann"`` and ``"Max:optimal"``.
     ``seed``/``rng`` feed the dice tape (a ``random.Random``, numpy ``Generator`` or ``DiceRoller``);
     ``challenge`` derives the tape from a code instead. ``auto_first_roll`` makes each human turn's
     first roll by itself (see :meth:`automatic`).
@@ -369,9 +370,9 @@ class Table:
         return self.strategy(state.current).choose(state)
 
     def computer_preparation(self, state: GameState | None = None) -> chancejobs.Job | None:
-        """The background preparation (:class:`fivedice.chancejobs.Job`) that the computer to move needs
+        """The background preparation (:class:`fivedice.services.chancejobs.Job`) that the computer to move needs
         before it can choose (its level plays for chances: ``win``, ``target:T``), started now; None when
-        it needs none or it is done. A view shows :func:`fivedice.chancejobs.describe` of it while waiting."""
+        it needs none or it is done. A view shows :func:`fivedice.services.chancejobs.describe` of it while waiting."""
         state = state or self.state
         seat = self.seats[state.current]
         wanted = chancejobs.for_level(seat.level or "", state) if seat.is_computer else None

@@ -5,7 +5,7 @@ each with its expected final points and its loss against the best) and otherwise
 boxes by the points they score now. Views word an option with :func:`describe`.
 
 >>> from fivedice import GameState, rules
->>> from fivedice.actions import Roll
+>>> from fivedice.engine.actions import Roll
 >>> state = GameState.new(rules.get("yahtzee", cards="jetsi"), ("Ann",)).apply(Roll((), (6, 6, 6, 2, 2)))
 >>> advice = advise(state)
 >>> advice.source, describe(advice.options[0], state.rules)
@@ -19,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fivedice.actions import Action, Roll, Score
+from fivedice.engine.actions import Action, Roll, Score
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _, box_label, format_number
 from fivedice.rules import RuleSet
-from fivedice.state import GameState, Phase
 
 __all__ = [
     "Advice", "HintOption", "advise", "beat_chances", "describe", "describe_action", "preparing", "solver",
@@ -79,7 +79,7 @@ class Advice:
 def advise(state: GameState, goal: int | None = None, *, chances: bool = True) -> Advice:
     """The ranked options of the player to act (the solver's when it handles the rule set), with each
     one's chance to win (rivals) or to finish above ``goal`` (alone) once those are prepared
-    (:mod:`fivedice.chancejobs`); ``chances=False`` leaves them out."""
+    (:mod:`fivedice.services.chancejobs`); ``chances=False`` leaves them out."""
     if state.phase is not Phase.PLAY or state.dice is None:
         raise FiveDiceError(_("Roll first: hints are for the dice showing."))
     if state.rules.solver_refusal() is None:
@@ -150,8 +150,8 @@ def _solver_advice(state: GameState, goal: int | None, chances: bool) -> Advice:
 def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:
     """With rivals, each option's chance to finish first, keyed ``("keep", dice)`` or ``("score", box)``
     (see :mod:`fivedice.players.win`: exact once every rival is done); None when alone or while the
-    chances are being prepared (:func:`fivedice.chancejobs.note` starts that)."""
-    from fivedice import chancejobs
+    chances are being prepared (:func:`fivedice.services.chancejobs.note` starts that)."""
+    from fivedice.services import chancejobs
 
     wanted = chancejobs.need(state, None)
     if wanted is None or wanted.kind != "win" or state.dice is None or not chancejobs.ready(wanted):
@@ -165,7 +165,7 @@ def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float]
     """Alone, each option's best chance of finishing above ``goal`` (threshold play, exact), keyed as
     in :func:`win_chances` (empty once the card's total is above it: every chance is 1); None with
     rivals or while the chances are being prepared."""
-    from fivedice import chancejobs
+    from fivedice.services import chancejobs
 
     wanted = chancejobs.need(state, goal)
     if wanted is None or wanted.kind != "beat" or state.dice is None or not chancejobs.ready(wanted):

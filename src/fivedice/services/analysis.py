@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from fivedice.actions import Roll, Score
+from fivedice.engine.actions import Roll, Score
+from fivedice.engine.game import Game
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
-from fivedice.game import Game
 from fivedice.i18n import _, box_label
 from fivedice.players.solved import solver_for
-from fivedice.state import GameState, Phase
 
 __all__ = ["BY", "GRADES", "Analysis", "AnalysisError", "Decision", "PlayerSummary", "RoundPoint", "analyze", "grade"]
 

@@ -1,7 +1,7 @@
 """Challenges: every player of a challenge meets the same dice (duplicate play, as in bridge).
 
 A challenge is a code (a date, ``daily`` for today's, or any word); with the rule set it fixes
-the dice tape (see :mod:`fivedice.tape`): the dice depend only on the code, the rule set, the
+the dice tape (see :mod:`fivedice.table.tape`): the dice depend only on the code, the rule set, the
 round, the roll number and the positions rerolled. So every first roll of every round is the same
 for every player, the same choices always meet the same dice, and what the optimal player made of
 the same dice is the optimal strategy replayed on the same tape.
@@ -22,8 +22,8 @@ from functools import lru_cache
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _, format_decimal
 from fivedice.rules import RuleSet
-from fivedice.seat import Seat
-from fivedice.table import Table
+from fivedice.table.seat import Seat
+from fivedice.table.table import Table
 
 __all__ = [
     "DAILY",
@@ -129,7 +129,7 @@ def report(table: Table) -> ChallengeReport:
     bench = goal(table.rules, table.challenge)
     losses: dict[int, tuple[float, str]] = {}
     if table.rules.solver_refusal() is None:
-        from fivedice.analysis import analyze  # the solver: only when a challenge ends
+        from fivedice.services.analysis import analyze  # the solver: only when a challenge ends
 
         for p in analyze(table.game).players:
             losses[p.seat] = (p.total_loss, p.grade)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import click
 
-from fivedice.challenge import challenge_code
-from fivedice.clickutil import I18nCommand, friendly
+from fivedice.cli.clickutil import I18nCommand, friendly
 from fivedice.i18n import (
     N_,
     _,
 )
 from fivedice.storage.store import Store
 from fivedice.storage.text import history_text, scores_text, scores_title
+from fivedice.table.challenge import challenge_code
 
 __all__ = ["history_cmd", "scores_cmd"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from fivedice.clickutil import I18nCommand, friendly
+from fivedice.cli.clickutil import I18nCommand, friendly
 from fivedice.i18n import N_, _
 from fivedice.web.limits import DEFAULT_LIMITS as D
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState
 from fivedice.i18n import N_, _, box_label, box_name, ngettext
 from fivedice.rules import RuleSet, describe
 from fivedice.rules.ruleset import FillOrder, Joker
 from fivedice.rules.words import aliases, note
-from fivedice.scorecard import Scorecard
-from fivedice.state import GameState
 
 __all__ = ["rules_card", "score_table", "standings_text", "table"]
 

@@ -8,12 +8,12 @@ import time
 
 import click
 
-from fivedice.clickutil import I18nCommand, friendly, get_rules, option_flag
+from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.dice import parse_dice
+from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, format_percent, ngettext
 from fivedice.rules import RuleSet
-from fivedice.scorecard import Scorecard
 from fivedice.solver.advisor import Option, Solver, readiness, solve
 from fivedice.solver.chances import (
     ChanceTable,
