@@ -187,7 +187,7 @@ def folder(tmp_path: Path) -> Path:
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The environment of a new user: English, a data folder of its own, not inside a make."""
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "USER", "LOGNAME", "SHELL")}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "PYTHONPATH")}
     homes = {name: str(tmp_path / name.lower()) for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
     return {**keep, **homes, "TERM": "xterm-256color", "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
 
