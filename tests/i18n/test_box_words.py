@@ -3,8 +3,6 @@ and messages that name boxes by the reader's labels."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from click.testing import CliRunner
 
@@ -99,8 +97,7 @@ def test_the_sources_words_work_everywhere_a_box_is_typed() -> None:
 def _rule_sets() -> list[rules.RuleSet]:
     out = []
     for name, builtin in rules.BUILTINS.items():
-        for values in itertools.product(*(o.choices for o in builtin.options)):
-            out.append(rules.get(name, **dict(zip((o.name for o in builtin.options), values, strict=True))))
+        out.extend(rules.get(name, **chosen) for chosen in builtin.combinations())
     return out
 
 

@@ -26,6 +26,7 @@ from fivedice.i18n import _
 from fivedice.rules.builtin import BUILTINS, Builtin, Option, describe, resolve_options
 from fivedice.rules.kinds import KINDS, Kind, Points
 from fivedice.rules.ruleset import BonusTier, Box, FillOrder, Joker, RuleSet, normalize_name
+from fivedice.rules.schema import check_rule_data
 
 __all__ = [
     "BUILTINS",
@@ -144,6 +145,7 @@ def from_data(data: dict[str, Any]) -> RuleSet:
     parameters) or ``base = "yahtzee"`` with ``base_options`` and overrides; ``drop_boxes``
     and ``extra_boxes`` edit the base's card.
     """
+    check_rule_data(data)
     data = dict(data)
     base_name = data.pop("base", None)
     if base_name is not None:

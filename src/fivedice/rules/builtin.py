@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from fivedice.errors import RuleSetError
@@ -65,6 +66,22 @@ class Builtin:
     description: str
     options: tuple[Option, ...]
     build: Callable[[dict[str, str]], RuleSet]
+    excludes: tuple[tuple[str, str, str], ...] = ()
+    """Options that cannot combine: ``(option, value, other)`` means that with ``option=value`` the
+    option ``other`` keeps its default (the value decides what ``other`` would)."""
+
+    def combinations(self) -> Iterator[dict[str, str]]:
+        """Every combination of option values that makes a rule set (those that can combine).
+
+        >>> len(list(BUILTINS["yahtzee"].combinations()))  # 3 x 2 x 4 x 2, less 3 x 2 x 3 with jetsi
+        30
+        """
+        names = [o.name for o in self.options]
+        for values in itertools.product(*(o.choices for o in self.options)):
+            chosen = dict(zip(names, values, strict=True))
+            defaults = {o.name: o.default for o in self.options}
+            if not any(chosen[a] == v and chosen[b] != defaults[b] for a, v, b in self.excludes):
+                yield chosen
 
 
 _BOOL = ("no", "yes")
@@ -213,7 +230,7 @@ BUILTINS: dict[str, Builtin] = {
             Option("yahtzee_bonus", ("100", "0"), N_("bonus per extra Yahtzee when the Yahtzee box holds 50")),
             Option("order", ("free", "upper_first", "top_down", "bottom_up"), N_("which open boxes may be filled")),
             Option("cards", ("1", "jetsi"), N_("jetsi: three cards at once (free, top-down, bottom-up), 39 rounds")),
-        ), _yahtzee),
+        ), _yahtzee, excludes=(("cards", "jetsi", "order"),)),
         Builtin("yacht", _DESCRIPTIONS["yacht"], (
             Option("four_kind", ("all_dice", "four_dice"), N_("Four of a Kind counts all five dice or the four alike")),
         ), _yacht),
@@ -270,4 +287,17 @@ def resolve_options(builtin: Builtin, given: dict[str, object]) -> dict[str, str
                 )
             )
         chosen[option.name] = text
+    defaults = {o.name: o.default for o in builtin.options}
+    for name, value, other in builtin.excludes:
+        if chosen[name] == value and chosen[other] != defaults[other]:
+            raise RuleSetError(
+                _(
+                    "Option {other}={chosen!r} cannot go with {option}={value!r}, which sets it itself; "
+                    "drop one of them.",
+                    other=other,
+                    chosen=chosen[other],
+                    option=name,
+                    value=value,
+                )
+            )
     return chosen

@@ -76,10 +76,10 @@ class Points:
         if isinstance(spec, int) and not isinstance(spec, bool):
             return cls("fixed", spec, first_roll)
         text = str(spec).replace(" ", "").lower()
-        base, _sep, extra = text.partition("+")
+        base, sep, extra = text.partition("+")
         if text.isdigit():
             return cls("fixed", int(text), first_roll)
-        if base not in ("sum", "matched") or (extra and not extra.isdigit()):
+        if base not in ("sum", "matched") or (sep and not extra.isdigit()):
             raise RuleSetError(
                 _(
                     "Points {spec!r} are not understood; expected a number, 'sum', 'sum+N', 'matched' or 'matched+N'.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,12 +17,18 @@ __all__ = ["BonusTier", "Box", "FillOrder", "Joker", "RuleSet", "normalize_name"
 
 
 def normalize_name(name: str) -> str:
-    """Box and rule-set names compare case-insensitively, with spaces, ``-`` and ``_`` alike.
+    """Box and rule-set names compare case-insensitively, with spaces, ``-`` and ``_`` alike, and
+    punctuation ignored (the rule sources write ``Yahtzee!``).
 
     >>> normalize_name("Four of-a_Kind")
     'four_of_a_kind'
+    >>> normalize_name("Yahtzee!")
+    'yahtzee'
     """
-    return "_".join(name.strip().lower().replace("-", " ").replace("_", " ").split())
+    return "_".join(_PUNCTUATION.sub(" ", name).lower().replace("-", " ").replace("_", " ").split())
+
+
+_PUNCTUATION = re.compile(r"[^\w\s-]")
 
 
 SOLVER_MAX_BOXES = 20
