@@ -95,10 +95,7 @@ def test_the_sources_words_work_everywhere_a_box_is_typed() -> None:
 
 
 def _rule_sets() -> list[rules.RuleSet]:
-    out = []
-    for name, builtin in rules.BUILTINS.items():
-        out.extend(rules.get(name, **chosen) for chosen in builtin.combinations())
-    return out
+    return [rules.get(name, **chosen) for name, builtin in rules.BUILTINS.items() for chosen in builtin.combinations()]
 
 
 @pytest.mark.parametrize("code", sorted(i18n.available_languages()))
