@@ -123,6 +123,12 @@ def test_advise_command_needs_no_numba(tmp_path: Path) -> None:
     assert "Preparing" not in out.stderr
 
 
+def test_shipped_tables_are_current() -> None:
+    """An edit of the hashed scoring code leaves the shipped headers stale: the message says what to run."""
+    problems = ship.check()
+    assert problems == [], f"{problems}: run python -m fivedice.solver.ship --refresh (or without --refresh to rebuild)"
+
+
 def test_refresh_rewrites_only_the_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = Path(solver_cache.__file__).with_name("data")
     copy = tmp_path / "data"
