@@ -40,6 +40,7 @@ class Mounted(Seating):
     async def start(self) -> None:
         """Load the push keys and start the upkeep (expired sessions, turns held by quiet hours)."""
         await self.sender.start()
+        self.tasks.append(asyncio.create_task(self.accounts.auth.passwords.warm()))
         self.tasks.append(asyncio.create_task(_sweeps(self.accounts, self.sender)))
 
     async def close(self) -> None:

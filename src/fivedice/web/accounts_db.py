@@ -29,16 +29,12 @@ from sqlalchemy import Connection, and_, delete, func, insert, or_, select, text
 from sqlalchemy.exc import IntegrityError
 
 from fivedice.i18n import _
+from fivedice.web.account_errors import NameTakenError
 from fivedice.web.account_tables import AccountTables, account_tables
 from fivedice.web.db import RoomStore
-from fivedice.web.errors import RoomError
 from fivedice.web.names import skeleton
 
 __all__ = ["AccountRow", "AccountStore", "NameTakenError", "SeatRef", "SessionRow", "name_key"]
-
-
-class NameTakenError(RoomError):
-    """Another account has this name (or one that looks like it)."""
 
 
 def name_key(name: str) -> str:

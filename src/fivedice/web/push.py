@@ -73,7 +73,7 @@ def check_endpoint(endpoint: str, hosts: tuple[str, ...] = (), loopback: bool = 
     'https://fcm.googleapis.com/fcm/send/abc'
     >>> check_endpoint("https://10.0.0.1/x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    fivedice.web.auth.AccountError: Push endpoint 'https://10.0.0.1/x' is not a known push service; ...
+    fivedice.web.account_errors.AccountError: Push endpoint 'https://10.0.0.1/x' is not a known push service; ...
     """
     parts = urlsplit(endpoint)
     host = (parts.hostname or "").lower().rstrip(".")
