@@ -40,7 +40,7 @@ class Browser:
             headers.setdefault("origin", self.origin)
         self.client.cookies = self.jar
         try:
-            response = self.client.request(method, path, headers=headers, **kwargs)
+            response: httpx.Response = self.client.request(method, path, headers=headers, **kwargs)
         finally:
             self.jar = httpx.Cookies(self.client.cookies)
             self.client.cookies = httpx.Cookies()

@@ -66,6 +66,7 @@ def install_accounts(app: FastAPI, service: RoomService, settings: AccountSettin
 
     summaries = games.Summaries(accounts)
     sender = push.Push(accounts, summaries)
+    app.state.push = sender
     app.include_router(router(accounts))
     app.include_router(passkeys.router(accounts))
     app.include_router(games.router(accounts, summaries))

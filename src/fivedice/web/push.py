@@ -166,6 +166,11 @@ class Push:
             return  # the player's page is open: it tells them itself
         self._spawn(self.turn(summary))
 
+    async def settled(self) -> None:
+        """Wait until every notification under way has been claimed and sent (tests, shutdown)."""
+        while self.tasks:
+            await asyncio.gather(*list(self.tasks), return_exceptions=True)
+
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
