@@ -3,11 +3,13 @@ sharing one in-process app."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from fivedice.web.app import create_app
@@ -17,6 +19,22 @@ from tests.web.conftest import LOOSE, Conn
 FAST = AccountSettings(argon2_memory_kib=1024, argon2_time=1)
 """Cheap argon2id for tests about something else than the hash's cost (the algorithm is the same)."""
 PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    """The account tests run on SQLite (in memory) and on PostgreSQL (tables of their own, dropped after)."""
+    if request.param == "sqlite":
+        yield {"db": "sqlite://"}
+        return
+    from fivedice.web.db import RoomStore
+    from tests.web.test_processes import _postgres_or_skip
+
+    url, prefix = _postgres_or_skip(), f"t{secrets.token_hex(4)}_"
+    yield {"db": url, "prefix": prefix}
+    store = RoomStore(url, prefix)
+    store.drop()
+    store.dispose()
 
 
 def make_app(db: str = "sqlite://", settings: AccountSettings = FAST, **kwargs: Any) -> Any:

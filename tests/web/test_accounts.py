@@ -14,14 +14,14 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from fivedice.web.auth import AccountSettings
-from tests.web.accounts_helpers import FAST, PASSWORD, Browser, make_app
+from tests.web.accounts_helpers import FAST, PASSWORD, Browser, database, make_app  # noqa: F401
 
 WRONG = "That name and password do not match an account."
 
 
 @pytest.fixture
-def app() -> Any:
-    return make_app()
+def app(database: dict[str, Any]) -> Any:
+    return make_app(**database)
 
 
 @pytest.fixture

@@ -6,18 +6,19 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from fivedice.web.friends import qr_svg
-from tests.web.accounts_helpers import Browser, make_app
+from tests.web.accounts_helpers import Browser, database, make_app  # noqa: F401
 from tests.web.conftest import intent, play
 
 
 @pytest.fixture
-def client() -> Iterator[TestClient]:
-    with TestClient(make_app()) as c:
+def client(database: dict[str, Any]) -> Iterator[TestClient]:
+    with TestClient(make_app(**database)) as c:
         yield c
 
 
