@@ -20,7 +20,7 @@ WRONG = "That name and password do not match an account."
 
 
 @pytest.fixture
-def app(database: dict[str, Any]) -> Any:
+def app(database: dict[str, Any]) -> Any:  # noqa: F811 - the imported fixture
     return make_app(**database)
 
 

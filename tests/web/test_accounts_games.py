@@ -17,7 +17,7 @@ from tests.web.conftest import intent, play
 
 
 @pytest.fixture
-def client(database: dict[str, Any]) -> Iterator[TestClient]:
+def client(database: dict[str, Any]) -> Iterator[TestClient]:  # noqa: F811 - the imported fixture
     with TestClient(make_app(**database)) as c:
         yield c
 

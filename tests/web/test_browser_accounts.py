@@ -162,9 +162,13 @@ def test_the_turn_shows_in_the_title_and_as_a_notification_in_the_background(ser
         """
         Object.defineProperty(document, "hidden", { get: () => Boolean(window.__hidden) });
         window.__notes = [];
-        window.Notification = class { constructor(title, o) { window.__notes.push({ title, body: o.body }); }
-          static get permission() { return "granted"; } static requestPermission() { return Promise.resolve("granted"); }
-          addEventListener() {} close() {} };
+        window.Notification = class {
+          constructor(title, o) { window.__notes.push({ title, body: o.body }); }
+          static get permission() { return "granted"; }
+          static requestPermission() { return Promise.resolve("granted"); }
+          addEventListener() {}
+          close() {}
+        };
         """
     )
     page = context.new_page()
