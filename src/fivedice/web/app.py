@@ -15,6 +15,9 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``GET  /api/lobby``                public rooms waiting for players or in play (:mod:`fivedice.web.lobby`)
 ``POST /api/rooms/{code}/replay``  a read-only replay link for a finished game (:mod:`fivedice.web.replay`)
 ``GET  /api/replays/{id}``         a replay's frames; ``GET /replay/{id}`` its page; ``GET /sw.js`` the PWA
+``/api/accounts``, ``/api/me/..``  accounts, my games, passkeys, push, friends, invites, the invite QR code
+                                   (:mod:`fivedice.web.accounts_app`; state-changing requests from other
+                                   sites are refused)
 =================================  ==============================================================
 
 Intents that change a room (``roll``, ``score``, ``undo``, ``start``, ``rematch``) carry the room
