@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from fivedice.i18n import _
+from fivedice.i18n import _, ngettext
 from fivedice.web.models import Name
 
 __all__ = [
@@ -57,8 +57,10 @@ class _Body(BaseModel):
 def _password(value: str) -> str:
     if len(value) < PASSWORD_MIN:
         raise ValueError(
-            _(
+            ngettext(
+                "a password needs at least {count} character; this one has {length}",
                 "a password needs at least {count} characters; this one has {length}",
+                PASSWORD_MIN,
                 count=PASSWORD_MIN,
                 length=len(value),
             )

@@ -117,32 +117,28 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         account, _session = await auth.require(request)
         return await db(listing, account.id)
 
-    def befriend(account: int, other: int, now: float) -> str | None:
+    def befriend(account: int, other: AccountRow, now: float) -> None:
+        """Add a friend (in a worker thread, in the request's language); refuses strangers and blocks."""
         with store.begin() as conn:
-            met = conn.execute(select(t.met.c.last).where(t.met.c.account == account, t.met.c.other == other)).first()
-            if met is None:
-                return "stranger"
-            if store.blocked_between(account, [other], conn):
-                return "blocked"
+            met = conn.execute(select(t.met.c.last).where(t.met.c.account == account, t.met.c.other == other.id))
+            if met.first() is None:
+                raise AccountError(
+                    _("You have not played with {name} yet; friends are players you played with.", name=other.name)
+                )
+            if store.blocked_between(account, [other.id], conn):
+                raise ForbiddenError(
+                    _("A block stands between you and {name}; they cannot be your friend.", name=other.name)
+                )
             if not conn.execute(
-                select(t.friends.c.created).where(t.friends.c.account == account, t.friends.c.friend == other)
+                select(t.friends.c.created).where(t.friends.c.account == account, t.friends.c.friend == other.id)
             ).first():
-                conn.execute(insert(t.friends).values(account=account, friend=other, created=now))
-        return None
+                conn.execute(insert(t.friends).values(account=account, friend=other.id, created=now))
 
     @api.post("/api/me/friends", status_code=201)
     async def add_friend(request: Request, body: PersonName) -> dict[str, Any]:
         account, _session = await auth.require(request)
         other = await person(body.name, account)
-        why = await db(befriend, account.id, other.id, accounts.service.clock())
-        if why == "stranger":
-            raise AccountError(
-                _("You have not played with {name} yet; friends are players you played with.", name=other.name)
-            )
-        if why == "blocked":
-            raise ForbiddenError(
-                _("A block stands between you and {name}; they cannot be your friend.", name=other.name)
-            )
+        await db(befriend, account.id, other, accounts.service.clock())
         return {"friend": other.name}
 
     @api.delete("/api/me/friends/{name}")
@@ -202,25 +198,32 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         await db(drop)
         return {"blocked": other.name, "removed": True}
 
-    def invite_row(sender: int, recipient: int, code: str, now: float) -> str | None:
+    def invite_row(sender: int, other: AccountRow, code: str, now: float) -> bool:
+        """Store an invitation (in a worker thread); False if it was there already; refuses the rest."""
         with store.begin() as conn:
             if not conn.execute(
-                select(t.friends.c.created).where(t.friends.c.account == sender, t.friends.c.friend == recipient)
+                select(t.friends.c.created).where(t.friends.c.account == sender, t.friends.c.friend == other.id)
             ).first():
-                return "stranger"
-            if store.blocked_between(sender, [recipient], conn):
-                return "blocked"
+                raise AccountError(
+                    _("{name} is not your friend; add them first (players you played with).", name=other.name)
+                )
+            if store.blocked_between(sender, [other.id], conn):
+                raise ForbiddenError(
+                    _("A block stands between you and {name}; they cannot be invited.", name=other.name)
+                )
             owners = store.owners(code, conn)
             if sender not in owners.values():
-                return "outsider"
-            if recipient in owners.values():
-                return "inside"
+                raise ForbiddenError(
+                    _("You have no seat in room {code!r}; invite friends to your own rooms.", code=code)
+                )
+            if other.id in owners.values():
+                raise AccountError(_("{name} already plays in room {code!r}.", name=other.name, code=code))
             if conn.execute(
-                select(t.invites.c.id).where(t.invites.c.recipient == recipient, t.invites.c.code == code)
+                select(t.invites.c.id).where(t.invites.c.recipient == other.id, t.invites.c.code == code)
             ).first():
-                return "again"
-            conn.execute(insert(t.invites).values(sender=sender, recipient=recipient, code=code, created=now))
-        return None
+                return False
+            conn.execute(insert(t.invites).values(sender=sender, recipient=other.id, code=code, created=now))
+        return True
 
     @api.post("/api/me/invites", status_code=201)
     async def invite(request: Request, body: Invite) -> dict[str, Any]:
@@ -232,19 +235,9 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
             raise AccountError(
                 _("Room {code!r} has no open seat; invite friends to a room waiting for players.", code=code)
             )
-        why = await db(invite_row, account.id, other.id, code, accounts.service.clock())
-        if why == "stranger":
-            raise AccountError(
-                _("{name} is not your friend; add them first (players you played with).", name=other.name)
-            )
-        if why == "blocked":
-            raise ForbiddenError(_("A block stands between you and {name}; they cannot be invited.", name=other.name))
-        if why == "outsider":
-            raise ForbiddenError(_("You have no seat in room {code!r}; invite friends to your own rooms.", code=code))
-        if why == "inside":
-            raise AccountError(_("{name} already plays in room {code!r}.", name=other.name, code=code))
+        new = await db(invite_row, account.id, other, code, accounts.service.clock())
         sent = 0
-        if why is None and other.prefs.get("push"):
+        if new and other.prefs.get("push"):
             with i18n.language(str(other.prefs.get("lang") or "en")):
                 payload = {
                     "type": "invite",

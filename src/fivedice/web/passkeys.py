@@ -171,9 +171,14 @@ def router(accounts: Accounts) -> APIRouter:
         key = await db(store.passkey, body.credential.id)
         account = await db(store.by_id, key["account"]) if key is not None else None
         expected, rp_id = origins(request)
+
+        async def refuse() -> SignInError:
+            await auth.failed_signin(None, address)
+            return SignInError(_("That passkey does not sign in to an account here."))
+
+        if key is None or account is None:
+            raise await refuse()
         try:
-            if key is None or account is None:
-                raise InvalidAuthenticationResponse("unknown credential")
             verified = verify_authentication_response(
                 credential=body.credential.model_dump(),
                 expected_challenge=base64url_to_bytes(found["challenge"]),
@@ -183,8 +188,7 @@ def router(accounts: Accounts) -> APIRouter:
                 credential_current_sign_count=key["sign_count"],
             )
         except (InvalidAuthenticationResponse, ValueError, KeyError, TypeError):
-            await auth.failed_signin(None, address)
-            raise SignInError(_("That passkey does not sign in to an account here.")) from None
+            raise await refuse() from None
         await db(store.used_passkey, key["id"], verified.new_sign_count, now)
         await auth.sign_in(request, response, account)
         return await accounts.me(account)

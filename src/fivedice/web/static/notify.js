@@ -7,7 +7,8 @@ let pageTitle = "fivedice";
 let turns = 0;
 
 function draw() {
-  document.title = turns ? `${t("({n}) your turn", { n: turns })} — ${pageTitle}` : pageTitle;
+  const waiting = turns ? t("({n}) your turn", { n: turns }) : "";
+  document.title = waiting ? waiting + " — " + pageTitle : pageTitle;
   if (navigator.setAppBadge) (turns ? navigator.setAppBadge(turns) : navigator.clearAppBadge()).catch(() => {});
 }
 
