@@ -95,7 +95,7 @@ class Accounts:
 
     async def claim(self, account: AccountRow, code: str, token: str) -> int:
         """Put the guest seat whose token is ``token`` into the account; returns the seat."""
-        room = await self.service.room(code)
+        room = await self.db(self.service.store.room, code)  # the stored seats: no game is rebuilt
         found = hash_token(token)
         seat = next((s.seat for s in room.seats if s.token and hmac.compare_digest(s.token, found)), None)
         if seat is None:
