@@ -34,16 +34,19 @@ from fivedice.web.account_tables import AccountTables, account_tables
 from fivedice.web.db import RoomStore
 from fivedice.web.names import skeleton
 
-__all__ = ["AccountRow", "AccountStore", "NameTakenError", "SeatRef", "SessionRow", "name_key"]
+__all__ = ["SESSIONS_KEPT", "AccountRow", "AccountStore", "NameTakenError", "SeatRef", "SessionRow", "name_key"]
+
+SESSIONS_KEPT = 50
+"""Sessions an account keeps at most (signing in once more ends the least recently used)."""
 
 
 def name_key(name: str) -> str:
     """The key an account is found by: equal for names that look alike.
 
-    >>> name_key("Ann") == name_key("АNN")
+    >>> name_key("Ann") == name_key("АNN") == name_key("  ann ")
     True
     """
-    return hashlib.sha256(skeleton(name).encode()).hexdigest()
+    return hashlib.sha256(skeleton(" ".join(name.split())).encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +188,8 @@ class AccountStore:
                     agent=agent[:200],
                 )
             )
+            kept = select(s.c.id).where(s.c.account == account).order_by(s.c.seen.desc()).limit(SESSIONS_KEPT)
+            conn.execute(delete(s).where(s.c.account == account, s.c.id.not_in(kept.scalar_subquery())))
 
     def session(self, digest: str, *, now: float) -> tuple[AccountRow, SessionRow] | None:
         """The account and session of a live session, else None."""

@@ -42,6 +42,7 @@ from fivedice.i18n import _
 from fivedice.web.account_errors import AccountError, BusyError, ConflictingError, ForbiddenError, SignInError
 from fivedice.web.accounts_db import AccountRow, AccountStore, SessionRow
 from fivedice.web.errors import LimitError
+from fivedice.web.limits import KeyedBuckets
 
 __all__ = [
     "AccountError",
@@ -94,6 +95,8 @@ class AccountSettings:
     signin_address_rate: float = 1 / 30
     signup_burst: float = 5
     signup_rate: float = 5 / 3600
+    ceremony_burst: float = 30
+    ceremony_rate: float = 0.5
     push_loopback: bool = False
     push_hosts: tuple[str, ...] = ()
     push_subject: str = "mailto:operator@localhost"
@@ -225,6 +228,8 @@ class Auth:
         self.db = db
         self.clock = clock
         self.passwords = Passwords(settings)
+        self.ceremonies = KeyedBuckets(settings.ceremony_rate, settings.ceremony_burst)
+        """WebAuthn challenges handed out per client address (each is a row for five minutes)."""
 
     # -- the asker ------------------------------------------------------------------------
     def secret_of(self, conn: HTTPConnection) -> str | None:
@@ -349,6 +354,20 @@ class Auth:
 
     def _address_rate(self) -> dict[str, float]:
         return {"rate": self.settings.signin_address_rate, "burst": self.settings.signin_address_burst}
+
+    def count_ceremony(self, address: str) -> None:
+        """Count one WebAuthn challenge handed to ``address``; refuse (429) past the rate."""
+        bucket = self.ceremonies.bucket(address)
+        if not bucket.take():
+            seconds = max(1, round(bucket.wait()))
+            raise LimitError(
+                _(
+                    "Too many passkey requests from {address}; wait {seconds} s and try again.",
+                    address=address,
+                    seconds=seconds,
+                ),
+                retry_after=seconds,
+            )
 
     async def count_signup(self, address: str) -> None:
         """Count a new account from ``address``; refuse (429) past the rate."""

@@ -141,7 +141,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         await db(befriend, account.id, other, accounts.service.clock())
         return {"friend": other.name}
 
-    @api.delete("/api/me/friends/{name}")
+    @api.delete("/api/me/friends/{name:path}")
     async def drop_friend(request: Request, name: str) -> dict[str, Any]:
         account, _session = await auth.require(request)
         other = await person(name, account)
@@ -186,7 +186,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         await db(add)
         return {"blocked": other.name}
 
-    @api.delete("/api/me/blocks/{name}")
+    @api.delete("/api/me/blocks/{name:path}")
     async def unblock(request: Request, name: str) -> dict[str, Any]:
         account, _session = await auth.require(request)
         other = await person(name, account)

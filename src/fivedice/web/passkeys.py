@@ -66,6 +66,7 @@ def router(accounts: Accounts) -> APIRouter:
 
     @api.post("/api/passkeys/register/options")
     async def register_options(request: Request, body: NewPasskey) -> dict[str, Any]:
+        auth.count_ceremony(client_address(request.scope))
         account = await auth.account(request)
         _origins, rp_id = origins(request)
         now = accounts.service.clock()
@@ -150,6 +151,7 @@ def router(accounts: Accounts) -> APIRouter:
 
     @api.post("/api/passkeys/login/options")
     async def login_options(request: Request) -> dict[str, Any]:
+        auth.count_ceremony(client_address(request.scope))
         _origins, rp_id = origins(request)
         options = generate_authentication_options(rp_id=rp_id, user_verification=UserVerificationRequirement.PREFERRED)
         ceremony = await db(
