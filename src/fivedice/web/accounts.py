@@ -114,7 +114,7 @@ class Accounts:
         for code, names in by_room.items():
             try:
                 await self.service.rename_seats(code, names)
-            except Exception as exc:  # a room gone meanwhile: nothing to rename
+            except FiveDiceError as exc:  # a room gone meanwhile: nothing to rename
                 log.warning("could not anonymise the seats of room %s: %s", code, exc)
                 continue
 

@@ -24,6 +24,7 @@ from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.web.account_models import Games, GameSummary, InviteOut, Notify
 from fivedice.web.auth import AccountError
+from fivedice.web.errors import RoomNotFoundError
 from fivedice.web.rooms import Room, SecretsRoller
 from fivedice.web.service import check_code
 
@@ -111,7 +112,7 @@ class Summaries:
             return hit
         try:
             row, moves = await service.db(self._read, code)
-        except Exception:
+        except RoomNotFoundError:  # expired meanwhile
             return None
         built = await asyncio.to_thread(self._build, row, moves)
         return self.remember(built)
