@@ -19,6 +19,18 @@ if not Path(CHROMIUM).exists():
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed; browser tests skipped.")
 
 PASSWORD = "correct horse battery"
+NOTIFICATIONS = """
+Object.defineProperty(document, "hidden", { get: () => Boolean(window.__hidden) });
+window.__notes = [];
+window.Notification = class {
+  constructor(title, o) { window.__notes.push({ title, body: o.body }); }
+  static get permission() { return "granted"; }
+  static requestPermission() { return Promise.resolve("granted"); }
+  addEventListener() {}
+  close() {}
+};
+"""
+"""The page is "in the background" (document.hidden) and its notifications are recorded (Notification API)."""
 
 
 @pytest.fixture
@@ -156,21 +168,7 @@ def test_sign_up_and_in_with_a_passkey(server: Server, browser: Any) -> None:
 def test_the_turn_shows_in_the_title_and_as_a_notification_in_the_background(server: Server, browser: Any) -> None:
     url = site(server)
     context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 800})
-    context.grant_permissions(["notifications"], origin=url)
-    # the page is "in the background" (another tab): document.hidden; notifications are recorded
-    context.add_init_script(
-        """
-        Object.defineProperty(document, "hidden", { get: () => Boolean(window.__hidden) });
-        window.__notes = [];
-        window.Notification = class {
-          constructor(title, o) { window.__notes.push({ title, body: o.body }); }
-          static get permission() { return "granted"; }
-          static requestPermission() { return Promise.resolve("granted"); }
-          addEventListener() {}
-          close() {}
-        };
-        """
-    )
+    context.add_init_script(NOTIFICATIONS)
     page = context.new_page()
     sign_up_with_password(page, url, "Dan")
     page.locator("#quick-play").click()
@@ -220,3 +218,33 @@ def test_the_invite_on_a_phone_link_qr_code_and_share(server: Server, browser: A
     assert box["x"] + box["width"] <= 360
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 360  # nothing sticks out sideways
     assert axe_problems(page) == []
+
+
+def test_a_turn_in_another_game_notifies_the_lobby_in_the_background(server: Server, browser: Any) -> None:
+    from tests.web.test_accounts_processes import Player, play_turn
+
+    url = site(server)
+    context = browser.new_context(bypass_csp=True, viewport={"width": 1024, "height": 800})
+    context.add_init_script(NOTIFICATIONS)
+    page = context.new_page()
+    sign_up_with_password(page, url, "Fay")
+    bob = Player()
+    assert bob.call(server, "POST", "/api/accounts", json={"name": "Gus", "password": PASSWORD}).status_code == 201
+    made = bob.call(server, "POST", "/api/rooms", json={"name": "Gus", "humans": 2, "first": "host"}).json()
+    joined = page.request.post(f"{url}/api/rooms/{made['code']}/join", data={"name": "Fay"}, headers={"origin": url})
+    assert joined.ok
+    page.reload()
+    signed_in(page, "Fay")
+    page.locator("#my-games li").filter(has_text="Gus").wait_for()
+    page.evaluate("() => { window.__hidden = true; }")  # Fay's lobby is in a background tab
+    host = bob.socket(server, made["code"])
+    version = host.state["version"]
+    host.send(type="start")
+    host.version(version)
+    play_turn(host)  # Gus's turn is over: Fay's turn, while her lobby waits in the background
+    host.close()
+    page.wait_for_function("() => window.__notes.length > 0", timeout=30_000)
+    note = page.evaluate("() => window.__notes[0]")
+    assert note["title"] == "Your turn"
+    assert note["body"] == "Yahtzee with Gus. Your turn — round 1 of 13."
+    page.wait_for_function("() => document.title === '(1) your turn — fivedice'")

@@ -3,7 +3,7 @@
 // games waiting for the player's move first, invitations, friends and blocks; in a room, inviting a friend.
 // The session lives in an HttpOnly cookie the page never sees; guests play as before.
 import { t } from "./i18n.js";
-import { askPermission, canNotify, setTurns } from "./notify.js";
+import { askPermission, canNotify, notifyTurn, setTurns } from "./notify.js";
 import { $, el } from "./render.js";
 
 const tokenPrefix = "fivedice:token:";
@@ -13,6 +13,8 @@ let open = () => {};
 let me = null; // the signed-in account (GET /api/me), null for a guest
 let friends = [];
 let timer = null;
+let yourTurns = new Set(); // the games where it was the player's turn at the last look
+let listed = false; // the first look tells nothing new
 
 export const signedIn = () => me;
 
@@ -64,6 +66,8 @@ function drawAccount() {
   $("#games-panel").hidden = !me;
   if (!me) {
     setTurns(0);
+    yourTurns = new Set();
+    listed = false;
     return;
   }
   $("#account-name").textContent = t("Signed in as {name}.", { name: me.name });
@@ -273,6 +277,11 @@ export async function refreshGames() {
   $("#my-invites").replaceChildren(...found.invites.map(inviteLine));
   $("#no-games").hidden = found.games.length + found.invites.length > 0;
   setTurns(found.your_turns);
+  // a turn that came while the lobby was in the background: a system notification (the page is open)
+  const fresh = found.games.filter((g) => g.your_turn && !yourTurns.has(g.code));
+  yourTurns = new Set(found.games.filter((g) => g.your_turn).map((g) => g.code));
+  if (fresh.length && listed) notifyTurn(t("{rules} {players}. {state}", { rules: fresh[0].rules, players: t("with {players}", { players: fresh[0].opponents.join(", ") }), state: t("Your turn — round {round} of {rounds}.", fresh[0]) }), fresh[0].link);
+  listed = true;
   return found;
 }
 
