@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import APIRouter, Request, Response
 from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
@@ -71,8 +72,10 @@ class Accounts:
         self.auth = Auth(self.store, settings, self.db, clock=lambda: service.clock())
 
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run a database call in the room service's worker threads (see :meth:`RoomService.db`)."""
-        return await self.service.db(partial(fn, *args, **kwargs))
+        """Run a database call in the room service's worker threads (see :meth:`RoomService.db`). A call
+        that lost a race to insert the same row (two processes on PostgreSQL: a friend added twice, one
+        seat claimed twice, the first failed sign-in of a name) runs once more and finds the row there."""
+        return await self.service.db(partial(_retrying, partial(fn, *args, **kwargs)))
 
     async def me(self, account: AccountRow) -> Me:
         """What ``GET /api/me`` says about ``account``."""
@@ -153,6 +156,17 @@ class Accounts:
                 conn.execute(
                     update(games).where(games.c.id == game_id).values(save_json=_rename_save(saved, name, former))
                 )
+
+
+def _retrying(call: Callable[[], T], attempts: int = 3) -> T:
+    """``call()``, again after a unique-key conflict (its transaction was rolled back: nothing is half done)."""
+    for attempt in range(attempts):
+        try:
+            return call()
+        except IntegrityError:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _rename_save(saved: str, name: str, former: str) -> str:

@@ -249,11 +249,12 @@ class AccountStore:
         return max(waits)
 
     def spend(self, keys: list[str], *, now: float, rate: float, burst: float) -> None:
-        """Take one token from each bucket ``keys`` (a failed attempt)."""
+        """Take one token from each bucket ``keys`` (a failed attempt). Two processes inserting a new key at
+        once: one gets a unique-key conflict, and is run again (:meth:`fivedice.web.accounts.Accounts.db`)."""
         lim = self.t.limits
         with self.begin() as conn:
-            for key in keys:
-                row = conn.execute(select(lim).where(lim.c.key == key)).mappings().first()
+            for key in keys:  # the row is locked while it is read and written: no update is lost
+                row = conn.execute(select(lim).where(lim.c.key == key).with_for_update()).mappings().first()
                 tokens = burst if row is None else min(burst, row["tokens"] + (now - row["stamp"]) * rate)
                 if row is None:
                     conn.execute(insert(lim).values(key=key, tokens=tokens - 1, stamp=now))
