@@ -4,7 +4,7 @@ counted at the same moment are all counted, and one seat claimed twice at once g
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -24,7 +24,7 @@ def store(pg_prefix: tuple[str, str]) -> Iterator[AccountStore]:  # noqa: F811 -
     rooms.dispose()
 
 
-def at_once(calls: list[Callable[[], Any]]) -> list[Any]:
+def at_once(calls: Sequence[Callable[[], Any]]) -> list[Any]:
     """Run the calls in threads released together; their results (or exceptions) in order."""
     gate = threading.Barrier(len(calls))
     results: list[Any] = [None] * len(calls)
