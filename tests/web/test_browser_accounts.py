@@ -248,3 +248,70 @@ def test_a_turn_in_another_game_notifies_the_lobby_in_the_background(server: Ser
     assert note["title"] == "Your turn"
     assert note["body"] == "Yahtzee with Gus. Your turn — round 1 of 13."
     page.wait_for_function("() => document.title === '(1) your turn — fivedice'")
+
+
+def test_a_pushed_turn_is_shown_by_the_service_worker(tmp_path: Path, browser: Any) -> None:
+    """The server's push message, as the loopback push service decrypted it, handed to the page's service
+    worker (CDP's ServiceWorker.deliverPushMessage stands in for the browser's push service), which shows it."""
+    import json
+
+    from tests.web.pushservice import PushService
+    from tests.web.test_accounts_processes import Player, play_turn
+
+    with PushService() as pushes:
+        server = Server(f"sqlite:///{tmp_path / 'rooms.db'}", "--no-scores", "--push-loopback").start()
+        try:
+            url = site(server)
+            context = browser.new_context(bypass_csp=True)
+            context.grant_permissions(["notifications"], origin=url)
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            registrations: list[dict[str, Any]] = []
+            cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: registrations.extend(e["registrations"]))
+            cdp.send("ServiceWorker.enable")
+            sign_up_with_password(page, url, "Hal")
+            page.evaluate("async () => { await navigator.serviceWorker.ready; }")
+            device = pushes.device("hal")
+            for method, path, body in (
+                ("PUT", "/api/me/settings", {"push": True}),
+                ("POST", "/api/me/push", device.subscription(pushes.base)),
+            ):
+                answer = page.request.fetch(url + path, method=method, data=body, headers={"origin": url})
+                assert answer.ok, answer.text()
+            gus = Player()
+            assert (
+                gus.call(server, "POST", "/api/accounts", json={"name": "Gus", "password": PASSWORD}).status_code == 201
+            )
+            made = gus.call(server, "POST", "/api/rooms", json={"name": "Gus", "humans": 2, "first": "host"}).json()
+            assert page.request.post(
+                f"{url}/api/rooms/{made['code']}/join", data={"name": "Hal"}, headers={"origin": url}
+            ).ok
+            host = gus.socket(server, made["code"])
+            version = host.state["version"]
+            host.send(type="start")
+            host.version(version)
+            play_turn(host)  # Hal's turn: his page shows the lobby, not the room, so the server pushes
+            host.close()
+            (delivery,) = pushes.wait(1)
+            (registration,) = {r["registrationId"] for r in registrations if not r["isDeleted"]}
+            cdp.send(
+                "ServiceWorker.deliverPushMessage",
+                {"origin": url + "/", "registrationId": registration, "data": json.dumps(delivery.payload)},
+            )
+            page.wait_for_function(
+                "async () => (await (await navigator.serviceWorker.ready).getNotifications()).length > 0"
+            )
+            shown = page.evaluate(
+                "async () => (await (await navigator.serviceWorker.ready).getNotifications())"
+                ".map(n => ({title: n.title, body: n.body, tag: n.tag, url: n.data.url}))"
+            )
+            assert shown == [
+                {
+                    "title": "Your turn in Yahtzee",
+                    "body": f"Round 1 of 13 against Gus: room {made['code']} waits for you.",
+                    "tag": f"turn:{made['code']}",
+                    "url": f"/r/{made['code']}",
+                }
+            ]
+        finally:
+            server.stop()
