@@ -96,6 +96,9 @@ def test_sign_up_play_sign_out_and_in_with_a_password(server: Server, browser: A
     form.get_by_label("Password").fill(PASSWORD)
     form.get_by_role("button", name="Sign in", exact=True).click()
     signed_in(page, "Ann")
+    page.locator("#my-games li").first.wait_for()
+    page.locator("#account-settings summary").click()  # every form of the account open
+    assert axe_problems(page) == []
     page.locator("#my-games li").first.get_by_role("button", name="Play").click()
     page.wait_for_url(f"**/r/{code}")
     connected(page)
