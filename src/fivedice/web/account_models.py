@@ -10,7 +10,7 @@ refused in one sentence, as the rest of the API's bodies are).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -21,27 +21,52 @@ from fivedice.web.models import Name
 __all__ = [
     "PASSWORD_MAX",
     "PASSWORD_MIN",
+    "BlockRemoved",
+    "BlockSet",
+    "Blocked",
+    "Ceremony",
     "ChangePassword",
     "Claim",
     "ClaimSeats",
+    "Claimed",
+    "ClaimedSeat",
     "Credential",
+    "Declined",
     "DeleteAccount",
+    "Deleted",
+    "Friend",
+    "FriendAdded",
+    "FriendRemoved",
+    "FriendsList",
     "GameSummary",
     "Games",
     "Invite",
     "InviteOut",
+    "InviteSent",
     "Logout",
     "Me",
+    "Met",
     "NewAccount",
     "NewPasskey",
     "Notify",
+    "NotifySet",
     "PasskeyAnswer",
+    "PasskeyOut",
+    "PasskeyRemoved",
+    "Passkeys",
     "PersonName",
+    "Prefs",
+    "PushKey",
     "PushKeys",
+    "PushMessage",
+    "PushSent",
     "PushSubscription",
     "QuietHours",
+    "Refusal",
     "Settings",
     "SignIn",
+    "SignedOut",
+    "Subscribed",
 ]
 
 PASSWORD_MIN = 8
@@ -146,6 +171,22 @@ class QuietHours(_Body):
     start: Clock
     end: Clock
     zone: Annotated[str, Field(min_length=1, max_length=60), AfterValidator(_zone)]
+
+
+class Prefs(BaseModel):
+    """An account's preferences as stored (``{prefix}accounts.prefs``, JSON): push on or off, quiet hours
+    and the language of its notifications."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    push: bool = False
+    quiet: QuietHours | None = None
+    lang: str | None = None
+
+    @property
+    def language(self) -> str:
+        """The language notifications are worded in (English until the page says another)."""
+        return self.lang or "en"
 
 
 class Settings(_Body):
@@ -261,3 +302,173 @@ class Games(BaseModel):
     games: list[GameSummary]
     invites: list[InviteOut]
     your_turns: int
+
+
+# -- answers ----------------------------------------------------------------------------------
+class SignedOut(BaseModel):
+    """``POST /api/logout``: how many sessions ended."""
+
+    signed_out: int
+
+
+class Deleted(BaseModel):
+    """``DELETE /api/me``: the account deleted and how many of its seats were anonymised."""
+
+    deleted: str
+    games: int
+
+
+class ClaimedSeat(BaseModel):
+    """A guest seat now owned by the account."""
+
+    code: str
+    seat: int
+
+
+class Refusal(BaseModel):
+    """One item of a list refused, with its one sentence."""
+
+    code: str
+    error: str
+
+
+class Claimed(BaseModel):
+    """``POST /api/me/seats``: the seats claimed and those refused."""
+
+    claimed: list[ClaimedSeat]
+    refused: list[Refusal]
+
+
+class NotifySet(BaseModel):
+    """``PUT /api/me/games/{code}``."""
+
+    code: str
+    notify: bool
+
+
+class Ceremony(BaseModel):
+    """A WebAuthn ceremony: its id and the options for ``PublicKeyCredential.parse...OptionsFromJSON``
+    (their shape is the WebAuthn standard's, made by py_webauthn)."""
+
+    ceremony: str
+    options: dict[str, Any]
+
+
+class PasskeyOut(BaseModel):
+    """One of the account's passkeys."""
+
+    id: str
+    created: float
+    used: float | None
+
+
+class Passkeys(BaseModel):
+    """``GET /api/me/passkeys``."""
+
+    passkeys: list[PasskeyOut]
+
+
+class PasskeyRemoved(BaseModel):
+    """``DELETE /api/me/passkeys/{id}``."""
+
+    removed: str
+
+
+class PushKey(BaseModel):
+    """``GET /api/push/key``: the VAPID public key (an uncompressed P-256 point, base64url)."""
+
+    key: str
+
+
+class Subscribed(BaseModel):
+    """``POST`` and ``DELETE /api/me/push``."""
+
+    endpoint: str
+    subscribed: bool
+    found: bool | None = None
+
+
+class PushSent(BaseModel):
+    """``POST /api/me/push/test``: the devices that took the message."""
+
+    sent: int
+
+
+class PushMessage(BaseModel):
+    """A push message's payload (encrypted for the device; the service worker shows it)."""
+
+    type: Literal["turn", "invite", "test"]
+    title: str
+    body: str
+    url: str
+    code: str | None = None
+
+
+class Friend(BaseModel):
+    """A friend, since when."""
+
+    name: str
+    since: float
+
+
+class Met(BaseModel):
+    """A player one played with, when last, and whether a friend."""
+
+    name: str
+    last: float
+    friend: bool
+
+
+class Blocked(BaseModel):
+    """A blocked player."""
+
+    name: str
+
+
+class FriendsList(BaseModel):
+    """``GET /api/me/friends``."""
+
+    friends: list[Friend]
+    played_with: list[Met]
+    blocked: list[Blocked]
+
+
+class FriendAdded(BaseModel):
+    """``POST /api/me/friends``."""
+
+    friend: str
+
+
+class FriendRemoved(BaseModel):
+    """``DELETE /api/me/friends/{name}``."""
+
+    friend: str
+    removed: bool
+
+
+class BlockSet(BaseModel):
+    """``POST /api/me/blocks``."""
+
+    blocked: str
+
+
+class BlockRemoved(BaseModel):
+    """``DELETE /api/me/blocks/{name}``."""
+
+    blocked: str
+    removed: bool
+
+
+class InviteSent(BaseModel):
+    """``POST /api/me/invites``: the friend invited and how many of their devices were told."""
+
+    invited: str
+    code: str
+    notified: int
+
+
+class Declined(BaseModel):
+    """``DELETE /api/me/invites/{code}``."""
+
+    code: str
+    declined: bool

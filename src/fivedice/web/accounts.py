@@ -36,13 +36,17 @@ from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
 from fivedice.web.account_models import (
     ChangePassword,
+    Claimed,
+    ClaimedSeat,
     ClaimSeats,
     DeleteAccount,
+    Deleted,
     Logout,
     Me,
     NewAccount,
-    QuietHours,
+    Refusal,
     Settings,
+    SignedOut,
     SignIn,
 )
 from fivedice.web.accounts_db import AccountRow, AccountStore, SeatRef
@@ -81,14 +85,13 @@ class Accounts:
         """What ``GET /api/me`` says about ``account``."""
         keys = await self.db(self.store.passkeys_of, account.id)
         prefs = account.prefs
-        quiet = QuietHours.model_validate(prefs["quiet"]) if prefs.get("quiet") else None
         return Me(
             name=account.name,
             password=account.password is not None,
             passkeys=len(keys),
-            push=bool(prefs.get("push")),
-            quiet=quiet,
-            lang=prefs.get("lang"),
+            push=prefs.push,
+            quiet=prefs.quiet,
+            lang=prefs.lang,
         )
 
     async def owned_seat(self, code: str, account: AccountRow) -> int | None:
@@ -213,7 +216,7 @@ def router(accounts: Accounts) -> APIRouter:
         return await accounts.me(account)
 
     @api.post("/api/logout")
-    async def sign_out(request: Request, response: Response, body: Logout | None = None) -> dict[str, Any]:
+    async def sign_out(request: Request, response: Response, body: Logout | None = None) -> SignedOut:
         found = await auth.session(request)
         ended = 0
         if found is not None:
@@ -223,7 +226,7 @@ def router(accounts: Accounts) -> APIRouter:
                 await db(store.end_session, found[1].id)
                 ended = 1
         auth.clear_cookie(request, response)
-        return {"signed_out": ended}
+        return SignedOut(signed_out=ended)
 
     @api.get("/api/me")
     async def me(request: Request, response: Response) -> Me:
@@ -248,26 +251,26 @@ def router(accounts: Accounts) -> APIRouter:
     @api.put("/api/me/settings")
     async def settings(request: Request, body: Settings) -> Me:
         account, _session = await auth.require(request)
-        prefs = dict(account.prefs)
+        prefs = account.prefs
         if body.push is not None:
-            prefs["push"] = body.push
+            prefs = prefs.model_copy(update={"push": body.push})
         if body.quiet is not None:
-            prefs["quiet"] = body.quiet.model_dump()
+            prefs = prefs.model_copy(update={"quiet": body.quiet})
         elif body.clear_quiet:
-            prefs.pop("quiet", None)
+            prefs = prefs.model_copy(update={"quiet": None})
         if body.lang is not None:
             from fivedice import i18n
 
             found = i18n.resolve(body.lang)
             if found is None:
                 raise AccountError(_("Language {code!r} is not available.", code=body.lang))
-            prefs["lang"] = found
+            prefs = prefs.model_copy(update={"lang": found})
         await db(store.set_prefs, account.id, prefs)
         fresh = await db(store.by_id, account.id)
         return await accounts.me(fresh or account)
 
     @api.delete("/api/me")
-    async def delete_account(request: Request, response: Response, body: DeleteAccount | None = None) -> dict[str, Any]:
+    async def delete_account(request: Request, response: Response, body: DeleteAccount | None = None) -> Deleted:
         account, session = await auth.require(request)
         given = body.password if body is not None else None
         if given is not None or account.password is not None:
@@ -281,19 +284,20 @@ def router(accounts: Accounts) -> APIRouter:
         owned = await db(store.delete, account.id)
         await accounts.anonymise(account, owned)
         auth.clear_cookie(request, response)
-        return {"deleted": account.name, "games": len(owned)}
+        return Deleted(deleted=account.name, games=len(owned))
 
     @api.post("/api/me/seats")
-    async def claim_seats(request: Request, body: ClaimSeats) -> dict[str, Any]:
+    async def claim_seats(request: Request, body: ClaimSeats) -> Claimed:
         account, _session = await auth.require(request)
-        claimed, refused = [], []
+        claimed: list[ClaimedSeat] = []
+        refused: list[Refusal] = []
         for item in body.seats:
             try:
                 code = check_code(item.code)
                 seat = await accounts.claim(account, code, item.token)
-                claimed.append({"code": code, "seat": seat})
+                claimed.append(ClaimedSeat(code=code, seat=seat))
             except FiveDiceError as exc:  # a room gone, a wrong token: that one is refused, not the rest
-                refused.append({"code": item.code[:20], "error": str(exc)})
-        return {"claimed": claimed, "refused": refused}
+                refused.append(Refusal(code=item.code[:20], error=str(exc)))
+        return Claimed(claimed=claimed, refused=refused)
 
     return api

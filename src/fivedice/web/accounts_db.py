@@ -18,7 +18,6 @@ so all the server processes of one database count together.
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from fivedice.i18n import _
 from fivedice.web.account_errors import NameTakenError
+from fivedice.web.account_models import Prefs
 from fivedice.web.account_tables import AccountTables, account_tables
 from fivedice.web.db import RoomStore
 from fivedice.web.names import skeleton
@@ -57,7 +57,7 @@ class AccountRow:
     name: str
     password: str | None
     handle: str
-    prefs: dict[str, Any]
+    prefs: Prefs
     created: float
 
 
@@ -82,8 +82,16 @@ class SeatRef:
     notify: bool
 
 
+def read_prefs(text: str | None) -> Prefs:
+    """Stored preferences (a field this version does not know is ignored; a broken row reads as the defaults)."""
+    try:
+        return Prefs.model_validate_json(text or "{}")
+    except ValueError:
+        return Prefs()
+
+
 def _account(m: Any) -> AccountRow:
-    return AccountRow(m["id"], m["name"], m["password"], m["handle"], json.loads(m["prefs"]), m["created"])
+    return AccountRow(m["id"], m["name"], m["password"], m["handle"], read_prefs(m["prefs"]), m["created"])
 
 
 class AccountStore:
@@ -117,7 +125,7 @@ class AccountStore:
                 new = conn.execute(insert(a).values(**values).returning(a.c.id)).scalar_one()
         except IntegrityError:
             raise NameTakenError(_("Name {name!r} is taken; choose another.", name=name)) from None
-        return self.by_id(int(new)) or AccountRow(int(new), name, password, handle, {}, now)
+        return self.by_id(int(new)) or AccountRow(int(new), name, password, handle, Prefs(), now)
 
     def by_name(self, name: str, conn: Connection | None = None) -> AccountRow | None:
         """The account called ``name`` (or a name that looks like it), if any."""
@@ -152,11 +160,11 @@ class AccountStore:
         with self.begin() as conn:
             conn.execute(update(a).where(a.c.id == account).values(password=hashed))
 
-    def set_prefs(self, account: int, prefs: dict[str, Any]) -> None:
+    def set_prefs(self, account: int, prefs: Prefs) -> None:
         """Store the account's preferences (push, quiet hours, language)."""
         a = self.t.accounts
         with self.begin() as conn:
-            conn.execute(update(a).where(a.c.id == account).values(prefs=json.dumps(prefs, sort_keys=True)))
+            conn.execute(update(a).where(a.c.id == account).values(prefs=prefs.model_dump_json(exclude_none=True)))
 
     def delete(self, account: int) -> list[SeatRef]:
         """Delete an account with its sessions, passkeys, friends and subscriptions (the foreign keys
@@ -203,7 +211,7 @@ class AccountStore:
         if row is None or row["expires"] <= now:
             return None
         account = AccountRow(
-            row["account"], row["name"], row["password"], row["handle"], json.loads(row["prefs"]), row["made"]
+            row["account"], row["name"], row["password"], row["handle"], read_prefs(row["prefs"]), row["made"]
         )
         return account, SessionRow(
             row["id"], row["account"], row["created"], row["seen"], row["expires"], row["verified"]

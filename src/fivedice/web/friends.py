@@ -20,7 +20,7 @@ can take a seat in a room where the other owns one (when signed in).
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -28,7 +28,21 @@ from sqlalchemy import and_, delete, insert, or_, select
 
 from fivedice import i18n
 from fivedice.i18n import _
-from fivedice.web.account_models import Invite, PersonName
+from fivedice.web.account_models import (
+    Blocked,
+    BlockRemoved,
+    BlockSet,
+    Declined,
+    Friend,
+    FriendAdded,
+    FriendRemoved,
+    FriendsList,
+    Invite,
+    InviteSent,
+    Met,
+    PersonName,
+    PushMessage,
+)
 from fivedice.web.accounts_db import AccountRow
 from fivedice.web.auth import AccountError, ForbiddenError, allowed_origins
 from fivedice.web.service import check_code
@@ -76,7 +90,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
             raise AccountError(_("That is your own name; choose another player."))
         return other
 
-    def listing(account: int) -> dict[str, list[dict[str, Any]]]:
+    def listing(account: int) -> FriendsList:
         a = t.accounts
         with store.begin() as conn:
             friends = conn.execute(
@@ -102,18 +116,16 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
             ).all()
         friend_names = {f.name for f in friends}
         blocked_names = {b.name for b in blocked}
-        return {
-            "friends": [{"name": f.name, "since": f.created} for f in friends],
-            "played_with": [
-                {"name": m.name, "last": m.last, "friend": m.name in friend_names}
-                for m in met
-                if m.name not in blocked_names
+        return FriendsList(
+            friends=[Friend(name=f.name, since=f.created) for f in friends],
+            played_with=[
+                Met(name=m.name, last=m.last, friend=m.name in friend_names) for m in met if m.name not in blocked_names
             ],
-            "blocked": [{"name": b.name} for b in blocked],
-        }
+            blocked=[Blocked(name=b.name) for b in blocked],
+        )
 
     @api.get("/api/me/friends")
-    async def friends(request: Request) -> dict[str, Any]:
+    async def friends(request: Request) -> FriendsList:
         account, _session = await auth.require(request)
         return await db(listing, account.id)
 
@@ -135,14 +147,14 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
                 conn.execute(insert(t.friends).values(account=account, friend=other.id, created=now))
 
     @api.post("/api/me/friends", status_code=201)
-    async def add_friend(request: Request, body: PersonName) -> dict[str, Any]:
+    async def add_friend(request: Request, body: PersonName) -> FriendAdded:
         account, _session = await auth.require(request)
         other = await person(body.name, account)
         await db(befriend, account.id, other, accounts.service.clock())
-        return {"friend": other.name}
+        return FriendAdded(friend=other.name)
 
     @api.delete("/api/me/friends/{name:path}")
-    async def drop_friend(request: Request, name: str) -> dict[str, Any]:
+    async def drop_friend(request: Request, name: str) -> FriendRemoved:
         account, _session = await auth.require(request)
         other = await person(name, account)
 
@@ -151,10 +163,10 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
                 conn.execute(delete(t.friends).where(t.friends.c.account == account.id, t.friends.c.friend == other.id))
 
         await db(drop)
-        return {"friend": other.name, "removed": True}
+        return FriendRemoved(friend=other.name, removed=True)
 
     @api.post("/api/me/blocks", status_code=201)
-    async def block(request: Request, body: PersonName) -> dict[str, Any]:
+    async def block(request: Request, body: PersonName) -> BlockSet:
         account, _session = await auth.require(request)
         other = await person(body.name, account)
         now = accounts.service.clock()
@@ -184,10 +196,10 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
                     conn.execute(insert(t.blocks).values(account=account.id, blocked=other.id, created=now))
 
         await db(add)
-        return {"blocked": other.name}
+        return BlockSet(blocked=other.name)
 
     @api.delete("/api/me/blocks/{name:path}")
-    async def unblock(request: Request, name: str) -> dict[str, Any]:
+    async def unblock(request: Request, name: str) -> BlockRemoved:
         account, _session = await auth.require(request)
         other = await person(name, account)
 
@@ -196,7 +208,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
                 conn.execute(delete(t.blocks).where(t.blocks.c.account == account.id, t.blocks.c.blocked == other.id))
 
         await db(drop)
-        return {"blocked": other.name, "removed": True}
+        return BlockRemoved(blocked=other.name, removed=True)
 
     def invite_row(sender: int, other: AccountRow, code: str, now: float) -> bool:
         """Store an invitation (in a worker thread); False if it was there already; refuses the rest."""
@@ -226,7 +238,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         return True
 
     @api.post("/api/me/invites", status_code=201)
-    async def invite(request: Request, body: Invite) -> dict[str, Any]:
+    async def invite(request: Request, body: Invite) -> InviteSent:
         account, _session = await auth.require(request)
         code = check_code(body.code)
         other = await person(body.name, account)
@@ -237,26 +249,26 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
             )
         new = await db(invite_row, account.id, other, code, accounts.service.clock())
         sent = 0
-        if new and other.prefs.get("push"):
-            with i18n.language(str(other.prefs.get("lang") or "en")):
-                payload = {
-                    "type": "invite",
-                    "title": _("{name} invites you to play", name=account.name),
-                    "body": _(
+        if new and other.prefs.push:
+            with i18n.language(other.prefs.language):
+                payload = PushMessage(
+                    type="invite",
+                    title=_("{name} invites you to play", name=account.name),
+                    body=_(
                         "{rules} in room {code}: a seat is kept open for you.", rules=_(room.rules.title), code=code
                     ),
-                    "url": f"/r/{code}",
-                    "code": code,
-                }
+                    url=f"/r/{code}",
+                    code=code,
+                )
             sent = await push.send(other.id, payload)
-        return {"invited": other.name, "code": code, "notified": sent}
+        return InviteSent(invited=other.name, code=code, notified=sent)
 
     @api.delete("/api/me/invites/{code}")
-    async def decline(request: Request, code: str) -> dict[str, Any]:
+    async def decline(request: Request, code: str) -> Declined:
         account, _session = await auth.require(request)
         code = check_code(code)
         await db(store.drop_invites, account.id, code)
-        return {"code": code, "declined": True}
+        return Declined(code=code, declined=True)
 
     @api.get("/api/rooms/{code}/qr.svg")
     async def qr(request: Request, code: str) -> Response:

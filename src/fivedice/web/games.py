@@ -22,7 +22,7 @@ from sqlalchemy import select
 
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.web.account_models import Games, GameSummary, InviteOut, Notify
+from fivedice.web.account_models import Games, GameSummary, InviteOut, Notify, NotifySet
 from fivedice.web.auth import AccountError
 from fivedice.web.errors import RoomNotFoundError
 from fivedice.web.rooms import Room, SecretsRoller
@@ -204,12 +204,12 @@ def router(accounts: Accounts, summaries: Summaries) -> APIRouter:
         return await summaries.games(account.id)
 
     @api.put("/api/me/games/{code}")
-    async def notify(request: Request, code: str, body: Notify) -> dict[str, Any]:
+    async def notify(request: Request, code: str, body: Notify) -> NotifySet:
         account, _session = await auth.require(request)
         code = check_code(code)
         if not await accounts.db(accounts.store.set_notify, account.id, code, body.notify):
             raise NotYoursError(_("You have no seat in room {code!r}; nothing was changed.", code=code))
-        return {"code": code, "notify": body.notify}
+        return NotifySet(code=code, notify=body.notify)
 
     return api
 

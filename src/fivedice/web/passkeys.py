@@ -41,7 +41,7 @@ from webauthn.helpers.structs import (
 )
 
 from fivedice.i18n import _
-from fivedice.web.account_models import NewPasskey, PasskeyAnswer
+from fivedice.web.account_models import Ceremony, NewPasskey, PasskeyAnswer, PasskeyOut, PasskeyRemoved, Passkeys
 from fivedice.web.accounts_db import NameTakenError
 from fivedice.web.auth import AccountError, ConflictingError, SignInError, allowed_origins, host_of
 from fivedice.web.guard import client_address
@@ -65,7 +65,7 @@ def router(accounts: Accounts) -> APIRouter:
         return found, host_of(found[0])
 
     @api.post("/api/passkeys/register/options")
-    async def register_options(request: Request, body: NewPasskey) -> dict[str, Any]:
+    async def register_options(request: Request, body: NewPasskey) -> Ceremony:
         auth.count_ceremony(client_address(request.scope))
         account = await auth.account(request)
         _origins, rp_id = origins(request)
@@ -106,7 +106,7 @@ def router(accounts: Accounts) -> APIRouter:
             name=name,
             handle=handle,
         )
-        return {"ceremony": ceremony, "options": _json(options_to_json(options))}
+        return Ceremony(ceremony=ceremony, options=_json(options_to_json(options)))
 
     @api.post("/api/passkeys/register")
     async def register(request: Request, response: Response, body: PasskeyAnswer) -> Any:
@@ -150,7 +150,7 @@ def router(accounts: Accounts) -> APIRouter:
         return await accounts.me(account)
 
     @api.post("/api/passkeys/login/options")
-    async def login_options(request: Request) -> dict[str, Any]:
+    async def login_options(request: Request) -> Ceremony:
         auth.count_ceremony(client_address(request.scope))
         _origins, rp_id = origins(request)
         options = generate_authentication_options(rp_id=rp_id, user_verification=UserVerificationRequirement.PREFERRED)
@@ -160,7 +160,7 @@ def router(accounts: Accounts) -> APIRouter:
             bytes_to_base64url(options.challenge),
             expires=accounts.service.clock() + CEREMONY_TTL,
         )
-        return {"ceremony": ceremony, "options": _json(options_to_json(options))}
+        return Ceremony(ceremony=ceremony, options=_json(options_to_json(options)))
 
     @api.post("/api/passkeys/login")
     async def login(request: Request, response: Response, body: PasskeyAnswer) -> Any:
@@ -196,20 +196,20 @@ def router(accounts: Accounts) -> APIRouter:
         return await accounts.me(account)
 
     @api.get("/api/me/passkeys")
-    async def my_passkeys(request: Request) -> dict[str, Any]:
+    async def my_passkeys(request: Request) -> Passkeys:
         account, _session = await auth.require(request)
         keys = await db(store.passkeys_of, account.id)
-        return {"passkeys": [{"id": k["id"], "created": k["created"], "used": k["used"]} for k in keys]}
+        return Passkeys(passkeys=[PasskeyOut(id=k["id"], created=k["created"], used=k["used"]) for k in keys])
 
     @api.delete("/api/me/passkeys/{ident}")
-    async def drop_passkey(request: Request, ident: str) -> dict[str, Any]:
+    async def drop_passkey(request: Request, ident: str) -> PasskeyRemoved:
         account, _session = await auth.require(request)
         keys = await db(store.passkeys_of, account.id)
         if account.password is None and len(keys) <= 1:
             raise AccountError(_("This is the account's only way to sign in; set a password or add a passkey first."))
         if not await db(store.delete_passkey, account.id, ident[:400]):
             raise AccountError(_("The account has no passkey {id!r}.", id=ident[:40]))
-        return {"removed": ident[:400]}
+        return PasskeyRemoved(removed=ident[:400])
 
     return api
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import logging
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +39,8 @@ from sqlalchemy.exc import IntegrityError
 
 from fivedice import i18n
 from fivedice.i18n import _
-from fivedice.web.account_models import PushSubscription
+from fivedice.web.account_models import Prefs, PushKey, PushMessage, PushSent, PushSubscription, QuietHours, Subscribed
+from fivedice.web.accounts_db import read_prefs
 from fivedice.web.auth import AccountError
 from fivedice.web.games import RoomSummary, Summaries
 
@@ -91,18 +91,17 @@ def check_endpoint(endpoint: str, hosts: tuple[str, ...] = (), loopback: bool = 
     )
 
 
-def quiet_now(quiet: dict[str, Any] | None, now: float) -> bool:
+def quiet_now(quiet: QuietHours | None, now: float) -> bool:
     """Whether ``now`` falls in the quiet hours ``{"start", "end", "zone"}`` (they may run past midnight).
 
-    >>> quiet_now({"start": "22:00", "end": "07:00", "zone": "UTC"}, 23 * 3600.0)
-    True
-    >>> quiet_now({"start": "22:00", "end": "07:00", "zone": "UTC"}, 12 * 3600.0)
-    False
+    >>> night = QuietHours(start="22:00", end="07:00", zone="UTC")
+    >>> quiet_now(night, 23 * 3600.0), quiet_now(night, 12 * 3600.0)
+    (True, False)
     """
-    if not quiet:
+    if quiet is None:
         return False
-    local = datetime.fromtimestamp(now, ZoneInfo(str(quiet["zone"]))).strftime("%H:%M")
-    start, end = str(quiet["start"]), str(quiet["end"])
+    local = datetime.fromtimestamp(now, ZoneInfo(quiet.zone)).strftime("%H:%M")
+    start, end = quiet.start, quiet.end
     return start <= local < end if start <= end else local >= start or local < end
 
 
@@ -197,31 +196,30 @@ class Push:
             log.warning("turn notification for room %s failed: %s", summary.code, exc)
             return 0
 
-    def _claim(self, account: int, code: str, key: str) -> tuple[dict[str, Any], str] | None:
+    def _claim(self, account: int, code: str, key: str) -> tuple[Prefs, str] | None:
         """Claim the notification of turn ``key`` for ``account``: None if push is off for it, or another
         process (or an earlier change) has claimed it; else the account's preferences and ``sent`` or ``held``."""
         t, now = self.accounts.store.t, self.accounts.service.clock()
         try:
             with self.accounts.store.begin() as conn:
-                prefs_text = conn.execute(select(t.accounts.c.prefs).where(t.accounts.c.id == account)).scalar()
-                prefs = json.loads(prefs_text or "{}")
+                prefs = read_prefs(conn.execute(select(t.accounts.c.prefs).where(t.accounts.c.id == account)).scalar())
                 notify = conn.execute(
                     select(t.seats.c.notify).where(t.seats.c.code == code, t.seats.c.account == account)
                 ).scalar()
                 devices = conn.execute(
                     select(func.count()).select_from(t.push).where(t.push.c.account == account)
                 ).scalar()
-                if not prefs.get("push") or not notify or not devices:
+                if not prefs.push or not notify or not devices:
                     return None
-                state = "held" if quiet_now(prefs.get("quiet"), now) else "sent"
+                state = "held" if quiet_now(prefs.quiet, now) else "sent"
                 conn.execute(insert(t.push_sent).values(account=account, turn=key, state=state, at=now))
         except IntegrityError:  # claimed already, here or by another process
             return None
         return prefs, state
 
-    def _turn_payload(self, summary: RoomSummary, seat: int, prefs: dict[str, Any]) -> dict[str, Any]:
+    def _turn_payload(self, summary: RoomSummary, seat: int, prefs: Prefs) -> PushMessage:
         others = ", ".join(n for i, n in enumerate(summary.names) if i != seat and n) or "?"
-        with i18n.language(str(prefs.get("lang") or "en")):
+        with i18n.language(prefs.language):
             title = _("Your turn in {rules}", rules=_(summary.rules))
             body = _(
                 "Round {round} of {rounds} against {players}: room {code} waits for you.",
@@ -230,7 +228,7 @@ class Push:
                 players=others,
                 code=summary.code,
             )
-        return {"type": "turn", "title": title, "body": body, "url": f"/r/{summary.code}", "code": summary.code}
+        return PushMessage(type="turn", title=title, body=body, url=f"/r/{summary.code}", code=summary.code)
 
     async def release_held(self) -> int:
         """Send the turns held by quiet hours that are over, where it is still that account's turn."""
@@ -258,8 +256,8 @@ class Push:
 
         sent, now = 0, self.accounts.service.clock()
         for account, key, prefs_text in await db(held):
-            prefs = json.loads(prefs_text)
-            if quiet_now(prefs.get("quiet"), now):
+            prefs = read_prefs(prefs_text)
+            if quiet_now(prefs.quiet, now):
                 continue
             code = key.split(":", 1)[0]
             summary = await self.summaries.of(code)
@@ -272,7 +270,7 @@ class Push:
         return sent
 
     # -- sending ----------------------------------------------------------------------------
-    async def send(self, account: int, payload: dict[str, Any]) -> int:
+    async def send(self, account: int, payload: PushMessage) -> int:
         """Post ``payload`` to every device of ``account``; returns how many took it (gone ones are forgotten)."""
         t = self.accounts.store.t
 
@@ -295,7 +293,7 @@ class Push:
         self.sent += done
         return done
 
-    def _post(self, device: dict[str, Any], payload: dict[str, Any]) -> int | None:
+    def _post(self, device: dict[str, Any], payload: PushMessage) -> int | None:
         """One encrypted, signed POST to a push service; its status (None: it could not be reached)."""
         from pywebpush import WebPushException, webpush
 
@@ -304,11 +302,11 @@ class Push:
         except AccountError:
             return 410  # no longer allowed here: forget it
         info = {"endpoint": endpoint, "keys": {"p256dh": device["p256dh"], "auth": device["auth"]}}
-        headers = {"Urgency": "high", "Topic": ("t" + str(payload.get("code", "fivedice")))[:32]}
+        headers = {"Urgency": "high", "Topic": ("t" + (payload.code or "fivedice"))[:32]}
         try:
             response = webpush(
                 info,
-                json.dumps(payload),
+                payload.model_dump_json(exclude_none=True),
                 vapid_private_key=self.vapid,
                 vapid_claims={"sub": self.settings.push_subject},
                 ttl=TTL,
@@ -357,35 +355,32 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
     auth, db, settings = accounts.auth, accounts.db, accounts.settings
 
     @api.get("/api/push/key")
-    async def key() -> dict[str, Any]:
-        return {"key": push.public_key}
+    async def key() -> PushKey:
+        return PushKey(key=push.public_key)
 
     @api.post("/api/me/push", status_code=201)
-    async def subscribe(request: Request, body: PushSubscription) -> dict[str, Any]:
+    async def subscribe(request: Request, body: PushSubscription) -> Subscribed:
         account, _session = await auth.require(request)
         check_endpoint(body.endpoint, settings.push_hosts, settings.push_loopback)
         await db(push.subscribe, account.id, body, accounts.service.clock())
-        return {"endpoint": body.endpoint, "subscribed": True}
+        return Subscribed(endpoint=body.endpoint, subscribed=True)
 
     @api.delete("/api/me/push")
-    async def unsubscribe(request: Request, body: PushSubscription) -> dict[str, Any]:
+    async def unsubscribe(request: Request, body: PushSubscription) -> Subscribed:
         account, _session = await auth.require(request)
-        return {
-            "endpoint": body.endpoint,
-            "subscribed": False,
-            "found": await db(push.unsubscribe, account.id, body.endpoint),
-        }
+        found = await db(push.unsubscribe, account.id, body.endpoint)
+        return Subscribed(endpoint=body.endpoint, subscribed=False, found=found)
 
     @api.post("/api/me/push/test")
-    async def test(request: Request) -> dict[str, Any]:
+    async def test(request: Request) -> PushSent:
         account, _session = await auth.require(request)
-        with i18n.language(str(account.prefs.get("lang") or "en")):
-            payload = {
-                "type": "test",
-                "title": "fivedice",
-                "body": _("Notifications reach this device: you will hear when your turn comes."),
-                "url": "/",
-            }
-        return {"sent": await push.send(account.id, payload)}
+        with i18n.language(account.prefs.language):
+            payload = PushMessage(
+                type="test",
+                title="fivedice",
+                body=_("Notifications reach this device: you will hear when your turn comes."),
+                url="/",
+            )
+        return PushSent(sent=await push.send(account.id, payload))
 
     return api
