@@ -64,6 +64,8 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 DEVICES = 10
 """Subscriptions kept per account (the oldest go first)."""
 TTL = 86400
+QUEUED = 200
+"""Push messages waiting to be sent at most (each post has a 10 s timeout); more are dropped and logged."""
 
 
 def check_endpoint(endpoint: str, hosts: tuple[str, ...] = (), loopback: bool = False) -> str:
@@ -121,6 +123,8 @@ class Push:
         self.last: OrderedDict[str, str] = OrderedDict()
         self.tasks: set[asyncio.Task[Any]] = set()
         self.sent = 0
+        self.waiting = 0
+        """Messages queued for the two sending threads (at most :data:`QUEUED`)."""
 
     # -- keys ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -285,7 +289,14 @@ class Push:
 
         loop, done = asyncio.get_running_loop(), 0
         for device in await self.accounts.db(devices):
-            status = await loop.run_in_executor(self.pool, self._post, device, payload)
+            if self.waiting >= QUEUED:  # push services answering slowly: drop rather than pile up
+                log.warning("push queue full (%d waiting); a message to %s was dropped", self.waiting, payload.url)
+                break
+            self.waiting += 1
+            try:
+                status = await loop.run_in_executor(self.pool, self._post, device, payload)
+            finally:
+                self.waiting -= 1
             if status in (404, 410):
                 await self.accounts.db(forget, device["endpoint"])
             elif status is not None and status < 300:
