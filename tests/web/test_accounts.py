@@ -385,3 +385,26 @@ def test_fast_settings_are_argon2id() -> None:
     assert hashed.startswith("$argon2id$")
     assert AccountSettings().argon2_memory_kib == 19456
     assert AccountSettings().argon2_time == 2
+
+
+def test_a_schema_2_database_gains_the_account_tables_and_keeps_its_rooms(tmp_path: Any) -> None:
+    from sqlalchemy import inspect, text
+
+    from fivedice.web.account_tables import account_tables
+    from fivedice.web.db import SCHEMA_VERSION, RoomStore, SeatRow
+
+    url = f"sqlite:///{tmp_path / 'rooms.db'}"
+    old = RoomStore(url)
+    old.create("KEEP2345", "yacht", {}, [SeatRow(0, "Ann", "human", None, "h")], now=1.0)
+    with old.engine.begin() as conn:  # as the previous fivedice left it: schema 2, no account tables
+        for table in reversed(account_tables(old.tables).metadata.sorted_tables):
+            table.drop(conn)
+        conn.execute(text("UPDATE web_meta SET value = '2' WHERE key = 'schema'"))
+    old.dispose()
+    store = RoomStore(url)
+    assert SCHEMA_VERSION == 3
+    assert "web_accounts" in inspect(store.engine).get_table_names()
+    assert store.room("KEEP2345").seats[0].name == "Ann"
+    with store.engine.begin() as conn:
+        assert conn.execute(text("SELECT value FROM web_meta WHERE key = 'schema'")).scalar() == "3"
+    store.dispose()
