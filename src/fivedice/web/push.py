@@ -64,6 +64,8 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 DEVICES = 10
 """Subscriptions kept per account (the oldest go first)."""
 TTL = 86400
+APP = "fivedice"
+"""The title of a test message (the app's name, the same in every language)."""
 QUEUED = 200
 """Push messages waiting to be sent at most (each post has a 10 s timeout); more are dropped and logged."""
 
@@ -388,7 +390,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         with i18n.language(account.prefs.language):
             payload = PushMessage(
                 type="test",
-                title="fivedice",
+                title=APP,
                 body=_("Notifications reach this device: you will hear when your turn comes."),
                 url="/",
             )
