@@ -117,6 +117,47 @@ __all__ = ["serve_cmd"]
         "prepared once in the background: Yahtzee takes minutes and a few hundred MB the first time)."
     ),
 )
+@click.option(
+    "--origin",
+    "origins",
+    multiple=True,
+    metavar="URL",
+    envvar="FIVEDICE_ORIGIN",
+    help=N_(
+        "The site's public origin, like https://dice.example (repeatable): cross-site checks and passkeys "
+        "use it (default: the request's own scheme and Host)."
+    ),
+)
+@click.option(
+    "--secure-cookies", is_flag=True, help=N_("Mark session cookies Secure even on plain http (behind a TLS proxy).")
+)
+@click.option(
+    "--vapid-key",
+    default=None,
+    metavar="FILE",
+    envvar="FIVEDICE_VAPID_KEY",
+    help=N_("PEM file with the Web Push (VAPID) private key (default: made at first start, kept in the database)."),
+)
+@click.option(
+    "--push-subject",
+    default="mailto:operator@localhost",
+    show_default=True,
+    envvar="FIVEDICE_PUSH_SUBJECT",
+    help=N_("How push services reach the operator (a mailto: or https: URL, sent with every notification)."),
+)
+@click.option(
+    "--push-host",
+    "push_hosts",
+    multiple=True,
+    metavar="HOST",
+    help=N_("Another push service host to accept subscriptions for (repeatable; https only)."),
+)
+@click.option(
+    "--push-loopback",
+    is_flag=True,
+    envvar="FIVEDICE_PUSH_LOOPBACK",
+    help=N_("Also accept plain-http push endpoints on loopback addresses (tests and local push services only)."),
+)
 @click.option("--log-level", default="warning", show_default=True, help=N_("uvicorn log level."))
 @friendly
 def serve_cmd(
@@ -141,6 +182,12 @@ def serve_cmd(
     idle_expiry: float,
     trusted_proxy: str | None,
     chances: bool,
+    origins: tuple[str, ...],
+    secure_cookies: bool,
+    vapid_key: str | None,
+    push_subject: str,
+    push_hosts: tuple[str, ...],
+    push_loopback: bool,
     log_level: str,
 ) -> None:
     """Serve the browser game and its API at http://HOST:PORT."""
@@ -154,6 +201,7 @@ def serve_cmd(
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     from fivedice.web.app import create_app
+    from fivedice.web.auth import AccountSettings, check_origin
     from fivedice.web.db import safe_url
     from fivedice.web.server import run
 
@@ -184,6 +232,14 @@ def serve_cmd(
         scores=not no_scores,
         limits=limits,
         chances=chances,
+        accounts=AccountSettings(
+            origins=tuple(check_origin(o) for o in origins),
+            secure=secure_cookies,
+            vapid_key=vapid_key,
+            push_subject=push_subject,
+            push_hosts=tuple(h.lower() for h in push_hosts),
+            push_loopback=push_loopback,
+        ),
     )
     # fewer, cheaper garbage collections: the long-lived objects (rules, tables) are frozen
     gc.freeze()

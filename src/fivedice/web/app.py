@@ -15,6 +15,9 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``GET  /api/lobby``                public rooms waiting for players or in play (:mod:`fivedice.web.lobby`)
 ``POST /api/rooms/{code}/replay``  a read-only replay link for a finished game (:mod:`fivedice.web.replay`)
 ``GET  /api/replays/{id}``         a replay's frames; ``GET /replay/{id}`` its page; ``GET /sw.js`` the PWA
+``/api/accounts``, ``/api/me/..``  accounts, my games, passkeys, push, friends, invites, the invite QR code
+                                   (:mod:`fivedice.web.accounts_app`; state-changing requests from other
+                                   sites are refused)
 =================================  ==============================================================
 
 Intents that change a room (``roll``, ``score``, ``undo``, ``start``, ``rematch``) carry the room
@@ -56,6 +59,8 @@ from fivedice.rules import BUILTINS, describe, get, parse_spec
 from fivedice.rules.explain import explain_all
 from fivedice.table.challenge import DAILY, challenge_code
 from fivedice.web import lobby, pwa, replay
+from fivedice.web.accounts_app import install_accounts
+from fivedice.web.auth import AccountSettings
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import LimitError, MessageError, RoomNotFoundError, StoreError
 from fivedice.web.guard import Guard, client_address, request_language
@@ -95,11 +100,13 @@ def create_app(
     scores: bool = True,
     limits: Limits = DEFAULT_LIMITS,
     chances: bool = True,
+    accounts: AccountSettings | None = None,
 ) -> FastAPI:
     """Build the app. ``db`` is a database URL (default: SQLite under the user data directory);
     ``pubsub`` is ``auto``, ``none``, ``postgres``, a ``redis://`` URL or a :class:`Hub`;
     ``seed`` makes the dice repeatable (tests only: play uses a cryptographic generator); ``chances``
-    lets the hints carry the chance to win or to beat one's best (prepared in this process when first asked).
+    lets the hints carry the chance to win or to beat one's best (prepared in this process when first asked);
+    ``accounts`` sets up accounts, sessions and notifications (:mod:`fivedice.web.accounts_app`).
 
     Raises a one-sentence :class:`~fivedice.errors.FiveDiceError` when the database cannot be
     written, the pub/sub channel cannot be reached, or it differs from the one the database's
@@ -140,13 +147,16 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await service.start()
+        await seating.start()
         try:
             yield
         finally:
+            await seating.close()
             await service.close()
 
     app = FastAPI(title=APP_NAME, lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
+    seating = install_accounts(app, service, accounts or AccountSettings())  # inside the guard
     app.add_middleware(Guard, limits=limits)
 
     @app.exception_handler(RoomNotFoundError)
@@ -221,7 +231,8 @@ def create_app(
     @app.post("/api/rooms", status_code=201)
     async def create_room(request: Request, req: CreateRoom) -> dict[str, Any]:
         service.check_http("create", client_address(request.scope))
-        return await service.create(req)
+        req, owner = await seating.before_create(request, req)
+        return await seating.after(owner, await service.create(req))
 
     @app.get("/api/rooms/{code}")
     async def room_info(code: str) -> Response:
@@ -233,7 +244,8 @@ def create_app(
     @app.post("/api/rooms/{code}/join")
     async def join_room(request: Request, code: str, req: JoinRoom) -> dict[str, Any]:
         service.check_http("join", client_address(request.scope))
-        return await service.join(code, req)
+        req, owner = await seating.before_join(request, code, req)
+        return await seating.after(owner, await service.join(code, req))
 
     @app.get("/api/rooms/{code}/log")
     async def room_log(code: str, game: str | None = None) -> dict[str, Any]:
@@ -254,7 +266,7 @@ def create_app(
             if hello.lang is not None:
                 lang = request_language(hello.lang, None)
             with i18n.language(lang):
-                room, client = await service.connect(code, hello)
+                room, client = await service.connect(code, hello, await seating.socket_seat(ws, code, hello))
         except (FiveDiceError, TimeoutError) as exc:
             with i18n.language(lang):
                 text = str(exc) if isinstance(exc, FiveDiceError) else _("No hello message arrived in time.")

@@ -74,9 +74,10 @@ PSYCOPG_SCHEME = "postgresql+psycopg://"
 POSTGRES_SCHEME = "postgresql://"
 SQLITE_SCHEME = "sqlite:///"
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version of the room tables this code writes; older databases are upgraded on start
-(1 -> 2 adds ``rooms.started``, when the current game began, for the per-turn deadline)."""
+(1 -> 2 adds ``rooms.started``, when the current game began, for the per-turn deadline;
+2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`)."""
 
 
 def normalize_url(url: str) -> str:
@@ -219,7 +220,15 @@ def _v2(conn: Connection, t: Tables) -> None:
     conn.execute(update(t.rooms).where(t.rooms.c.status != "lobby").values(started=t.rooms.c.updated))
 
 
-MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2}
+def _v3(conn: Connection, t: Tables) -> None:
+    """Add the account tables: accounts, sessions, passkeys, seats owned by accounts, friends, push
+    (:mod:`fivedice.web.account_tables`); nothing existing changes."""
+    from fivedice.web.account_tables import create_account_tables
+
+    create_account_tables(conn, t)
+
+
+MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2, 3: _v3}
 """Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v``."""
 
 

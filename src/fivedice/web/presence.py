@@ -161,10 +161,11 @@ class Connections:
             client.close(4400)
 
     # -- WebSocket clients ---------------------------------------------------------------
-    async def connect(self, code: str, hello: Hello) -> tuple[Room, Client]:
-        """Attach a connection to a room, as the seat whose token it gives or as a spectator."""
+    async def connect(self, code: str, hello: Hello, owned: int | None = None) -> tuple[Room, Client]:
+        """Attach a connection to a room, as the seat whose token it gives, else the seat ``owned`` (the
+        signed-in account's seat there, see :mod:`fivedice.web.seating`), else as a spectator."""
         room = await self.room(code)
-        seat = None
+        seat = owned if hello.token is None and owned is not None and owned < len(room.seats) else None
         if hello.token is not None:
             digest = hash_token(hello.token)
             match = [s.seat for s in room.seats if s.token and hmac.compare_digest(s.token, digest)]

@@ -121,6 +121,9 @@ class RoomService(Connections):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
         self.warned: set[str] = set()
+        self.listeners: list[Callable[[Room], None]] = []
+        """Called after every change of a room this process sees (its own or another process's), with the
+        room up to date: the turn notifications of :mod:`fivedice.web.push` listen here."""
 
     # -- life cycle ---------------------------------------------------------------------
     async def start(self) -> None:
@@ -305,6 +308,8 @@ class RoomService(Connections):
 
     # -- after every change: computers, timers, high scores -----------------------------
     def _after_change(self, room: Room, drive: bool = True) -> None:
+        for listener in self.listeners:
+            listener(room)
         if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.recording:
             room.recording = True
             self._spawn(self.results.record(room))
@@ -493,6 +498,25 @@ class RoomService(Connections):
         seat = await self._change(room, -1, "join", decide)
         await self._message(room, notice(N_("{who} joined."), who=name))
         return {"code": room.code, "token": token, "seat": seat, "link": f"/r/{room.code}"}
+
+    async def rename_seats(self, code: str, names: dict[int, str]) -> None:
+        """Give taken seats new names as one change of the room (an account was deleted: its seats are
+        anonymised, its games stay); the room's table is rebuilt so that its events use the new names."""
+        room = await self.room(code)
+        s = self.store.tables.seats
+
+        def decide(r: Room, conn: Connection) -> Change:
+            changed = {seat: name for seat, name in names.items() if seat < len(r.seats) and r.seats[seat].name}
+            for seat, name in changed.items():
+                conn.execute(s.update().where(s.c.code == r.code, s.c.seat == seat).values(name=name))
+            seats = tuple(dataclasses.replace(x, name=changed.get(x.seat, x.name)) for x in r.seats)
+            return Change(seats=seats)
+
+        await self._change(room, -1, "rename", decide)
+        async with room.lock:
+            room.invalidate()
+            await self.db(self._refresh, room)
+            self._broadcast(room)
 
     async def moves(self, code: str, game: str | None = None) -> dict[str, Any]:
         """A game's stored move log (every accepted action, including undos); ``game`` is its number

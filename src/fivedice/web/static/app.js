@@ -3,6 +3,8 @@
 import { playRoll, playScore, setSound, soundOn, tumble } from "./dice.js";
 import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
+import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
+import { notifyTurn, setTitle, setTurns } from "./notify.js";
 import { addComputer, dailyRequest, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
 import {
   $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
@@ -100,8 +102,12 @@ function openRoom(code, { autostart = false } = {}) {
   const link = `${location.origin}/r/${ui.code}`;
   $("#invite-link").textContent = link;
   $("#invite-link").href = link;
-  $("#join-form").elements.name.value = storedName();
-  document.title = "fivedice — " + t("room {code}", { code: ui.code });
+  $("#join-form").elements.name.value = signedIn() ? signedIn().name : storedName();
+  $("#qr-box").open = false;
+  $("#qr").removeAttribute("src");
+  $("#share-invite").hidden = !navigator.share;
+  setTurns(0);
+  setTitle("fivedice — " + t("room {code}", { code: ui.code }));
   connect();
 }
 
@@ -261,7 +267,10 @@ function tell(before, room) {
     }
   }
   const started = g && (!b || b.current !== g.current || (before && before.status !== "playing"));
-  if (started && room.status === "playing" && g.current === ui.you) parts.push(t("Your turn."));
+  if (started && room.status === "playing" && g.current === ui.you) {
+    parts.push(t("Your turn."));
+    if (before && g.phase === "play") notifyTurn(t("Your turn — round {round} of {rounds}.", g), `/r/${room.code}`);
+  }
   if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
   announce(parts.join(" "));
 }
@@ -281,6 +290,8 @@ function render() {
     $("#best-title").textContent = total > best ? t("New best: {total} (was {best})", { total, best }) : t("Beat your best: {best}", { best });
   }
   renderSeats(room, ui.you);
+  setTurns(myTurn() && g.phase === "play" ? 1 : 0);
+  showRoomInvite(ui.code, room, ui.you);
   if (ui.pending) $("#start").disabled = true;
   const openSeat = room.seats.some((s) => s.kind === "human" && !s.taken);
   $("#join-panel").hidden = !(ui.you === null && room.status === "lobby" && openSeat);
@@ -493,7 +504,13 @@ function route() {
       ui.ws = null;
       ws.close();
     }
-    showLobby(api, goToRoom, toast).catch((err) => toast(err.message));
+    setTurns(0);
+    showLobby(api, goToRoom, toast)
+      .then(() => {
+        setTitle("fivedice");
+        return refreshLobby();
+      })
+      .catch((err) => toast(err.message));
   }
 }
 
@@ -522,6 +539,17 @@ $("#undo").addEventListener("click", () => send({ type: "undo" }));
 $("#redo").addEventListener("click", () => send({ type: "redo" }));
 $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
 $("#share").addEventListener("click", share);
+// the invite: the system's share sheet where there is one (phones), the QR code made by the server
+$("#share-invite").addEventListener("click", async () => {
+  try {
+    await navigator.share({ title: "fivedice", text: t("Play {rules} with me: room {code}", { rules: ui.room ? ui.room.rules.title : "fivedice", code: ui.code }), url: $("#invite-link").href });
+  } catch (err) {
+    if (err.name !== "AbortError") toast(t("Copy the link shown next to the button."));
+  }
+});
+$("#qr-box").addEventListener("toggle", () => {
+  if ($("#qr-box").open && !$("#qr").getAttribute("src")) $("#qr").src = `/api/rooms/${ui.code}/qr.svg`;
+});
 $("#copy-link").addEventListener("click", async () => {
   try {
     await navigator.clipboard.writeText($("#invite-link").href);
@@ -557,7 +585,7 @@ async function switchLanguage(wanted) {
     if (ui.hint) renderHint(ui.hint, ui.room, applyHint);
     if (ui.hint && ui.hint.note) askAgain(ui.hint); // its note is worded by the server
     if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
-    document.title = "fivedice — " + t("room {code}", { code: ui.code });
+    setTitle("fivedice — " + t("room {code}", { code: ui.code }));
   }
   if (!$("#lobby").hidden) {
     await loadCatalogue(api, true);
@@ -584,4 +612,7 @@ setInterval(() => {
   if (ui.room && ui.room.deadline && ui.room.game) $("#turn").textContent = turnText(ui.room, ui.you, Date.now() / 1000);
 }, 1000);
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
-startLanguage().finally(route);
+initAccount(api, toast, goToRoom);
+startLanguage()
+  .then(() => loadAccount())
+  .finally(route);

@@ -1,12 +1,15 @@
 // The service worker of the installable app: the page's static files come from a cache (refreshed in the
 // background), so the app opens at once; the game itself (the API, the WebSocket) always goes to the server.
-const CACHE = "fivedice-static-v1";
+// It also shows the server's Web Push messages (your turn, an invitation) when no page is open.
+const CACHE = "fivedice-static-v2";
 const FILES = [
+  "/static/account.js",
   "/static/app.js",
   "/static/dice.js",
   "/static/end.js",
   "/static/i18n.js",
   "/static/lobby.js",
+  "/static/notify.js",
   "/static/render.js",
   "/static/replay.js",
   "/static/style.css",
@@ -54,4 +57,37 @@ self.addEventListener("fetch", (event) => {
     const page = url.pathname.startsWith("/replay/") ? "/static/replay.html" : "/static/index.html";
     event.respondWith(fetch(request).catch(() => caches.match(page)));
   }
+});
+
+// A push message from the server (already decrypted by the browser): {type, title, body, url, code}.
+self.addEventListener("push", (event) => {
+  let data = {};
+  try {
+    data = event.data ? event.data.json() : {};
+  } catch {
+    data = { body: event.data ? event.data.text() : "" };
+  }
+  const show = self.registration.showNotification(data.title || "fivedice", {
+    body: data.body || "",
+    tag: data.code ? `turn:${data.code}` : "fivedice",
+    renotify: true,
+    icon: "/static/icons/icon-192.png",
+    badge: "/static/icons/icon-192.png",
+    data: { url: data.url || "/" },
+  });
+  const badge = data.type === "turn" && self.navigator.setAppBadge ? self.navigator.setAppBadge(1).catch(() => {}) : null;
+  event.waitUntil(Promise.all([show, badge]));
+});
+
+// A click on the notification: the game's page, in an open window of the app if there is one.
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = new URL((event.notification.data && event.notification.data.url) || "/", self.location.origin).href;
+  event.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((windows) => {
+      const open = windows.find((w) => w.url === url) || windows[0];
+      if (open) return open.navigate(url).then((w) => (w || open).focus());
+      return self.clients.openWindow(url);
+    }),
+  );
 });
