@@ -4,9 +4,19 @@ built once are shared)."""
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 
 import pytest
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """After the last test: one collection (a leaked object's finalizer still reports through pytest's
+    unraisable-exception hook), then freeze what is left, so that the collections pytest's own cleanup
+    makes next (five in a row) and the one at interpreter exit skip the session's objects instead of
+    walking them all: with the whole suite's objects alive they took about 25 s on a quiet machine."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(scope="session", autouse=True)
