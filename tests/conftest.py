@@ -19,6 +19,16 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     gc.freeze()
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that share something costly run in one process when the suite runs in parallel
+    (``make test``: pytest-xdist with ``--dist loadgroup``): the tests of the official Yahtzee solver
+    built from scratch once per process (``tests/solver/conftest.py``'s ``yahtzee``, two minutes on a
+    loaded machine) go to one worker instead of being built again in each."""
+    for item in items:
+        if "yahtzee" in getattr(item, "fixturenames", ()) and "solver" in item.path.parts:
+            item.add_marker(pytest.mark.xdist_group("yahtzee-solver"))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def shared_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Solver tables go to one temporary directory for the session; tests of the cache itself
