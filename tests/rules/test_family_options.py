@@ -8,6 +8,7 @@ import pytest
 
 from fivedice import rules
 from fivedice.engine.actions import Roll, RollOff, Score
+from fivedice.engine.render import rules_card
 from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError
@@ -127,3 +128,15 @@ def test_the_options_travel_with_the_rule_set_as_data() -> None:
     for rs in (SECOND, DOUBLE, rules.get("kismet", start="one_die"), rules.get("generala", ace_straight="yes")):
         assert rules.from_data(rs.to_data()).to_data() == rs.to_data()
         assert rules.parse_spec(rs.spec) == rs
+
+
+def test_the_rules_card_says_what_the_options_do() -> None:
+    card = rules_card(rules.get("kismet", second_kismet="yes", start="one_die"))
+    assert (
+        "A Kismet again while the Kismet box holds one: every other player puts a zero in the topmost open box of "
+        "their card." in card
+    )
+    assert "Who starts: each player rolls 1 die; the highest starts." in card
+    plain = rules_card(rules.get("kismet"))
+    assert "every other player" not in plain
+    assert "Who starts" not in plain
