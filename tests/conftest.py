@@ -23,10 +23,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Tests that share something costly run in one process when the suite runs in parallel
     (``make test``: pytest-xdist with ``--dist loadgroup``): the tests of the official Yahtzee solver
     built from scratch once per process (``tests/solver/conftest.py``'s ``yahtzee``, two minutes on a
-    loaded machine) go to one worker instead of being built again in each."""
+    loaded machine) go to one worker instead of being built again in each, and so do the brute-force
+    comparisons, which share each tiny rule set's brute-force values within a process."""
     for item in items:
         if "yahtzee" in getattr(item, "fixturenames", ()) and "solver" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("yahtzee-solver"))
+        elif item.path.name == "test_bruteforce.py":
+            item.add_marker(pytest.mark.xdist_group("brute-force"))
 
 
 @pytest.fixture(scope="session", autouse=True)
