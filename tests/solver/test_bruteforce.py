@@ -122,21 +122,24 @@ CASES = {
     ),
     # Generala's Double Generala: a box of all dice alike once more, scoring only while the first holds points.
     "second-alike": tiny(
+        dice=2,
         boxes=[
             {"name": "ones", "kind": "face", "face": 1},
-            {"name": "sixes", "kind": "face", "face": 6},
-            {"name": "triple", "kind": "all_alike", "points": 30, "first_roll_points": 45},
+            {"name": "pair", "kind": "all_alike", "points": 30, "first_roll_points": 45},
             {"name": "double", "kind": "second_alike", "points": 60},
         ],
+        yahtzee_box="pair",
         upper_bonus=[],
     ),
     "second-alike-joker-bonus": tiny(
+        dice=2,
         boxes=[
             {"name": "sixes", "kind": "face", "face": 6},
-            {"name": "triple", "kind": "all_alike", "points": 30},
+            {"name": "pair", "kind": "all_alike", "points": 30},
             {"name": "double", "kind": "second_alike", "points": 60},
             {"name": "chance", "kind": "chance"},
         ],
+        yahtzee_box="pair",
         joker="forced",
         yahtzee_bonus=50,
         upper_bonus=[[12, 10]],
