@@ -278,6 +278,8 @@ def play_remote(conns: dict[int, RemoteConn], until: Callable[[Msg], bool] | Non
         for conn in conns.values():
             conn.version(version)
         state = max((c.state for c in conns.values()), key=lambda s: int(s["version"]))
+    for conn in conns.values():  # the others may hear the last move later than the one that saw the end
+        conn.version(int(state["version"]) - 1)
     return state
 
 
