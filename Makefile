@@ -5,6 +5,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CHECK_PATHS := src tests $(wildcard bench examples)
+# pytest-xdist workers for make test (auto: one per core); tests that share a costly fixture are grouped
+# onto one worker (tests/conftest.py). PYTEST_WORKERS=0 runs everything in this one process.
+PYTEST_WORKERS ?= auto
 
 .PHONY: play test lint typecheck pytest coverage bench clean
 
@@ -27,7 +30,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict $(CHECK_PATHS)
 
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 coverage: $(STAMP)
 	$(BIN)/pytest --cov=fivedice --cov-report=term

@@ -199,3 +199,13 @@ def test_the_readme_says_which_catalogs_are_complete() -> None:
         row = re.search(rf"^\| `{code}` \| [^|]+\| ([^|]+)\|", text, re.M)
         assert row is not None, code
         assert row.group(1).strip().startswith("complete") == (done == total and not fuzzy), code
+
+
+def test_the_readme_lists_each_rule_sets_options() -> None:
+    """The README's rule-set table names every built-in option with its values, the default first."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name, builtin in rules.BUILTINS.items():
+        row = re.search(rf"^\| `{name}` \|[^|]*\|(.*)\|$", text.replace("\\|", "/"), re.M)
+        assert row is not None, name
+        listed = re.findall(r"`(\w+)=([\w/]+)`", row.group(1))
+        assert listed == [(o.name, "/".join(o.choices)) for o in builtin.options], name

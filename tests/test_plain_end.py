@@ -4,7 +4,11 @@ the saves folder (or back to the file it came from), written whole, and the sess
 from __future__ import annotations
 
 import io
+import os
+import shlex
 import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -164,3 +168,23 @@ def test_ctrl_c_saves_the_game_and_ends_without_a_traceback(tmp_path: Path) -> N
     assert code == 130
     assert "Stopped by SIGINT." in out.getvalue()
     assert Table.load(target).game.log == table.game.log
+
+
+def test_the_resume_hint_runs_as_printed_when_fivedice_is_not_on_the_path(tmp_path: Path) -> None:
+    """``make play`` runs ``.venv/bin/fivedice``, which is not on the PATH: the hint names the program's
+    full path (it said ``fivedice play ...``, "command not found")."""
+    program = Path(sys.executable).with_name("fivedice")
+    env = {k: v for k, v in os.environ.items() if k in ("HOME", "PYTHONPATH", "LANG")}
+    env.update(PATH="/usr/bin:/bin", XDG_DATA_HOME=str(tmp_path), FIVEDICE_DB=str(tmp_path / "scores.db"))
+    first = subprocess.run(
+        [str(program), "play", "--plain", "--players", "Ann", "--seed", "3"],
+        input="chance\n", capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert first.returncode == 1, first.stderr
+    command = first.stdout.rsplit("resume it with: ", 1)[1].strip()
+    assert command.startswith(f"{program} play --plain --load ")
+    again = subprocess.run(
+        shlex.split(command), input="card\nquit\n", capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert again.returncode == 0, again.stderr
+    assert "Chance" in again.stdout

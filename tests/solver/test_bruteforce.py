@@ -120,6 +120,31 @@ CASES = {
         upper_bonus=[[10, 7]],
         rolls=2,
     ),
+    # Generala's Double Generala: a box of all dice alike once more, scoring only while the first holds points.
+    "second-alike": tiny(
+        dice=2,
+        boxes=[
+            {"name": "ones", "kind": "face", "face": 1},
+            {"name": "pair", "kind": "all_alike", "points": 30, "first_roll_points": 45},
+            {"name": "double", "kind": "second_alike", "points": 60},
+        ],
+        yahtzee_box="pair",
+        upper_bonus=[],
+    ),
+    "second-alike-joker-bonus": tiny(
+        dice=2,
+        boxes=[
+            {"name": "sixes", "kind": "face", "face": 6},
+            {"name": "pair", "kind": "all_alike", "points": 30},
+            {"name": "double", "kind": "second_alike", "points": 60},
+            {"name": "chance", "kind": "chance"},
+        ],
+        yahtzee_box="pair",
+        joker="forced",
+        yahtzee_bonus=50,
+        upper_bonus=[[12, 10]],
+        rolls=2,
+    ),
 }
 
 
@@ -154,7 +179,10 @@ def reachable_cards(rs: RuleSet) -> set[Scorecard]:
     return seen
 
 
-@pytest.mark.parametrize("name", ["forced-joker-bonus", "free-joker", "tiers-two-rolls", "upper-first"])
+@pytest.mark.parametrize(
+    "name",
+    ["forced-joker-bonus", "free-joker", "tiers-two-rolls", "upper-first", "second-alike", "second-alike-joker-bonus"],
+)
 def test_state_values_match_brute_force_on_every_reachable_card(name: str) -> None:
     rs = CASES[name]
     value = brute(name)

@@ -101,9 +101,10 @@ def test_threshold_play_beats_expectation_play_at_reaching_the_target() -> None:
     assert table.chance(empty, 200) > dist.at_least(200) + 0.01
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def yahtzee_distribution(yahtzee: Solver) -> Distribution:
-    """The exact distribution of official Yahtzee from the start (about 15 s)."""
+    """The exact distribution of official Yahtzee from the start (about 15 s), once per process: a module
+    fixture is made again whenever a test of another module runs in between, as a parallel worker's may."""
     return distribution(yahtzee)
 
 

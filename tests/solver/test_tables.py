@@ -22,7 +22,9 @@ SPECS = [
     "yahtzee order=bottom_up",
     "yatzy forced=yes",
     "kismet",
+    "kismet second_kismet=yes",
     "generala",
+    "generala double_generala=yes ace_straight=yes",
 ]
 
 
@@ -45,11 +47,12 @@ def test_options_match_scorecard(spec: str) -> None:
     for _ in range(25):
         card = random_card(rs, rng)
         mask = sum(1 << b for b, e in enumerate(card.entries) if e is not None)
+        y = 1 if t.ybits == 2 and card.holds_alike() else 0
         # every five-alike roll and a sample of the others, on each roll number
         for d in [int(i) for i in np.flatnonzero(t.five >= 0)] + rng.sample(range(t.nroll), 12):
             counts = tuple(int(c) for c in rolls[d])
             for roll in (1, rs.rolls):
-                kernel.score_options(t.ints, mask, d, t.roll_type(roll), out)
+                kernel.score_options(t.ints, mask, y, d, t.roll_type(roll), out)
                 expected = card.option_indices(counts, roll)
                 got = {b: int(p) for b, p in enumerate(out) if p >= 0}
                 assert got == expected, (card.entries, counts, roll)

@@ -17,13 +17,13 @@ from sqlalchemy import create_engine, insert, select, text
 
 from fivedice import Game, saves
 from fivedice.cli import main
-from fivedice.rules import parse_spec
+from fivedice.rules import RuleSet, from_data, parse_spec
 from fivedice.storage import SCHEMA_VERSION, PlayerProfile, Store, StoreError, default_path, resolve_url
 from fivedice.storage.schema import games, results, v1_metadata
 from fivedice.storage.text import bar_chart
 
 
-def finished_game(players: list[str], seed: int, rules: str = "yacht") -> Game:
+def finished_game(players: list[str], seed: int, rules: str | RuleSet = "yacht") -> Game:
     """A whole game played by taking the best-scoring box after the first roll."""
     game = Game(rules, players, seed=seed, starter=0)
     while not game.is_over:
@@ -255,6 +255,39 @@ def test_scores_and_history_commands(tmp_path: Path) -> None:
     out = runner.invoke(main, ["history", "Ann", "--db", str(bad)])
     assert out.exit_code == 2
     assert "damaged" in out.output
+
+
+def test_a_rules_filter_that_names_no_rule_set_is_refused(tmp_path: Path) -> None:
+    """``--rules nosuch`` used to print two empty tables and exit 0; a house rule set's name with recorded
+    games, a spec and a TOML file are still accepted."""
+    db = str(tmp_path / "cli.db")
+    house = parse_spec("yacht four_kind=four_dice")
+    with Store(db) as store:
+        store.record_game(finished_game(["Ann"], 1, rules="yatzy"))
+        store.record_game(finished_game(["Ann"], 2, rules=house))
+        store.record_game(finished_game(["Ann"], 3, rules=from_data({"name": "garden", "base": "yacht"})))
+    runner = CliRunner()
+    for command in (["scores"], ["history", "Ann"]):
+        out = runner.invoke(main, [*command, "--db", db, "--rules", "nosuch"])
+        assert out.exit_code == 2, out.output
+        assert out.stderr == (
+            "Error: Rule set 'nosuch' is unknown; expected one of: yahtzee, yacht, yatzy, kismet, generala, "
+            "or a .toml file.\n"
+        )
+        out = runner.invoke(main, [*command, "--db", db, "--rules", "yacht nosuch=1"])
+        assert out.exit_code == 2, out.output
+        assert out.stderr.startswith("Error: Option 'nosuch' is not an option of yacht")
+    out = runner.invoke(main, ["scores", "--db", db, "--rules", "garden"])
+    assert out.exit_code == 0, out.output
+    assert "Ann" in out.output
+    out = runner.invoke(main, ["scores", "--db", db, "--rules", "yacht four_kind=four_dice"])
+    assert out.exit_code == 0, out.output
+    assert "Ann" in out.output
+    toml = tmp_path / "mine.toml"
+    toml.write_text('name = "mine"\nbase = "yacht"\n')
+    out = runner.invoke(main, ["history", "Ann", "--db", db, "--rules", str(toml)])
+    assert out.exit_code == 0, out.output
+    assert "no games" in out.output
 
 
 def test_scores_and_history_commands_in_italian(tmp_path: Path) -> None:

@@ -136,6 +136,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+class _PortTaken(Exception):
+    """The port picked for a server was taken before it could listen."""
+
+
+STARTUP = 120.0
+"""Seconds a server may take to answer after it is started: only how long a test waits before it fails
+(a start takes one to three seconds, longer when the machine is loaded)."""
+
+
 class Server:
     """``python -m fivedice.web`` in a subprocess on a free loopback port."""
 
@@ -148,6 +166,7 @@ class Server:
         env: dict[str, str] | None = None,
     ) -> None:
         self.db, self.args, self.env = db, args, env or {}
+        self.chosen_port = port is not None
         self.port = port or free_port()
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
@@ -161,14 +180,26 @@ class Server:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> Server:
+        """Start the server and wait until it answers (a port picked for it that another test's server took
+        in the meantime, as parallel workers may, is picked again)."""
+        for _attempt in range(3):
+            try:
+                return self._start()
+            except _PortTaken:
+                self.port = free_port()
+        return self._start()
+
+    def _start(self) -> Server:
         cmd = [sys.executable, "-m", "fivedice.web", "--port", str(self.port), "--rate", "1000"]
         cmd += ["--db", self.db] if self.db is not None else []
         cmd += self.args
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **self.env})
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + STARTUP
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                if not self.chosen_port and not _port_free(self.port):
+                    raise _PortTaken
                 raise RuntimeError(f"server exited with {self.proc.returncode}: {' '.join(cmd)}")
             try:
                 if httpx.get(self.url + "/api/rules", timeout=1).status_code == 200:
@@ -176,7 +207,7 @@ class Server:
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError("server did not start in 30 s")
+        raise RuntimeError(f"server did not start in {STARTUP} s")
 
     def kill(self) -> None:
         """SIGKILL: no clean shutdown at all."""
@@ -247,6 +278,8 @@ def play_remote(conns: dict[int, RemoteConn], until: Callable[[Msg], bool] | Non
         for conn in conns.values():
             conn.version(version)
         state = max((c.state for c in conns.values()), key=lambda s: int(s["version"]))
+    for conn in conns.values():  # the others may hear the last move later than the one that saw the end
+        conn.version(int(state["version"]) - 1)
     return state
 
 

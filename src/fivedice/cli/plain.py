@@ -13,7 +13,6 @@ file it was loaded from) and the session says where; ``quit`` leaves without sav
 
 from __future__ import annotations
 
-import shlex
 import signal
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -228,7 +227,7 @@ class PlainSession:
             lines.append(_("The game could not be saved: {reason}.", reason=exc.strerror or str(exc)))
         else:
             if path is not None:
-                command = f"fivedice play --plain --load {shlex.quote(str(path))}"
+                command = saves.resume_command(path, plain=True)
                 lines.append(_("The game is saved in {path}; resume it with: {command}", path=path, command=command))
         try:
             for line in lines:

@@ -42,12 +42,14 @@ def scores_cmd(rules_name: str | None, limit: int, challenge: str | None, db: st
     if challenge is not None:
         code = challenge_code(challenge)
         with Store(db) as store:
-            board = store.high_scores(rules_name, limit, challenge=code)
+            chosen = None if rules_name is None else store.rules_filter(rules_name)
+            board = store.high_scores(chosen, limit, challenge=code)
         click.echo(scores_text(board, _("Challenge {code}", code=code)))
         return
     with Store(db) as store:
-        solo = store.high_scores(rules_name, limit, solo=True)
-        multi = store.high_scores(rules_name, limit, solo=False)
+        chosen = None if rules_name is None else store.rules_filter(rules_name)
+        solo = store.high_scores(chosen, limit, solo=True)
+        multi = store.high_scores(chosen, limit, solo=False)
     click.echo(scores_text(solo, scores_title(True, rules_name)))
     click.echo()
     click.echo(scores_text(multi, scores_title(False, rules_name)))
@@ -62,5 +64,5 @@ def scores_cmd(rules_name: str | None, limit: int, challenge: str | None, db: st
 def history_cmd(player: str, rules_name: str | None, limit: int, db: str | None) -> None:
     """Show PLAYER's games and statistics with a chart of recent scores."""
     with Store(db) as store:
-        found = store.history(player, rules_name)
+        found = store.history(player, None if rules_name is None else store.rules_filter(rules_name))
     click.echo(history_text(found, recent=limit))

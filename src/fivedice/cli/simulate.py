@@ -7,10 +7,10 @@ import sys
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
+from fivedice.cli.progress import count_bar, follow
 from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
 from fivedice.rules import RuleSet
 from fivedice.services.sim import SimResult, SimulationError, plot_histogram, simulate
@@ -19,7 +19,8 @@ from fivedice.solver.chances import check_target
 __all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
 
 PROGRESS_FROM = 2000
-"""Runs of at least this many games show a progress bar (on a terminal)."""
+"""Runs of solitaire ``optimal`` play of at least this many games show a progress bar (on a terminal); runs
+of other levels always do."""
 
 
 def resolve_strategies(strategy: str, strategies: str | None, players: int | None) -> list[str]:
@@ -88,19 +89,10 @@ def simulate_cmd(
     for target in reach:
         check_target(target)
     seats = resolve_strategies(strategy, strategies, players)
-    _say_chance_builds(rules, seats)
-    console = Console(stderr=True)
-    if games >= PROGRESS_FROM and console.is_terminal:
-        columns = (
-            TextColumn("[bold]" + _("simulating")),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-        )
-        with Progress(*columns, console=console, transient=True) as bar:
-            task = bar.add_task("games", total=games)
-            result = simulate(rules, seats, games, seed, workers=workers, progress=lambda n: bar.advance(task, n))
+    _prepare_chances(rules, seats)
+    if games >= PROGRESS_FROM or seats != ["optimal"]:  # other levels play a game in Python, some slowly
+        with count_bar(_("simulating"), games) as progress:
+            result = simulate(rules, seats, games, seed, workers=workers, progress=progress)
     else:
         result = simulate(rules, seats, games, seed, workers=workers)
     if plot is not None:
@@ -113,8 +105,9 @@ def simulate_cmd(
             click.echo(_("Histogram written to {path}.", path=plot))
 
 
-def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
-    """Say on stderr when a ``target:T`` or ``win`` seat needs a chance table built first."""
+def _prepare_chances(rules: RuleSet, seats: list[str]) -> None:
+    """Prepare the chance tables that ``target:T`` and ``win`` seats need, saying so on stderr first (with
+    a bar on a terminal) when one must be built."""
     from fivedice.engine.state import GameState
     from fivedice.players import UnknownStrategyError
     from fivedice.services import chancejobs
@@ -124,9 +117,11 @@ def _say_chance_builds(rules: RuleSet, seats: list[str]) -> None:
         needs = {chancejobs.for_level(level, game) for level in seats} - {None}
     except UnknownStrategyError:
         return  # simulate() says what is wrong
-    if any(chancejobs.needs_build(need) for need in needs if need is not None):
-        message = _("Preparing the chances for {rules} (once, a minute or a few)...", rules=rules.spec)
-        click.echo(message, err=True)
+    for need in needs:
+        if need is not None and chancejobs.needs_build(need):
+            message = _("Preparing the chances for {rules} (once, a minute or a few)...", rules=rules.spec)
+            click.echo(message, err=True)
+            follow(chancejobs.start(need), _("building"))
 
 
 def _pct(x: float) -> str:
@@ -212,7 +207,11 @@ def analyze_cmd(path: str, as_json: bool, show_all: bool, by: str) -> None:
     from fivedice.engine import saves
     from fivedice.services.analysis import analyze
 
-    analysis = analyze(saves.load(path), by=by.strip().lower())
+    game = saves.load(path)
+    by = by.strip().lower()
+    if by == "win" and len(game.initial.players) > 1 and game.rules.solver_refusal() is None:
+        _prepare_chances(game.rules, ["win"] * len(game.initial.players))
+    analysis = analyze(game, by=by)
     if as_json:
         click.echo(json.dumps(analysis.to_json(), indent=1))
         return

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 
 import click
 
 from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
+from fivedice.cli.progress import share_bar
 from fivedice.dice import parse_dice
 from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import IllegalActionError
@@ -42,17 +42,9 @@ def get_solver(rules: RuleSet, jit: bool = False) -> Solver:
         rules=title,
         seconds=format_number(max(1, round(ready.seconds))),
     )
-    live = sys.stderr.isatty()
-    click.echo(message, err=True, nl=not live)
-
-    def progress(share: float) -> None:
-        if live:
-            click.echo(f"\r{message} {format_number(round(100 * share))} %", err=True, nl=False)
-
-    solver = solve(rules, jit=jit, progress=progress)
-    if live:
-        click.echo("", err=True)
-    return solver
+    click.echo(message, err=True)
+    with share_bar(_("building")) as progress:
+        return solve(rules, jit=jit, progress=progress)
 
 
 def parse_card(rules: RuleSet, text: str) -> Scorecard:
@@ -174,11 +166,11 @@ def _print_distribution(solver: Solver, as_json: bool) -> None:
 def get_chances(solver: Solver, target: int, half: float = 1.0) -> ChanceTable:
     """A chance table covering ``target``; when it must be built, say so on stderr first."""
     cap = target_cap(solver, target, half)
-    if not is_cached(solver, cap, half):
-        click.echo(
-            _("Preparing the chances for {rules} (once, a minute or a few)...", rules=solver.rules.spec), err=True
-        )
-    return chance_table(solver, cap, half)
+    if is_cached(solver, cap, half):
+        return chance_table(solver, cap, half)
+    click.echo(_("Preparing the chances for {rules} (once, a minute or a few)...", rules=solver.rules.spec), err=True)
+    with share_bar(_("building")) as progress:
+        return chance_table(solver, cap, half, progress=progress)
 
 
 def _print_target(solver: Solver, target: int, as_json: bool) -> None:

@@ -71,6 +71,23 @@ def rules_card(rules: RuleSet) -> str:
                 box=box_name(rules.box(rules.instant_win)),
             )
         )
+    if rules.extra_alike_penalty:
+        lines.append(
+            _(
+                "A {box} again while the {box} box holds one: every other player puts a zero in the topmost "
+                "open box of their card.",
+                box=box_label(rules.box(rules.yahtzee_box or "")),
+            )
+        )
+    if rules.rolloff_dice:
+        lines.append(
+            ngettext(
+                "Who starts: each player rolls {n} die; the highest starts.",
+                "Who starts: each player rolls {n} dice; the highest total starts.",
+                rules.rolloff_dice,
+                n=rules.rolloff_dice,
+            )
+        )
     cards = "; ".join(_("card {card}: {order}", card=i + 1, order=_(_ORDER[o])) for i, o in enumerate(rules.cards))
     lines.append(_("Fill order: {cards}.", cards=cards))
     dice = ngettext("{n} die", "{n} dice", rules.dice, n=rules.dice)

@@ -22,6 +22,9 @@ import hashlib
 import json
 import os
 import secrets
+import shlex
+import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -48,7 +51,9 @@ __all__ = [
     "loads",
     "new_save_path",
     "parse",
+    "program",
     "read",
+    "resume_command",
     "save",
     "saves_dir",
     "to_data",
@@ -181,6 +186,38 @@ def new_save_path(folder: Path | None = None) -> Path:
     """A new file name for a save in ``folder`` (default :func:`saves_dir`), unique by its time stamp."""
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-%f")
     return (folder or saves_dir()) / f"game-{stamp}.json"
+
+
+def program(argv0: str | None = None, path_lookup: Callable[[str], str | None] = shutil.which) -> str:
+    """The command that runs this fivedice, as the reader can type it: ``fivedice`` when that name on
+    the PATH is this program; else the program's full path (``make play`` runs ``.venv/bin/fivedice``,
+    which is not on the PATH until the environment is activated), or ``python -m fivedice`` with this
+    interpreter's full path when fivedice was started as a module.
+
+    >>> program("/home/ann/fivedice/.venv/bin/fivedice", lambda name: None)
+    '/home/ann/fivedice/.venv/bin/fivedice'
+    >>> program("/usr/bin/fivedice", lambda name: "/usr/bin/fivedice")
+    'fivedice'
+    """
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    script = Path(argv0)
+    if script.name == "__main__.py":
+        return f"{shlex.quote(sys.executable)} -m {_PROGRAM}"
+    if script.name not in (_PROGRAM, f"{_PROGRAM}.exe"):
+        return _PROGRAM  # started some other way (a test, an embedding program): the usual name
+    found = path_lookup(_PROGRAM)
+    if found is not None and os.path.realpath(found) == os.path.realpath(script):
+        return _PROGRAM
+    return shlex.quote(str(script.absolute()))
+
+
+_PROGRAM = "fivedice"
+
+
+def resume_command(path: Path, *, plain: bool = False) -> str:
+    """The command line that resumes the game saved in ``path``, runnable as printed (see :func:`program`)."""
+    words = [program(), "play", *(["--plain"] if plain else []), "--load", shlex.quote(str(path))]
+    return " ".join(words)
 
 
 # -- writing ----------------------------------------------------------------------------

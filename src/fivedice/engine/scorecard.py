@@ -136,8 +136,22 @@ class Scorecard:
         """Every box that may be filled with these dice, and the points it would score."""
         return {self.rules.boxes[i].name: p for i, p in self.option_indices(_counts(dice), roll).items()}
 
+    def holds_alike(self) -> bool:
+        """Whether the Yahtzee box (the rule set's first box of all dice alike) holds points."""
+        ybox = self.rules.yahtzee_box
+        return ybox is not None and bool(self.entries[self.rules.box_index(ybox)])
+
     def option_indices(self, counts: tuple[int, ...], roll: int = 3) -> dict[int, int]:
         """Like :meth:`options`, by box position and from face counts."""
+        found = self._option_indices(counts, roll)
+        seconds = [i for i in self.rules.second_indices if i in found]
+        if seconds:  # all dice alike once more score only while the first such box holds points
+            again = self.rules.dice in counts and self.holds_alike()
+            for i in seconds:
+                found[i] = self.rules.boxes[i].full_value(counts, roll) if again else 0
+        return found
+
+    def _option_indices(self, counts: tuple[int, ...], roll: int) -> dict[int, int]:
         boxes = self.rules.boxes
         allowed = self.allowed_by_order()
         face = self._joker_face(counts)
@@ -185,6 +199,15 @@ class Scorecard:
         return None
 
     # -- filling ----------------------------------------------------------------------
+    def forfeit_top(self) -> Scorecard:
+        """A new card with a zero in its topmost open box (another player's second Kismet; see
+        :attr:`~fivedice.rules.RuleSet.extra_alike_penalty`); the card itself when it is full."""
+        if self.is_full:
+            return self
+        entries = list(self.entries)
+        entries[self.open_indices[0]] = 0
+        return Scorecard(self.rules, self.order, tuple(entries), self.yahtzee_bonuses)
+
     def fill(self, box: str | int, dice: DiceLike, roll: int = 3) -> Scorecard:
         """A new card with ``box`` filled by ``dice`` made on roll ``roll``.
 

@@ -202,17 +202,17 @@ class GameState:
                     who=who,
                     current=self.current,
                 )
-            return self._bad_dice(action.dice, None)
+            return self._bad_dice(action.dice, None, self.rules.starting_dice)
         if self.phase is Phase.ROLLOFF:
             return _("The roll-off is under way; {who} must roll off first.", who=who)
         if isinstance(action, Roll):
             return self._why_not_roll(action, who)
         return self._why_not_score(action, who)
 
-    def _bad_dice(self, dice: tuple[int, ...] | None, held: tuple[int, ...] | None) -> str | None:
+    def _bad_dice(self, dice: tuple[int, ...] | None, held: tuple[int, ...] | None, n: int | None = None) -> str | None:
         if dice is None:
             return None
-        n = self.rules.dice
+        n = self.rules.dice if n is None else n
         if len(dice) != n or any(isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= FACES for v in dice):
             return ngettext(
                 "Dice {dice!r} are not {n} whole number from 1 to {faces}.",
@@ -340,9 +340,10 @@ class GameState:
         return Roll(tuple(sorted(action.held)), dice)
 
     def rolled_count(self, action: Action) -> int:
-        """How many dice ``action`` rolls: every die for a roll-off, the dice not held for a roll, 0 otherwise."""
+        """How many dice ``action`` rolls: the rule set's starting dice for a roll-off (all of them, or
+        Kismet's one), the dice not held for a roll, 0 otherwise."""
         if isinstance(action, RollOff):
-            return self.rules.dice
+            return self.rules.starting_dice
         if isinstance(action, Roll):
             return self.rules.dice - len(action.held)
         return 0
@@ -397,9 +398,14 @@ class GameState:
         assert self.dice is not None
         seat = self.current
         cards = list(self.cards[seat])
-        cards[action.card] = cards[action.card].fill(action.box, self.dice, self.rolls)
+        before = cards[action.card]
+        cards[action.card] = before.fill(action.box, self.dice, self.rolls)
         all_cards = list(self.cards)
         all_cards[seat] = tuple(cards)
+        if self.rules.extra_alike_penalty and self.rules.dice in self.counts and before.holds_alike():
+            for other in range(len(self.players)):  # a second Kismet: every other player loses a box
+                if other != seat:
+                    all_cards[other] = _forfeit(all_cards[other])
         turns = self.turns + 1
         instant = None
         if (
@@ -409,17 +415,27 @@ class GameState:
         ):
             box = self.rules.box(self.rules.instant_win)
             instant = seat if box.kind.qualifies(self.counts) else None
-        over = instant is not None or turns >= self.rules.rounds * len(self.players)
+        left = [s for s in range(len(self.players)) if any(not c.is_full for c in all_cards[s])]
+        over = instant is not None or not left
+        following = min(left, key=lambda s: (s - seat - 1) % len(self.players)) if left else seat
         return replace(
             self,
             cards=tuple(all_cards),
             dice=None,
             rolls=0,
             turns=turns,
-            current=seat if over else (seat + 1) % len(self.players),
+            current=seat if over else following,
             phase=Phase.OVER if over else Phase.PLAY,
             instant_winner=instant,
         )
+
+
+def _forfeit(cards: tuple[Scorecard, ...]) -> tuple[Scorecard, ...]:
+    """A player's cards with a zero in the topmost open box of the first card that has one."""
+    for k, card in enumerate(cards):
+        if not card.is_full:
+            return (*cards[:k], card.forfeit_top(), *cards[k + 1 :])
+    return cards
 
 
 def _sub_multisets(dice: tuple[int, ...], size: int) -> set[tuple[int, ...]]:

@@ -135,7 +135,10 @@ def parse_spec(spec: str) -> RuleSet:
     return get(name, **parse_options(pairs))
 
 
-_FIELDS = ("title", "description", "rolls", "dice", "yahtzee_box", "yahtzee_bonus", "instant_win")
+_FIELDS = (
+    "title", "description", "rolls", "dice", "yahtzee_box", "yahtzee_bonus", "instant_win", "rolloff_dice",
+    "extra_alike_penalty",
+)  # fmt: skip
 
 
 def from_data(data: dict[str, Any]) -> RuleSet:

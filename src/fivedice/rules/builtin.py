@@ -18,6 +18,7 @@ from fivedice.rules.kinds import (
     OfAKind,
     Pair,
     Points,
+    SecondAlike,
     Straight,
     TwoPair,
 )
@@ -163,19 +164,24 @@ def _kismet(o: dict[str, str]) -> RuleSet:
     ]
     tiers = (BonusTier(63, 35), BonusTier(71, 55), BonusTier(78, 75))
     return RuleSet(
-        "kismet", N_("Kismet"), _DESCRIPTIONS["kismet"], tuple(boxes), upper_bonus=tiers, yahtzee_box="kismet"
-    )
+        "kismet", N_("Kismet"), _DESCRIPTIONS["kismet"], tuple(boxes), upper_bonus=tiers, yahtzee_box="kismet",
+        rolloff_dice=1 if o["start"] == "one_die" else 0, extra_alike_penalty=o["second_kismet"] == "yes",
+    )  # fmt: skip
 
 
 def _generala(o: dict[str, str]) -> RuleSet:
     extra = int(o["served_bonus"])
+    runs = ((1, 2, 3, 4, 5), (2, 3, 4, 5, 6), *([(3, 4, 5, 6, 1)] if o["ace_straight"] == "yes" else []))
+    generala = int(o["generala_points"])
     boxes = [
         *_upper(_FACE_LABELS["default"]),
-        _box(N_("Straight"), Straight(), 20, 20 + extra, "escalera"),
+        _box(N_("Straight"), Straight(runs), 20, 20 + extra, "escalera"),
         _box(N_("Full"), FullHouse(), 30, 30 + extra, "full_house"),
         _box(N_("Poker"), OfAKind(4), 40, 40 + extra, "four_of_a_kind"),
-        _box(N_("Generala"), AllAlike(), int(o["generala_points"]), None, "yahtzee"),
+        _box(N_("Generala"), AllAlike(), generala, None, "yahtzee"),
     ]
+    if o["double_generala"] == "yes":
+        boxes.append(_box(N_("Double Generala"), SecondAlike(), 2 * generala, None, "generala_doble", "doble"))
     return RuleSet(
         "generala", N_("Generala"), _DESCRIPTIONS["generala"], tuple(boxes), yahtzee_box="generala",
         instant_win="generala" if o["instant_win"] == "yes" else None,
@@ -240,12 +246,18 @@ BUILTINS: dict[str, Builtin] = {
         ), _yatzy),
         Builtin("kismet", _DESCRIPTIONS["kismet"], (
             Option("tali", _BOOL, N_("GNOME Tali's version: Straight 40, five alike is any Full House")),
+            Option("second_kismet", _BOOL,
+                   N_("a second Kismet puts a zero in every other player's topmost open box")),
+            Option("start", ("all_dice", "one_die"), N_("who starts: the highest roll of all five dice or of one die")),
         ), _kismet),
         Builtin("generala", _DESCRIPTIONS["generala"], (
             Option("generala_points", ("50", "60"), N_("points for a Generala")),
             Option("served_bonus", ("5", "10"),
                    N_("extra points for a Straight, Full or Poker made on the first roll")),
             Option("instant_win", ("yes", "no"), N_("five alike on a turn's first roll, scored as Generala, wins")),
+            Option("ace_straight", _BOOL, N_("3-4-5-6-1 is a Straight too")),
+            Option("double_generala", _BOOL,
+                   N_("an 11th box, Double Generala: five alike again, after a Generala, score twice its points")),
         ), _generala),
     )
 }  # fmt: skip

@@ -33,6 +33,10 @@ TITLES: dict[tuple[str, str], str] = {
     ("generala", "generala_points"): N_("Points for a Generala"),
     ("generala", "served_bonus"): N_("First-roll bonus"),
     ("generala", "instant_win"): N_("Instant win"),
+    ("kismet", "second_kismet"): N_("Second Kismet"),
+    ("kismet", "start"): N_("Who starts"),
+    ("generala", "ace_straight"): N_("Straight 3-4-5-6-1"),
+    ("generala", "double_generala"): N_("Double Generala"),
 }
 """(rule set, option) -> the option's name in words."""
 
@@ -100,6 +104,23 @@ CHOICES: dict[tuple[str, str, str], tuple[str, str]] = {
     ("generala", "instant_win", "no"): (
         N_("No"),
         N_("A Generala on the first roll scores its points and the game goes on."),
+    ),
+    ("kismet", "second_kismet", "no"): (N_("No"), N_("A second Kismet scores like any other dice.")),
+    ("kismet", "second_kismet", "yes"): (
+        N_("Yes"),
+        N_("A Kismet rolled while your Kismet box holds one puts a zero in every other player's topmost open box."),
+    ),
+    ("kismet", "start", "all_dice"): (
+        N_("All five dice"),
+        N_("Every player rolls all five dice; the highest total starts."),
+    ),
+    ("kismet", "start", "one_die"): (N_("One die"), N_("Every player rolls one die; the highest starts.")),
+    ("generala", "ace_straight", "no"): (N_("No"), N_("A Straight is 1-2-3-4-5 or 2-3-4-5-6.")),
+    ("generala", "ace_straight", "yes"): (N_("Yes"), N_("3-4-5-6-1 is a Straight too.")),
+    ("generala", "double_generala", "no"): (N_("No"), N_("Ten boxes; a second Generala scores as any dice.")),
+    ("generala", "double_generala", "yes"): (
+        N_("Yes"),
+        N_("An eleventh box: five alike again, once the Generala box holds a Generala, score twice its points."),
     ),
 }
 """(rule set, option, choice) -> (the choice's name in words, one sentence saying what it does)."""

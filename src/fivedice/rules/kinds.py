@@ -33,6 +33,7 @@ __all__ = [
     "OfAKind",
     "Pair",
     "Points",
+    "SecondAlike",
     "Straight",
     "TwoPair",
     "kind_from_data",
@@ -190,6 +191,21 @@ class AllAlike(Kind):
 
 
 @dataclass(frozen=True, slots=True)
+class SecondAlike(Kind):
+    """Every die alike once more (Generala's Double Generala): it scores only while the rule set's first
+    all-alike box (its ``yahtzee_box``) holds points, which the score card knows, so on its own (an empty
+    card) it never qualifies; :class:`~fivedice.engine.scorecard.Scorecard` gives it its points."""
+
+    kind: ClassVar[str] = "second_alike"
+
+    def qualifies(self, counts: tuple[int, ...]) -> bool:
+        return False
+
+    def needs(self) -> str:
+        return _("all dice alike once more, while the first box of all dice alike holds points")
+
+
+@dataclass(frozen=True, slots=True)
 class FullHouse(Kind):
     """Three of one face and two of another; ``five_alike`` lets five alike count too,
     ``same_colour`` requires both faces to share a colour."""
@@ -327,7 +343,7 @@ class Chance(Kind):
 
 
 KINDS: dict[str, type[Kind]] = {
-    k.kind: k for k in (Face, OfAKind, AllAlike, FullHouse, Straight, Pair, TwoPair, Flush, Chance)
+    k.kind: k for k in (Face, OfAKind, AllAlike, SecondAlike, FullHouse, Straight, Pair, TwoPair, Flush, Chance)
 }
 """Every box kind by its name, for rule sets written as data (TOML)."""
 

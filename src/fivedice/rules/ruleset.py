@@ -10,7 +10,7 @@ from typing import Any
 from fivedice.dice import Dice, count_error, counts_of
 from fivedice.errors import DiceError, RuleSetError
 from fivedice.i18n import _, box_name, fold, ngettext
-from fivedice.rules.kinds import AllAlike, Face, Kind, Points, kind_from_data
+from fivedice.rules.kinds import AllAlike, Face, Kind, Points, SecondAlike, kind_from_data
 from fivedice.rules.words import typed_names
 
 __all__ = ["BonusTier", "Box", "FillOrder", "Joker", "RuleSet", "normalize_name"]
@@ -141,7 +141,10 @@ class RuleSet:
     ``cards`` gives the fill order of each score card a player keeps (one for most
     games, three for Jetsi); ``yahtzee_box`` names the five-alike box that the Joker
     rule and the extra-Yahtzee bonus refer to; ``instant_win`` names a box that wins
-    the game at once when scored with dice made on the turn's first roll.
+    the game at once when scored with dice made on the turn's first roll. ``rolloff_dice`` is how many
+    dice each player rolls to decide who starts (0: all of them; Kismet's card rolls one), and
+    ``extra_alike_penalty`` makes a player who scores all dice alike while their ``yahtzee_box`` holds
+    points cost every other player the topmost open box of their card (a zero; Kismet's second Kismet).
     """
 
     name: str
@@ -156,6 +159,8 @@ class RuleSet:
     rolls: int = 3
     dice: int = 5
     instant_win: str | None = None
+    rolloff_dice: int = 0
+    extra_alike_penalty: bool = False
     options: tuple[tuple[str, str], ...] = ()
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
@@ -179,9 +184,16 @@ class RuleSet:
                 )
         if self.yahtzee_box is not None and not isinstance(self.box(self.yahtzee_box).kind, AllAlike):
             raise RuleSetError(_("yahtzee_box {box!r} must be an all-alike box.", box=self.yahtzee_box))
-        if (self.joker is not Joker.NONE or self.yahtzee_bonus) and self.yahtzee_box is None:
+        needs_box = (
+            self.joker is not Joker.NONE or self.yahtzee_bonus or self.extra_alike_penalty or self.second_indices
+        )
+        if needs_box and self.yahtzee_box is None:
             raise RuleSetError(
-                _("Rule set {name!r} has a Joker rule or Yahtzee bonus but no yahtzee_box.", name=self.name)
+                _(
+                    "Rule set {name!r} has a Joker rule, a Yahtzee bonus, a penalty for all dice alike or a "
+                    "second-alike box but no yahtzee_box.",
+                    name=self.name,
+                )
             )
         thresholds = [t.threshold for t in self.upper_bonus]
         if thresholds != sorted(set(thresholds)):
@@ -194,6 +206,14 @@ class RuleSet:
             raise RuleSetError(_("Rolls per turn {rolls!r} is not valid; expected 1 to 10.", rolls=self.rolls))
         if not 1 <= self.dice <= 10:
             raise RuleSetError(_("Number of dice {dice!r} is not valid; expected 1 to 10.", dice=self.dice))
+        if not 0 <= self.rolloff_dice <= self.dice:
+            raise RuleSetError(
+                _(
+                    "Roll-off dice {count!r} is not valid; expected 0 (all dice) to {dice}.",
+                    count=self.rolloff_dice,
+                    dice=self.dice,
+                )
+            )
 
     # -- lookup -----------------------------------------------------------------------
     def box_index(self, name: str) -> int:
@@ -254,6 +274,16 @@ class RuleSet:
     def box_names(self) -> tuple[str, ...]:
         """The boxes' names in card order."""
         return tuple(b.name for b in self.boxes)
+
+    @property
+    def second_indices(self) -> tuple[int, ...]:
+        """Positions of the boxes of all dice alike once more (:class:`~fivedice.rules.kinds.SecondAlike`)."""
+        return tuple(i for i, b in enumerate(self.boxes) if isinstance(b.kind, SecondAlike))
+
+    @property
+    def starting_dice(self) -> int:
+        """How many dice each player rolls to decide who starts."""
+        return self.rolloff_dice or self.dice
 
     @property
     def rounds(self) -> int:
@@ -326,6 +356,10 @@ class RuleSet:
             data["yahtzee_box"] = self.yahtzee_box
         if self.instant_win:
             data["instant_win"] = self.instant_win
+        if self.rolloff_dice:
+            data["rolloff_dice"] = self.rolloff_dice
+        if self.extra_alike_penalty:
+            data["extra_alike_penalty"] = True
         if self.options:
             data["options"] = dict(self.options)
         return data

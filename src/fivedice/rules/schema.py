@@ -166,6 +166,8 @@ FIELDS: dict[str, Check] = {
     "yahtzee_bonus": _whole(0, MAX_POINTS),
     "upper_bonus": _list_of(_tier, _("a list of [threshold, points] pairs, e.g. [[63, 35]]")),
     "instant_win": _text,
+    "rolloff_dice": _whole(0, 10),
+    "extra_alike_penalty": _flag,
     "options": _scalars,
 }
 """Every field a rule set's data may have, with its check."""

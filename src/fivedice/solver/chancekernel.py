@@ -28,7 +28,6 @@ from fivedice.solver.tables import (
     O_FIVE,
     O_FIVES,
     O_ISUP,
-    O_JOKER,
     O_NPV,
     O_POINTS,
     O_PVALS,
@@ -195,7 +194,7 @@ def _score_rows(ints: Any, G: Any, goff: Any, glen: Any, mask: int, up: int, y: 
             S[rt, d, j] = -1.0
         for b in range(nbx):
             if joker:
-                p = ints[ints[O_JOKER] + ((mask * 6 + f) * rtypes + rt) * nbx + b]
+                p = ints[K.joker_at(ints, mask, y, f, rt) + b]
             elif (al >> b) & 1:
                 p = points[rt * nbx + b, d]
             else:
@@ -349,7 +348,7 @@ def _score_custom(ints: Any, mask: int, y: int, rt: int, pre: Any, pre5: Any, ou
     five = ints[ints[O_FIVE] : ints[O_FIVE] + nroll]
     bonus = ints[P_YBITS] == 2 and y == 1
     for d in range(nroll):
-        K.score_options(ints, mask, d, rt, pts)
+        K.score_options(ints, mask, y, d, rt, pts)
         use5 = bonus and five[d] >= 0
         best = NEG
         for b in range(nbx):
@@ -378,7 +377,7 @@ def advise_custom(ints: Any, s: int, d: int, k: int, pre: Any, pre5: Any, fout: 
     mask = s // (ybits * units)
     rt = K.roll_type(ints, rolls - k)
     box_pts = iout[sw : sw + nbx]
-    K.score_options(ints, mask, d, rt, box_pts)
+    K.score_options(ints, mask, y, d, rt, box_pts)
     use5 = ybits == 2 and y == 1 and ints[ints[O_FIVE] + d] >= 0
     best = NEG
     code = 0

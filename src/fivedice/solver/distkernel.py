@@ -87,7 +87,7 @@ def turn_outcomes(ints: Any, V: Any, s: int, work: Any, acc: Any) -> None:
             if keep >= 0:
                 km[keep] += md
                 continue
-            K.score_options(ints, mask, d, rt, pts)
+            K.score_options(ints, mask, y, d, rt, pts)
             bb = -1
             bv = NEG
             for b in range(nbx):

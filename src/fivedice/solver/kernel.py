@@ -47,6 +47,7 @@ from fivedice.solver.tables import (
     P_CAP,
     P_DEN,
     P_JOKER,
+    P_JOKY,
     P_NB,
     P_NKEEP,
     P_NROLL,
@@ -63,7 +64,7 @@ from fivedice.solver.tables import (
 )  # fmt: skip
 
 __all__ = [
-    "NEG", "advise", "advise_many", "after", "next_up", "reachable", "roll_type", "score_options",
+    "NEG", "advise", "advise_many", "after", "joker_at", "next_up", "reachable", "roll_type", "score_options",
     "solve_states", "state_value", "turn_tables", "work_arrays",
 ]  # fmt: skip
 
@@ -127,8 +128,17 @@ def roll_type(ints: Any, roll: int) -> int:
 
 
 @nb.njit(cache=True, nogil=True)
-def score_options(ints: Any, mask: int, d: int, rt: int, out: Any) -> None:
-    """``out[b]`` = points roll ``d`` scores in box ``b`` now, or -1 where the rules forbid it."""
+def joker_at(ints: Any, mask: int, y: int, f: int, rt: int) -> int:
+    """Where the Joker points of ``n`` alike of face ``f + 1`` start (one per box) in state ``(mask, y)``:
+    the rows depend on ``y`` too when a box of all dice alike once more needs the Yahtzee box to hold points."""
+    row = mask * 2 + y if ints[P_JOKY] == 1 else mask
+    return int(ints[O_JOKER] + ((row * 6 + f) * ints[P_RTYPES] + rt) * ints[P_NB])
+
+
+@nb.njit(cache=True, nogil=True)
+def score_options(ints: Any, mask: int, y: int, d: int, rt: int, out: Any) -> None:
+    """``out[b]`` = points roll ``d`` scores in box ``b`` now (state ``(mask, y)``), or -1 where the rules
+    forbid it."""
     nbx = ints[P_NB]
     nroll = ints[P_NROLL]
     op = ints[O_POINTS] + rt * nbx * nroll
@@ -136,10 +146,10 @@ def score_options(ints: Any, mask: int, d: int, rt: int, out: Any) -> None:
     ybox = ints[P_YBOX]
     f = ints[ints[O_FIVE] + d]
     jok = ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1 and f >= 0
-    rtypes = ints[P_RTYPES]
+    at = joker_at(ints, mask, y, f, rt) if jok else 0
     for b in range(nbx):
         if jok:
-            out[b] = ints[ints[O_JOKER] + ((mask * 6 + f) * rtypes + rt) * nbx + b]
+            out[b] = ints[at + b]
         elif (al >> b) & 1:
             out[b] = ints[op + b * nroll + d]
         else:
@@ -188,12 +198,11 @@ def _score_now(ints: Any, mask: int, y: int, rt: int, pre: Any, out: Any) -> Non
                     out[d] = v
     ybox = ints[P_YBOX]
     if ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1:
-        oj = ints[O_JOKER]
         for f in range(6):
             d = fives[f]
             if d < 0:
                 continue
-            at = oj + ((mask * 6 + f) * rtypes + rt) * nbx
+            at = joker_at(ints, mask, y, f, rt)
             best = NEG
             for b in range(nbx):
                 p = ints[at + b]
@@ -346,7 +355,7 @@ def _advise(
     mask = state // (ybits * units)
     rt = roll_type(ints, rolls - k)
     box_pts = iout[sw : sw + nbx]
-    score_options(ints, mask, d, rt, box_pts)
+    score_options(ints, mask, y, d, rt, box_pts)
     extra = ints[P_YBONUS] if ybits == 2 and y == 1 and ints[ints[O_FIVE] + d] >= 0 else 0
     best = NEG
     code = 0

@@ -89,7 +89,7 @@ def _score_now(t: Tables, V: FloatArray, mask: int, up: int, y: int) -> FloatArr
             for rt in range(t.rolltypes):
                 best = NEG
                 for b in range(t.nboxes):
-                    p = int(t.joker[mask, f, rt, b])
+                    p = int(t.joker[t.joker_row(mask, y), f, rt, b])
                     if p >= 0:
                         best = max(best, float(_after(t, V, mask, b, up, y, np.array([p]))[0]))
                 S[rt, d] = best
@@ -142,7 +142,7 @@ def advise(
     rt = t.roll_type(t.rules.rolls - k)
     f = int(t.five[d])
     if t.has_joker and (mask >> t.ybox) & 1 and f >= 0:
-        box_pts = t.joker[mask, f, rt].copy()
+        box_pts = t.joker[t.joker_row(mask, y), f, rt].copy()
     else:
         al = int(t.allowed[mask])
         box_pts = np.where((al >> np.arange(t.nboxes)) & 1 == 1, t.points[rt, d], -1).astype(np.int32)

@@ -180,7 +180,7 @@ def _play(
                         break
                     d = _roll(keep, off, add, state)
                     k -= 1
-                K.score_options(ints, mask, d - off, K.roll_type(ints, rolls - k), pts)
+                K.score_options(ints, mask, y, d - off, K.roll_type(ints, rolls - k), pts)
                 bb = -1
                 bv = K.NEG
                 for b in range(nbx):
@@ -192,7 +192,7 @@ def _play(
                 p = pts[bb]
                 box_points[g, bb] = p
                 total += p
-                if ybits == 2 and y == 1 and five[d - off] >= 0:
+                if ybits == 2 and y == 1 and five[d - off] >= 0 and ints[T.P_YBONUS] > 0:
                     extra += 1
                 mask |= 1 << bb
                 if is_upper[bb]:

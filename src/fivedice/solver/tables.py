@@ -50,6 +50,9 @@ MAX_BOXES = SOLVER_MAX_BOXES
  O_ISUP, O_BONUS, O_PVALS, O_NPV, O_MAXREM) = range(17, 33)  # fmt: skip
 P_PMAX = 33
 """Position of the largest points value any box can take, plus one."""
+P_JOKY = 34
+"""Position of the flag saying the Joker table also depends on whether the Yahtzee box holds points
+(a box of all dice alike once more, Generala's Double Generala); 0 in tables made before it."""
 HEADER = 40
 PACKED = ("counts", "add", "sub", "subsets", "ways", "five", "fives", "points", "pidx", "allowed", "joker",
           "is_upper", "bonus_of", "pvals", "npv", "maxrem")  # fmt: skip
@@ -86,9 +89,12 @@ class Tables:
     allowed: IntArray
     """``(2**nboxes,)`` bitmask of the boxes the fill order allows, per filled mask."""
     joker: IntArray
-    """``(2**nboxes, 6, rolltypes, nboxes)`` points of ``n`` alike under the Joker rule (-1: not
-    allowed), for masks with the Yahtzee box filled; a dummy ``(1, 1, 1, 1)`` without Joker."""
+    """``(2**nboxes * joky, 6, rolltypes, nboxes)`` points of ``n`` alike under the Joker rule (-1: not
+    allowed), for masks with the Yahtzee box filled (row :meth:`joker_row`); a dummy ``(1, 1, 1, 1)``
+    without Joker."""
     has_joker: bool
+    joky: int
+    """2 when the Joker table's rows also depend on whether the Yahtzee box holds points, else 1."""
     upper_mask: int
     is_upper: IntArray
     cap: int
@@ -132,6 +138,10 @@ class Tables:
     def nstates(self) -> int:
         """Size of the dense state index: ``2**nboxes * units * ybits``."""
         return (1 << self.nboxes) * self.units * self.ybits
+
+    def joker_row(self, mask: int, y: int) -> int:
+        """The :attr:`joker` row of filled mask ``mask`` with ``y`` (whether the Yahtzee box holds points)."""
+        return mask * self.joky + (y if self.joky == 2 else 0)
 
     def roll_type(self, roll: int) -> int:
         """The ``points`` row for dice made on roll number ``roll``."""
@@ -205,26 +215,33 @@ def build_tables(rules: RuleSet) -> Tables:
     order = rules.cards[0]
     allowed = np.zeros(1 << nb, dtype=np.int32)
     ybox = -1 if rules.yahtzee_box is None else rules.box_index(rules.yahtzee_box)
-    has_joker = rules.joker is not Joker.NONE and ybox >= 0
+    # Five alike once the Yahtzee box is filled: the Joker's boxes and points, and a box of all dice alike
+    # once more, which scores only while the Yahtzee box holds points (so its rows depend on that too).
+    joky = 2 if rules.second_indices else 1
+    has_joker = (rules.joker is not Joker.NONE or joky == 2) and ybox >= 0
     poss: list[set[int]] = [set(pts[:, :, b].ravel().tolist()) for b in range(nb)]
-    joker = np.full((1 << nb, FACES, rolltypes, nb) if has_joker else (1, 1, 1, 1), -1, dtype=np.int32)
+    joker = np.full((joky << nb, FACES, rolltypes, nb) if has_joker else (1, 1, 1, 1), -1, dtype=np.int32)
     alike = [tuple(n if g == f else 0 for g in range(FACES)) for f in range(FACES)]
     for mask in range(1 << nb):
-        card = Scorecard(rules, order, tuple(0 if mask >> b & 1 else None for b in range(nb)))
+        entries = [0 if mask >> b & 1 else None for b in range(nb)]
+        card = Scorecard(rules, order, tuple(entries))
         allowed[mask] = sum(1 << b for b in card.allowed_by_order())
         if has_joker and mask >> ybox & 1 and mask != (1 << nb) - 1:
-            for f in range(FACES):
-                for rt in range(rolltypes):
-                    for b, p in card.option_indices(alike[f], 1 if rt == 0 else 2).items():
-                        joker[mask, f, rt, b] = p
-                        poss[b].add(p)
+            for y in range(joky):
+                entries[ybox] = y  # 1: holds points (how many does not matter here)
+                card = Scorecard(rules, order, tuple(entries))
+                for f in range(FACES):
+                    for rt in range(rolltypes):
+                        for b, p in card.option_indices(alike[f], 1 if rt == 0 else 2).items():
+                            joker[mask * joky + y, f, rt, b] = p
+                            poss[b].add(p)
 
     upper = rules.upper_indices
     cap = max((t.threshold for t in rules.upper_bonus), default=0)
     units = cap + 1
     bonus_of = np.array([rules.upper_bonus_for(u) for u in range(units)], dtype=np.int32)
     ybonus = rules.yahtzee_bonus if ybox >= 0 else 0
-    ybits = 2 if ybonus else 1
+    ybits = 2 if ybonus or joky == 2 else 1
     width = max(len(values) for values in poss)
     pvals = np.full((nb, width), -1, dtype=np.int32)
     npv = np.array([len(values) for values in poss], dtype=np.int32)
@@ -255,6 +272,7 @@ def build_tables(rules: RuleSet) -> Tables:
         subsets.shape[1], FACES**n, sum(1 << b for b in upper),
     ]  # fmt: skip
     head[P_PMAX] = int(pvals.max()) + 1
+    head[P_JOKY] = int(joky == 2)
     parts: list[npt.NDArray[np.int64]] = []
     at = HEADER
     for i, name in enumerate(PACKED):
@@ -271,11 +289,12 @@ def from_packed(rules: RuleSet, ints: IntArray) -> Tables:
     h = [int(v) for v in ints[:HEADER]]
     n, nb, nkeep, nroll, rtypes, width = h[P_N], h[P_NB], h[P_NKEEP], h[P_NROLL], h[P_RTYPES], h[P_PW]
     jok = h[P_JOKER] == 1
+    joky = 2 if h[P_JOKY] == 1 else 1
     shapes = {
         "counts": (nkeep, FACES), "add": (nkeep, FACES), "sub": (nkeep, FACES), "subsets": (nroll, h[P_SW]),
         "ways": (nroll,), "five": (nroll,), "fives": (FACES,), "points": (rtypes, nb, nroll),
         "pidx": (rtypes, nb, nroll), "allowed": (1 << nb,),
-        "joker": (1 << nb, FACES, rtypes, nb) if jok else (1, 1, 1, 1), "is_upper": (nb,),
+        "joker": (joky << nb, FACES, rtypes, nb) if jok else (1, 1, 1, 1), "is_upper": (nb,),
         "bonus_of": (h[P_UNITS],), "pvals": (nb, width), "npv": (nb,), "maxrem": (1 << nb,),
     }  # fmt: skip
     view: dict[str, IntArray] = {}
@@ -288,7 +307,7 @@ def from_packed(rules: RuleSet, ints: IntArray) -> Tables:
         rules=rules, n=n, nboxes=nb, nkeep=nkeep, nroll=nroll, off=h[P_OFF], counts=view["counts"], add=view["add"],
         sub=view["sub"], subsets=view["subsets"], prob=ways / float(h[P_DEN]), five=view["five"],
         points=np.ascontiguousarray(view["points"].transpose(0, 2, 1)), allowed=view["allowed"],
-        joker=view["joker"], has_joker=jok, upper_mask=h[P_UPMASK], is_upper=view["is_upper"], cap=h[P_CAP],
+        joker=view["joker"], has_joker=jok, joky=joky, upper_mask=h[P_UPMASK], is_upper=view["is_upper"], cap=h[P_CAP],
         units=h[P_UNITS], ybits=h[P_YBITS], ybox=h[P_YBOX], ybonus=h[P_YBONUS], bonus_of=view["bonus_of"],
         pvals=view["pvals"], maxrem=view["maxrem"], ways=ways, fives=view["fives"], pidx=view["pidx"],
         npv=view["npv"], ints=ints,

@@ -28,6 +28,7 @@ from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
+from fivedice.rules import get as get_rules
 from fivedice.rules.ruleset import normalize_name
 from fivedice.storage import migrate
 from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
@@ -363,6 +364,21 @@ class Store:
             return int(conn.execute(select(func.count()).select_from(games)).scalar_one())
 
     # -- high scores and history -----------------------------------------------------------
+    def rules_filter(self, text: str) -> str | RuleSet:
+        """A ``--rules`` filter checked: a rule set from a spec (``yahtzee joker=free``) or a TOML file, or a
+        name, which must be a built-in's or one with recorded games (a house rule set); else
+        :class:`~fivedice.errors.RuleSetError` names the value and what was expected."""
+        if "=" in text or " " in text.strip():
+            return parse_spec(text)
+        if text.endswith(".toml") or "/" in text:
+            return get_rules(text)
+        key = normalize_name(text)
+        with self._guard(), self.engine.connect() as conn:
+            recorded = conn.execute(select(games.c.rules_name).where(games.c.rules_name == key).limit(1)).first()
+        if recorded is None:
+            get_rules(text)  # an unknown name raises, naming the built-in rule sets
+        return text
+
     @staticmethod
     def _rules_clause(rules: str | RuleSet | None) -> Any:
         if rules is None:

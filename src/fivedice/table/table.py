@@ -235,8 +235,9 @@ class Table:
         return TapeKey(state.current, state.round, state.rolls + 1)
 
     def _rerolled(self, action: Roll | RollOff) -> tuple[int, ...]:
-        held = action.held if isinstance(action, Roll) else ()
-        return tuple(p for p in range(self.rules.dice) if p not in held)
+        if isinstance(action, RollOff):
+            return tuple(range(self.rules.starting_dice))
+        return tuple(p for p in range(self.rules.dice) if p not in action.held)
 
     def dice_needed(self, keep: Iterable[int] = ()) -> int:
         """How many dice a roll keeping ``keep`` needs from outside (physical dice): those never seen."""

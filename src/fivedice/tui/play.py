@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
+from fivedice.engine import saves
 from fivedice.engine.actions import Action, Roll, Score
 from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
@@ -426,8 +427,9 @@ class GameScreen(Screen[None]):
         path = self.session.save_path
         if path is not None:
             self.fd_app.farewell = _(
-                "Saved to {path}. Resume it from the start screen (Resume), or: fivedice play --load {path}",
+                "Saved to {path}. Resume it from the start screen (Resume), or: {command}",
                 path=str(path),
+                command=saves.resume_command(path),
             )
             self.app.exit(0)
 
