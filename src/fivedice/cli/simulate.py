@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from fivedice import extras
 from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
 from fivedice.rules import RuleSet
@@ -88,6 +89,8 @@ def simulate_cmd(
     for target in reach:
         check_target(target)
     seats = resolve_strategies(strategy, strategies, players)
+    if plot is not None:
+        extras.require("plot", "'fivedice simulate --plot'")  # before the games, not after
     _say_chance_builds(rules, seats)
     console = Console(stderr=True)
     if games >= PROGRESS_FROM and console.is_terminal:
