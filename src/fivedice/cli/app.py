@@ -61,6 +61,10 @@ LAZY_COMMANDS: dict[str, LazyCommand] = {
         "fivedice.cli.simulate:analyze_cmd",
         N_("Rate every decision of a saved game against the solver (points lost, grade)."),
     ),
+    "merge": LazyCommand(
+        "fivedice.cli.simulate:merge_cmd",
+        N_("Merge the 'simulate --json' outputs of shards or runs (FILE, or - for stdin) into one result."),
+    ),
     "scores": LazyCommand("fivedice.cli.scores:scores_cmd", N_("Show the high-score tables (solo and multiplayer).")),
     "history": LazyCommand(
         "fivedice.cli.scores:history_cmd", N_("Show PLAYER's games and statistics with a chart of recent scores.")
