@@ -17,7 +17,7 @@ thousands of games of every rule set checking each observation, mask and total a
 >>> from fivedice import rules
 >>> game = FastGame(rules.get("yacht"))
 >>> game.roll_dice((6, 6, 6, 2, 2))
->>> game.options[(0, game.rules.box_index("full_house"))], game.score(0, game.rules.box_index("sixes"))
+>>> game.options[game.rules.box_index("full_house")], game.score(0, game.rules.box_index("sixes"))
 (22, 18)
 >>> game.state().total(0)
 18
@@ -73,11 +73,13 @@ class FastGame:
     """One player's game of ``rules`` as mutable lists (see the module's docstring).
 
     ``dice`` are in position order as the engine keeps them; ``options`` maps every legal
-    ``(card, box)`` for them to its points (empty before the turn's first roll and at the end).
+    ``card * boxes + box`` for them to its points (empty before the turn's first roll and at the
+    end); ``count`` is how many boxes are filled on every card.
     """
 
     __slots__ = (
         "bonuses",
+        "count",
         "dice",
         "entries",
         "filled",
@@ -112,7 +114,8 @@ class FastGame:
         self.turns = 0
         self.over = False
         self.instant = False
-        self.options: dict[tuple[int, int], int] = {}
+        self.options: dict[int, int] = {}
+        self.count = 0
 
     @classmethod
     def of(cls, state: GameState, tables: Tables | None = None, rng: random.Random | None = None) -> FastGame:
@@ -125,6 +128,7 @@ class FastGame:
             game.lower[k] = card.lower_total
             game.bonuses[k] = card.yahtzee_bonuses
             game.totals[k] = card.total
+        game.count = sum(f.bit_count() for f in game.filled)
         game.turns = state.turns
         game.over = state.is_over
         game.instant = state.instant_winner is not None
@@ -137,11 +141,6 @@ class FastGame:
     def total(self) -> int:
         """The grand total over every card."""
         return sum(self.totals)
-
-    @property
-    def filled_count(self) -> int:
-        """How many boxes are filled on every card."""
-        return sum(f.bit_count() for f in self.filled)
 
     def card(self, k: int) -> Scorecard:
         """Card ``k`` as the engine's immutable :class:`Scorecard`."""
@@ -165,18 +164,21 @@ class FastGame:
         self.rolls += 1
         t = self.tables
         m = self.multiset = t.index[tuple(sorted(self.dice))]
+        b = len(self.rules.boxes)
         if t.five[m]:
             self.options = {
-                (k, i): p
+                k * b + i: p
                 for k in range(len(self.entries))
                 for i, p in self.card(k).option_indices(t.counts[m], self.rolls).items()
             }
             return
         points = t.points[self.rolls - 1][m]
         if len(self.entries) == 1:
-            self.options = {(0, i): points[i] for i in t.allowed(0, self.filled[0])}
+            self.options = {i: points[i] for i in t.allowed(0, self.filled[0])}
         else:
-            self.options = {(k, i): points[i] for k in range(len(self.entries)) for i in t.allowed(k, self.filled[k])}
+            self.options = {
+                k * b + i: points[i] for k in range(len(self.entries)) for i in t.allowed(k, self.filled[k])
+            }
 
     def reroll(self, held: Sequence[int]) -> tuple[int, ...]:
         """Roll every die but those at positions ``held`` (the turn's first roll when no dice show)."""
@@ -191,7 +193,7 @@ class FastGame:
     def score(self, card: int, box: int) -> int:
         """Fill ``box`` on ``card`` with the current dice (it must be in :attr:`options`); returns the
         points the grand total gains (bonuses included) and clears the dice for the next turn."""
-        points = self.options[(card, box)]
+        points = self.options[card * len(self.rules.boxes) + box]
         t = self.tables
         before = self.totals[card]
         if t.five[self.multiset] and self.dice is not None and self.card(card).is_extra_yahtzee(self.dice):
@@ -205,6 +207,7 @@ class FastGame:
         total = self.upper[card] + self.rules.upper_bonus_for(self.upper[card]) + self.lower[card]
         self.totals[card] = total + self.bonuses[card] * self.rules.yahtzee_bonus
         self.turns += 1
+        self.count += 1
         if box == t.instant and self.rolls == 1 and t.qualifies[self.multiset]:
             self.over = self.instant = True
         if self.turns >= self.rules.rounds:

@@ -156,6 +156,8 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         self._at = {field.name: field.start for field in self.layout.fields}
         self._scale = np.float32(1) / self.layout.space().high
         self._reroll_list = list(range(1, self._rerolls))
+        self._orders: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._rounds = self.rules.rounds
         self._mask = np.zeros(self._size, dtype=np.int8)
         self._live: list[float] = []
         self._filled: list[float] = []
@@ -211,15 +213,17 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         if a < self._rerolls:
             if a == 0 or game.rolls >= self.rules.rolls:
                 return self._refuse(a)
-            order = sorted(range(len(dice)), key=dice.__getitem__)  # ascending faces, ties by position
+            order = self._orders.get(dice)
+            if order is None:  # ascending faces, ties by position (at most 6**dice of them)
+                order = self._orders[dice] = tuple(sorted(range(len(dice)), key=dice.__getitem__))
             held = tuple(sorted(p for i, p in enumerate(order) if not a >> i & 1))
             self.log.append(Roll(held, game.reroll(held)))
             self._show_roll()
             return self._outputs_step(0.0, False)
-        card, box = divmod(a - self._rerolls, self._boxes)
-        points = game.options.get((card, box))
+        points = game.options.get(a - self._rerolls)
         if points is None:
             return self._refuse(a)
+        card, box = divmod(a - self._rerolls, self._boxes)
         gained = game.score(card, box)
         self.log.append(Score(self.rules.boxes[box].name, card, points))
         self._show_score(card, box, points)
@@ -273,20 +277,20 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
 
     def _idle(self) -> list[float]:
         """The dice part of the observation when no dice show."""
-        return [0.0] * (self._at["roll"] + 1) + [float(min(self._game.filled_count + 1, self.rules.rounds))]
+        return [0.0] * (self._at["roll"] + 1) + [float(min(self._game.count + 1, self._rounds))]
 
     def _show_roll(self) -> None:
         game = self._game
         t = game.tables
         m = game.multiset
-        self._live = [*t.counts[m], *t.sets[m], game.rolls, min(game.filled_count + 1, self.rules.rounds)]
+        self._live = [*t.counts[m], *t.sets[m], game.rolls, min(game.count + 1, self._rounds)]
         scores = [0.0] * len(self._filled)
-        b, first = self._boxes, self._rerolls
+        first = self._rerolls
         legal = self._reroll_list if game.rolls < self.rules.rolls else []
         legal = legal.copy()
-        for (k, i), points in game.options.items():
-            scores[k * b + i] = points
-            legal.append(first + k * b + i)
+        for j, points in game.options.items():
+            scores[j] = points
+            legal.append(first + j)
         self._score_part = scores
         self._mask_list = legal
 
