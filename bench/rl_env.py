@@ -11,6 +11,7 @@ pyhtzee (``pip install pyhtzee``, official Yahtzee engine) is measured in the sa
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -87,7 +88,8 @@ def main() -> None:
     made = gymnasium.make(fivedice.rl.ENV_ID, rules="yahtzee")
     rows.append(("fivedice gymnasium.make yahtzee", *timed(lambda: fivedice_steps(made, n))))
     for spec in ("yacht", "kismet", "yahtzee cards=jetsi"):
-        rows.append((f"fivedice SolitaireEnv {spec}", *timed(lambda spec=spec: fivedice_steps(SolitaireEnv(spec), n))))
+        env = SolitaireEnv(spec)
+        rows.append((f"fivedice SolitaireEnv {spec}", *timed(functools.partial(fivedice_steps, env, n))))
     reference = rows[0][1] if pyh is not None else None
     print(f"{'':34} {'steps/CPU s':>12} {'steps/wall s':>13} {'vs pyhtzee':>11}")
     for name, cpu, wall in rows:
