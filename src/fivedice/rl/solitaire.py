@@ -345,4 +345,4 @@ class _Roller:
 
     def roll(self, n: int) -> tuple[int, ...]:
         """Roll ``n`` dice."""
-        return tuple(int(self.rng.random() * 6) + 1 for _ in range(n))
+        return tuple(int(self.rng.random() * 6) + 1 for _die in range(n))
