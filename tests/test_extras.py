@@ -133,6 +133,16 @@ def test_plain_play_without_the_scores_extra_finishes_and_says_why_nothing_was_k
     assert "The game was not stored: Keeping high scores needs the 'scores' extra" in out.stderr
 
 
+def test_the_rl_package_without_gymnasium_names_its_extra() -> None:
+    code = "import sys\nsys.modules['gymnasium'] = None\nimport fivedice.rl\n"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "LANGUAGE": "en"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines()[-1] == (
+        "fivedice.extras.MissingExtraError: fivedice.rl needs the 'rl' extra: pip install 'fivedice[rl]'."
+    )
+
+
 def test_missing_extra_error_is_an_import_error_and_a_fivedice_error() -> None:
     with pytest.raises(ImportError) as caught, extras.needed_by("'x'"):
         import_missing()
