@@ -75,7 +75,7 @@ def test_a_policy_seats_at_a_game_as_a_strategy() -> None:
 
 
 def test_strategy_policies_drive_the_aec_env() -> None:
-    env = MultiplayerEnv("yacht", players=2, reward="points", illegal="raise")
+    env = MultiplayerEnv("yacht", players=2, reward="points", illegal="raise", state_info=True)
     seats = [strategy_policy("greedy", env.rules, seed=0), strategy_policy("random", env.rules, seed=0)]
     env.reset(seed=5)
     for agent in env.agent_iter():
@@ -103,7 +103,7 @@ def test_every_strategy_level_is_a_policy(level: str) -> None:
 
 def test_the_win_level_plays_the_aec_env() -> None:
     pytest.importorskip("fivedice.solver")
-    env = MultiplayerEnv("yacht", players=2, reward="win", illegal="raise")
+    env = MultiplayerEnv("yacht", players=2, reward="win", illegal="raise", state_info=True)
     seats = [strategy_policy("win", env.rules, seed=0), strategy_policy("greedy", env.rules, seed=0)]
     env.reset(seed=1)
     returns = {"player_0": 0.0, "player_1": 0.0}
