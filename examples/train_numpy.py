@@ -60,7 +60,8 @@ class Agent:
 
     def __init__(self, env: SolitaireEnv, hidden: int, lr: float, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
-        self.scale = 1.0 / np.asarray(env.layout.space().high, dtype=np.float64)
+        # The environment scales observations to [0, 1] by default; raw ones are scaled here.
+        self.scale = 1.0 if env.scaled else 1.0 / np.asarray(env.layout.space().high, dtype=np.float64)
         n_obs, n_act = env.layout.size, env.codec.size
         self.pi = Dense(n_obs, hidden, n_act, self.rng, lr)
         self.vf = Dense(n_obs, hidden, 1, self.rng, lr)

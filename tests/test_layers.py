@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fivedice.solver",),
     ("fivedice.engine",),
     ("fivedice.rules",),
-    ("fivedice.dice", "fivedice.hangup"),
+    ("fivedice.dice", "fivedice.hangup", "fivedice.extras"),
     ("fivedice.i18n",),
     ("fivedice.errors",),
 )

@@ -52,8 +52,8 @@ USAGE_ERRORS = [
     ),
     (
         ["roll"],
-        "Error: Command 'roll' is unknown; expected one of: advise, analyze, history, play, rules, score, scores, "
-        "serve, simulate, solve.",
+        "Error: Command 'roll' is unknown; expected one of: advise, analyze, history, merge, play, rules, score, "
+        "scores, serve, simulate, solve.",
     ),
     (["--lang", "xx", "rules"], "Error: Language 'xx' is not available; expected one of: co, en, hr, it, su."),
     (["--lang", "it"], "Errore: Manca il comando."),

@@ -26,13 +26,20 @@ def test_statistics_match_the_games_played() -> None:
         while not done:
             obs, _, done, _, info = env.step(policy(obs, info))
             decisions += 1
-        scores.append(info["state"].total(0))
+        scores.append(env.game_state.total(0))
     assert report.mean == pytest.approx(np.mean(scores))
     assert report.stdev == pytest.approx(np.std(scores, ddof=1))
     assert report.stderr == pytest.approx(report.stdev / math.sqrt(6))
     assert report.decisions == decisions
     assert (report.optimum, report.gap, report.mean_loss, report.loss_per_game) == (None, None, None, None)
     assert report.summary().startswith("yacht: 6 games, mean ")
+
+
+def test_a_policy_that_only_plays_illegal_actions_still_ends() -> None:
+    report = evaluate(lambda o, i: 0, "yahtzee", episodes=1)
+    assert (report.episodes, report.mean, report.illegal, report.truncated) == (1, 0.0, 50, 1)
+    assert report.decisions == 50
+    assert "illegal actions: 50, games cut short by them: 1" in report.summary()
 
 
 def test_bad_episode_counts_are_refused() -> None:

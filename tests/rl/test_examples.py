@@ -39,10 +39,14 @@ def test_training_example_runs_and_reports_its_gap(
 def test_optimal_check_example_reports_the_mean(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A short run of a correct environment is within its interval (the exact optimum +- z standard errors)."""
     pytest.importorskip("fivedice.solver")
-    argv = ["optimal_check.py", "--rules", "yacht", "--episodes", "40", "--target", "169.77", "--tolerance", "60"]
-    monkeypatch.setattr(sys, "argv", argv)
-    assert load("optimal_check").main() == 0
-    out = capsys.readouterr().out
-    assert "yacht: 40 games" in out
-    assert "is within 169.77 +- 60.0" in out
+    for episodes in ("20", "60"):
+        monkeypatch.setattr(sys, "argv", ["optimal_check.py", "--rules", "yacht", "--episodes", episodes])
+        assert load("optimal_check").main() == 0
+        out = capsys.readouterr().out
+        assert f"yacht: {episodes} games" in out
+        assert "is within 169.77 +- " in out
+    monkeypatch.setattr(sys, "argv", ["optimal_check.py", "--rules", "yacht", "--episodes", "20", "--target", "100"])
+    assert load("optimal_check").main() == 1
+    assert "is OUTSIDE 100.00 +- " in capsys.readouterr().out

@@ -54,7 +54,7 @@ def play_out(env: MultiplayerEnv, seed: int) -> dict[str, float]:
 
 
 def test_points_reward_returns_each_players_total() -> None:
-    env = MultiplayerEnv("yahtzee", players=3, reward="points")
+    env = MultiplayerEnv("yahtzee", players=3, reward="points", state_info=True)
     returns = play_out(env, seed=8)
     state = env.game_state
     assert state.is_over
@@ -62,7 +62,7 @@ def test_points_reward_returns_each_players_total() -> None:
 
 
 def test_win_reward_pays_the_winner_and_charges_the_rest() -> None:
-    env = MultiplayerEnv("yacht", players=2, reward="win")
+    env = MultiplayerEnv("yacht", players=2, reward="win", state_info=True)
     returns = play_out(env, seed=1)
     totals = env.game_state.totals
     expected = 0.0 if totals[0] == totals[1] else (1.0 if totals[0] > totals[1] else -1.0)
@@ -86,7 +86,7 @@ def test_ties_for_first_split_the_win() -> None:
 
 
 def test_observation_puts_the_seat_first_and_masks_waiting_players() -> None:
-    env = MultiplayerEnv("yacht", players=3, starter=1)
+    env = MultiplayerEnv("yacht", players=3, starter=1, scaled=False)
     env.reset(seed=0)
     assert env.agent_selection == "player_1"
     env.step(32)  # player_1 scores ones
@@ -125,8 +125,20 @@ def test_illegal_actions_and_bad_arguments() -> None:
             MultiplayerEnv("yacht", **kwargs)
 
 
+def test_illegal_actions_cost_and_truncate_every_agent_at_max_illegal() -> None:
+    env = MultiplayerEnv("yacht", players=2, max_illegal=3)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(0)  # keeping every die is never legal
+    assert env.truncations == {"player_0": True, "player_1": True}
+    assert env._cumulative_rewards["player_0"] == -1.0
+    assert env.illegal_count == 3
+    assert "state" not in env.infos["player_0"]
+    assert env.observe("player_0")["observation"].max() <= 1.0
+
+
 def test_render_shows_standings_at_the_end() -> None:
-    env = MultiplayerEnv("yacht", players=2, render_mode="ansi")
+    env = MultiplayerEnv("yacht", players=2, render_mode="ansi", state_info=True)
     play_out(env, seed=2)
     text = env.render()
     assert text is not None

@@ -17,7 +17,7 @@ from fivedice.rl.policies import MaskedRandomPolicy, PolicyStrategy, StrategyPol
 @pytest.mark.parametrize("level", ["random", "greedy"])
 @pytest.mark.parametrize("spec", ["yahtzee", "kismet", "yahtzee cards=jetsi"])
 def test_strategies_play_whole_games_as_policies(level: str, spec: str) -> None:
-    env = SolitaireEnv(spec, illegal="raise")
+    env = SolitaireEnv(spec, illegal="raise", state_info=True)
     policy = strategy_policy(level, env.rules, seed=3)
     twin = players.get(level, env.rules, seed=3)  # makes the same choices in step
     obs, info = env.reset(seed=3)
@@ -41,7 +41,7 @@ def test_strategies_play_whole_games_as_policies(level: str, spec: str) -> None:
 
 def test_the_greedy_strategy_beats_random_play_through_the_env() -> None:
     def mean(policy: StrategyPolicy | MaskedRandomPolicy) -> float:
-        env, scores = SolitaireEnv("yacht"), []
+        env, scores = SolitaireEnv("yacht", state_info=True), []
         for seed in range(8):
             obs, info = env.reset(seed=seed)
             done = False
@@ -75,7 +75,7 @@ def test_a_policy_seats_at_a_game_as_a_strategy() -> None:
 
 
 def test_strategy_policies_drive_the_aec_env() -> None:
-    env = MultiplayerEnv("yacht", players=2, reward="points", illegal="raise")
+    env = MultiplayerEnv("yacht", players=2, reward="points", illegal="raise", state_info=True)
     seats = [strategy_policy("greedy", env.rules, seed=0), strategy_policy("random", env.rules, seed=0)]
     env.reset(seed=5)
     for agent in env.agent_iter():
@@ -92,7 +92,7 @@ def test_strategy_policies_drive_the_aec_env() -> None:
 def test_every_strategy_level_is_a_policy(level: str) -> None:
     if level in players.SOLVER_LEVELS:
         pytest.importorskip("fivedice.solver")
-    env = SolitaireEnv("yacht", illegal="raise")
+    env = SolitaireEnv("yacht", illegal="raise", state_info=True)
     policy = strategy_policy(level, env.rules, seed=0)
     obs, info = env.reset(seed=0)
     done = False
@@ -103,7 +103,7 @@ def test_every_strategy_level_is_a_policy(level: str) -> None:
 
 def test_the_win_level_plays_the_aec_env() -> None:
     pytest.importorskip("fivedice.solver")
-    env = MultiplayerEnv("yacht", players=2, reward="win", illegal="raise")
+    env = MultiplayerEnv("yacht", players=2, reward="win", illegal="raise", state_info=True)
     seats = [strategy_policy("win", env.rules, seed=0), strategy_policy("greedy", env.rules, seed=0)]
     env.reset(seed=1)
     returns = {"player_0": 0.0, "player_1": 0.0}

@@ -42,33 +42,68 @@ def state_with(spec: str, entries: dict[str, int], dice: tuple[int, ...], rolls:
     values = tuple(entries.get(b.name) for b in rs.boxes)
     card = Scorecard(rs, rs.cards[0], values, 0)
     state = GameState.new(rs, ("player",), starter=0)
-    return dataclasses.replace(state, cards=((card,),), dice=dice, rolls=rolls, turns=len(entries))
+    cards = ((card, *state.cards[0][1:]),)  # Jetsi's other cards stay empty
+    return dataclasses.replace(state, cards=cards, dice=dice, rolls=rolls, turns=len(entries))
 
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_check_env_passes_for_every_rule_set(spec: str) -> None:
     check_env(make(spec))
     check_env(make(spec, render_mode="ansi"))
+    check_env(make(spec, render_mode="rgb_array", scaled=False))
 
 
 @pytest.mark.parametrize("spec", SPECS)
 def test_random_games_agree_with_the_engine(spec: str) -> None:
-    env = make(spec)
+    """The fast path against the engine, step by step: observation, mask, rewards, log, end."""
+    env = make(spec, state_info=True)
+    raw = make(spec, scaled=False)
     rng = np.random.default_rng(5)
-    for episode in range(2):
+    for episode in range(12):
         obs, info = env.reset(seed=episode)
+        raw_obs, _ = raw.reset(seed=episode)
         total, done = 0.0, False
         while not done:
             assert env.observation_space.contains(obs)
             state = info["state"]
+            assert state == env.game_state
+            expected = env.layout.encode(state)
+            assert raw_obs.tolist() == expected.tolist()
+            assert obs.tolist() == env.layout.scale(expected).tolist()
             legal = [state.can(env.codec.decode(i, state)) for i in range(env.codec.size)]
             assert info["action_mask"].tolist() == [int(x) for x in legal]
             assert env.action_masks().tolist() == legal
-            obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(legal))))
+            if rng.random() < 0.1 and not all(legal):  # now and then an illegal action: nothing changes
+                wrong = int(rng.choice(np.flatnonzero(np.logical_not(legal))))
+                obs, reward, done, truncated, info = env.step(wrong)
+                assert (reward, done, truncated) == (-1.0, False, False)
+                assert info["illegal"] == state.why_not(env.codec.decode(wrong, state))
+                assert env.game_state == state
+                continue
+            action = int(rng.choice(np.flatnonzero(legal)))
+            obs, reward, done, truncated, info = env.step(action)
+            raw_obs, raw_reward, *_ = raw.step(action)
+            assert reward == raw_reward == info["state"].total(0) - state.total(0)
             assert not truncated
             total += reward
         assert total == info["state"].total(0)
         assert not info["action_mask"].any()
+        assert Game.replay(env.rules, ["player"], env.log, starter=0).state == env.game_state
+
+
+def test_five_alike_goes_through_the_engine_on_every_rule_set() -> None:
+    """The Joker and the extra-Yahtzee bonus depend on the card's history: the fast path asks the engine."""
+    for spec in SPECS:
+        rs = rules.parse_spec(spec)
+        for filled in ({}, {rs.boxes[-1].name: 0}, {b.name: 0 for b in rs.boxes[:6]}):
+            for face in (1, 6):
+                if rs.yahtzee_box is not None:
+                    filled = {**filled, rs.yahtzee_box: 50}
+                start = state_with(spec, filled, (face,) * rs.dice)
+                env = make(spec, state_info=True, scaled=False)
+                obs, info = env.reset(options={"state": start})
+                assert obs.tolist() == env.layout.encode(start).tolist()
+                assert info["action_mask"].tolist() == env.codec.mask(start).tolist()
 
 
 def test_spec_strings_and_options_build_the_rule_set() -> None:
@@ -78,7 +113,7 @@ def test_spec_strings_and_options_build_the_rule_set() -> None:
     assert env.action_space == gymnasium.spaces.Discrete(32 + 3 * 13)
     with pytest.raises(FiveDiceError, match="joker"):
         make("yahtzee", options={"joker": "sometimes"})
-    with pytest.raises(EnvSetupError, match="Render mode 'human' is not supported"):
+    with pytest.raises(EnvSetupError, match="Render mode 'human' is not supported; expected 'ansi', 'rgb_array'"):
         SolitaireEnv(render_mode="human")
     with pytest.raises(RuleSetError, match="not of the form key=value"):
         make("yahtzee joker")
@@ -87,7 +122,7 @@ def test_spec_strings_and_options_build_the_rule_set() -> None:
 
 
 def test_reroll_bits_name_dice_in_ascending_order_of_face() -> None:
-    env = make("yacht")
+    env = make("yacht", scaled=False)
     start = state_with("yacht", {}, (6, 2, 6, 1, 2))
     assert env.codec.decode(0b00011, start) == Roll((0, 2, 4))
     assert env.codec.encode(Roll((0, 2, 4)), start) == 0b00011
@@ -118,7 +153,7 @@ def test_keeping_everything_is_never_legal_and_the_last_roll_must_score() -> Non
 
 def test_reward_includes_the_upper_bonus_when_earned() -> None:
     upper = {"aces": 3, "twos": 6, "threes": 9, "fours": 12, "fives": 15}
-    env = make("yahtzee")
+    env = make("yahtzee", scaled=False)
     obs, _ = env.reset(options={"state": state_with("yahtzee", upper, (6, 6, 6, 1, 2))})
     layout = env.layout
     assert obs[layout.field("upper_total").slice].tolist() == [45]
@@ -169,9 +204,9 @@ def test_illegal_actions_are_ignored_or_raise() -> None:
     env.reset(seed=0)
     env.step(32)  # aces
     before = env.game_state
-    _, reward, done, _, info = env.step(32)
-    assert (reward, done) == (-5.0, False)
-    assert env.game_state is before
+    _, reward, done, truncated, info = env.step(32)
+    assert (reward, done, truncated) == (-5.0, False, False)
+    assert env.game_state == before
     assert "already filled" in info["illegal"]
     strict = make("yahtzee", illegal="raise")
     strict.reset(seed=0)
@@ -181,6 +216,76 @@ def test_illegal_actions_are_ignored_or_raise() -> None:
         strict.step(45)
     with pytest.raises(IllegalActionError, match="not an action"):
         strict.step(3.0)  # type: ignore[arg-type]
+
+
+def test_illegal_actions_truncate_the_episode_at_max_illegal() -> None:
+    env = make("yahtzee", max_illegal=3)
+    env.reset(seed=0)
+    outcomes = [env.step(0)[1:4] for _ in range(3)]
+    assert outcomes == [(-1.0, False, False), (-1.0, False, False), (-1.0, False, True)]
+    assert env.illegal_count == 3
+    env.reset(seed=0)
+    assert env.illegal_count == 0
+    unlimited = make("yahtzee", max_illegal=None)
+    unlimited.reset(seed=0)
+    assert not any(unlimited.step(0)[3] for _ in range(200))
+    with pytest.raises(EnvSetupError, match="max_illegal 0 is not valid"):
+        SolitaireEnv(max_illegal=0)
+
+
+def test_info_has_no_state_unless_asked() -> None:
+    _, info = make("yacht").reset(seed=0)
+    assert set(info) == {"action_mask"}
+    _, info = make("yacht", state_info=True).reset(seed=0)
+    assert isinstance(info["state"], GameState)
+
+
+def test_observations_are_scaled_to_one_by_default() -> None:
+    env = make("yahtzee")
+    raw = make("yahtzee", scaled=False)
+    assert isinstance(env.observation_space, gymnasium.spaces.Box)
+    assert isinstance(raw.observation_space, gymnasium.spaces.Box)
+    assert env.observation_space.high.tolist() == [1.0] * 43
+    assert raw.observation_space.high.max() > 1
+    obs, _ = env.reset(seed=3)
+    raw_obs, _ = raw.reset(seed=3)
+    assert obs.tolist() == pytest.approx((raw_obs / raw.observation_space.high).tolist())
+    assert 0 < obs.max() <= 1
+
+
+def test_render_rgb_array_draws_the_dice_and_the_card() -> None:
+    env = make("yacht", render_mode="rgb_array")
+    env.reset(options={"state": state_with("yacht", {"ones": 3}, (1, 2, 3, 4, 6))})
+    first = env.render()
+    assert isinstance(first, np.ndarray)
+    assert first.shape == (192, 384, 3)
+    assert first.dtype == np.uint8
+    env.reset(options={"state": state_with("yacht", {"ones": 3}, (6, 6, 6, 6, 6))})
+    other = env.render()
+    assert isinstance(other, np.ndarray)
+    assert (first != other).any()  # other dice, other pips
+    assert len({tuple(px) for px in first.reshape(-1, 3).tolist()}) >= 4  # felt, dice, pips, a filled box
+
+
+def test_stable_baselines3_make_vec_env_and_maskable_ppo_run_it() -> None:
+    """SB3 asks for render_mode="rgb_array" (its make_vec_env falls back only on TypeError)."""
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(fivedice.rl.ENV_ID, n_envs=2, seed=0, env_kwargs={"rules": "yacht"})
+    obs = venv.reset()
+    assert isinstance(obs, np.ndarray)
+    assert obs.shape == (2, 41)
+    assert venv.render_mode == "rgb_array"
+    for _ in range(30):
+        obs, _, _, infos = venv.step(np.array([32 + 11, 32 + 11]))
+    assert all("action_mask" in i for i in infos)
+    venv.close()
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", make_vec_env(fivedice.rl.ENV_ID, n_envs=2, seed=0), n_steps=64,
+                                    batch_size=64, n_epochs=1, seed=0)  # fmt: skip
+    model.learn(256)
+    assert model.num_timesteps >= 256
 
 
 def test_jetsi_box_actions_cover_every_card_in_order() -> None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
 import sys
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
-from fivedice import i18n
+from fivedice import extras, i18n
 from fivedice import rules as rules_mod
 from fivedice.cli.clickutil import I18nCommand, I18nHelp, friendly, get_rules, option_flag
 from fivedice.cli.usage import UsageProblem
@@ -18,8 +18,9 @@ from fivedice.engine.render import rules_card
 from fivedice.errors import RuleSetError
 from fivedice.i18n import N_, _
 from fivedice.rules import RuleSet
-from fivedice.table import Table
-from fivedice.table.challenge import challenge_code
+
+if TYPE_CHECKING:
+    from fivedice.table import Table
 
 __all__ = ["I18nCommand", "get_rules", "main"]
 
@@ -32,16 +33,43 @@ def _set_language(ctx: click.Context, param: click.Parameter, value: str | None)
             raise UsageProblem(str(exc), ctx) from None
 
 
-# Commands that live beside their subsystem, imported only when used (the solver pulls in
-# numba, the server uvicorn): name -> "module:attribute".
-LAZY_COMMANDS: dict[str, str] = {
-    "solve": "fivedice.cli.solve:solve_cmd",
-    "advise": "fivedice.cli.solve:advise_cmd",
-    "simulate": "fivedice.cli.simulate:simulate_cmd",
-    "analyze": "fivedice.cli.simulate:analyze_cmd",
-    "scores": "fivedice.cli.scores:scores_cmd",
-    "history": "fivedice.cli.scores:history_cmd",
-    "serve": "fivedice.cli.serve:serve_cmd",
+class LazyCommand(NamedTuple):
+    """A command that lives beside its subsystem: where it is (``"module:attribute"``) and its
+    one-line help, so ``fivedice --help`` lists it without importing the subsystem."""
+
+    target: str
+    help: str
+
+
+# Commands imported only when used (the solver pulls in numpy, the scores SQLAlchemy, the
+# server FastAPI): ``fivedice --help`` imports none of them. A test checks each help against
+# the command's own.
+LAZY_COMMANDS: dict[str, LazyCommand] = {
+    "solve": LazyCommand(
+        "fivedice.cli.solve:solve_cmd",
+        N_("Build (or load from the cache) the optimal table of rule set NAME; print its expected score."),
+    ),
+    "advise": LazyCommand(
+        "fivedice.cli.solve:advise_cmd",
+        N_("Every option for a situation of rule set NAME with its value and loss, best first."),
+    ),
+    "simulate": LazyCommand(
+        "fivedice.cli.simulate:simulate_cmd",
+        N_("Play GAMES games of rule set NAME between computer strategies and print statistics."),
+    ),
+    "analyze": LazyCommand(
+        "fivedice.cli.simulate:analyze_cmd",
+        N_("Rate every decision of a saved game against the solver (points lost, grade)."),
+    ),
+    "merge": LazyCommand(
+        "fivedice.cli.simulate:merge_cmd",
+        N_("Merge the 'simulate --json' outputs of shards or runs (FILE, or - for stdin) into one result."),
+    ),
+    "scores": LazyCommand("fivedice.cli.scores:scores_cmd", N_("Show the high-score tables (solo and multiplayer).")),
+    "history": LazyCommand(
+        "fivedice.cli.scores:history_cmd", N_("Show PLAYER's games and statistics with a chart of recent scores.")
+    ),
+    "serve": LazyCommand("fivedice.cli.serve:serve_cmd", N_("Serve the browser game and its API at http://HOST:PORT.")),
 }
 
 
@@ -73,15 +101,18 @@ class LazyGroup(I18nHelp, click.Group):
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = []
+        rows: list[tuple[str, click.Command | str]] = []
         for name in self.list_commands(ctx):
-            command = self.get_command(ctx, name)
-            if command is not None and not command.hidden:
+            lazy = LAZY_COMMANDS.get(name)
+            command = super().get_command(ctx, name) if lazy is None else None
+            if lazy is not None:
+                rows.append((name, lazy.help))
+            elif command is not None and not command.hidden:
                 rows.append((name, command))
         if rows:
             limit = formatter.width - 6 - max(len(name) for name, _cmd in rows)
             with formatter.section(_("Commands")):
-                formatter.write_dl([(name, _(command.get_short_help_str(limit))) for name, command in rows])
+                formatter.write_dl([(name, _short_help(command, limit)) for name, command in rows])
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
@@ -90,10 +121,21 @@ class LazyGroup(I18nHelp, click.Group):
         target = LAZY_COMMANDS.get(cmd_name)
         if target is None:
             return super().get_command(ctx, cmd_name)
-        module_name, _sep, attr = target.partition(":")
-        command = getattr(importlib.import_module(module_name), attr)
+        module_name, _sep, attr = target.target.partition(":")
+        try:
+            with extras.needed_by(f"'{ctx.command_path} {cmd_name}'"):
+                command = getattr(importlib.import_module(module_name), attr)
+        except extras.MissingExtraError as exc:
+            raise UsageProblem(str(exc), ctx) from None
         assert isinstance(command, click.Command)
         return command
+
+
+def _short_help(command: click.Command | str, limit: int) -> str:
+    """A command's one-line help in the current language (a lazy command's from its table entry)."""
+    if isinstance(command, str):
+        command = click.Command(None, help=_(command))
+    return _(command.get_short_help_str(limit))
 
 
 @click.group(
@@ -196,6 +238,8 @@ def play_cmd(
     chances: bool | None,
 ) -> None:
     """Play a game in the full-screen game or the plain line mode."""
+    from fivedice.table.challenge import challenge_code
+
     rs = get_rules(rules_name or "yahtzee", options)
     names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
     code_ = challenge_code(challenge) if challenge is not None else None
@@ -206,6 +250,11 @@ def play_cmd(
         from pathlib import Path
 
         from fivedice.table.seat import parse_seats
+
+        if not extras.installed("tui"):
+            hint = extras.install_hint("tui")
+            message = _("The full-screen game needs the 'tui' extra: {command} (or play with --plain).", command=hint)
+            raise extras.MissingExtraError(message, extra="tui")
         from fivedice.tui import Config, FiveDiceApp
 
         chosen = rs if rules_name is not None or options else None
@@ -240,6 +289,10 @@ def play_cmd(
         return line.rstrip("\n")
 
     def store(table: Table) -> None:
+        if not extras.installed("scores"):
+            reason = extras.missing(_("Keeping high scores"), "scores")
+            click.echo(_("The game was not stored: {reason}", reason=str(reason)), err=True)
+            return
         from fivedice.storage import Store, StoreError
 
         try:
@@ -256,6 +309,8 @@ def play_cmd(
             click.echo(scores_text(board, _("Challenge {code}", code=table.challenge)))
 
     def best(name: str, rules: RuleSet) -> int | None:
+        if not extras.installed("scores"):
+            return None  # the goal is a nicety: the game goes on without it
         from fivedice.storage import Store, StoreError
 
         try:

@@ -15,6 +15,7 @@ import click
 from fivedice import rules as rules_mod
 from fivedice.cli.usage import explain, extra_arguments, repeated_option
 from fivedice.errors import FiveDiceError
+from fivedice.extras import needed_by
 from fivedice.i18n import N_, _
 from fivedice.rules import parse_options
 
@@ -29,12 +30,15 @@ def get_rules(name: str, options: tuple[str, ...]) -> rules_mod.RuleSet:
 
 
 def friendly(func: F) -> F:
-    """Turn a :class:`FiveDiceError` into ``Error: ...`` on stderr and exit code 2."""
+    """Turn a :class:`FiveDiceError` into ``Error: ...`` on stderr and exit code 2 (an import of
+    a missing extra's module too: the sentence names the extra to install)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        ctx = click.get_current_context(silent=True)
         try:
-            return func(*args, **kwargs)
+            with needed_by(f"'{ctx.command_path if ctx is not None else 'fivedice'}'"):
+                return func(*args, **kwargs)
         except FiveDiceError as exc:
             click.echo(_("Error: {message}", message=exc), err=True)
             sys.exit(2)

@@ -9,14 +9,16 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from fivedice import extras
 from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.cli.progress import count_bar, follow
-from fivedice.i18n import N_, _, box_label, format_decimal, format_number, format_percent, ngettext
+from fivedice.i18n import N_, _, format_decimal, format_number, format_percent, ngettext
 from fivedice.rules import RuleSet
 from fivedice.services.sim import SimResult, SimulationError, plot_histogram, simulate
+from fivedice.services.simsummary import MergeError, SimSummary, merge
 from fivedice.solver.chances import check_target
 
-__all__ = ["analyze_cmd", "render_analysis", "render_result", "simulate_cmd"]
+__all__ = ["analyze_cmd", "merge_cmd", "parse_shard", "render_analysis", "render_result", "simulate_cmd"]
 
 PROGRESS_FROM = 2000
 """Runs of solitaire ``optimal`` play of at least this many games show a progress bar (on a terminal); runs
@@ -70,6 +72,19 @@ def resolve_strategies(strategy: str, strategies: str | None, players: int | Non
     multiple=True,
     help=N_("Report the share of games with at least T points (repeatable)."),
 )
+@click.option(
+    "--shard",
+    default=None,
+    metavar="I/N",
+    help=N_("Play only part I of N of the run (merge the --json of every part with 'fivedice merge')."),
+)
+@click.option(
+    "--dask",
+    "dask",
+    default=None,
+    metavar="ADDRESS",
+    help=N_("Play on the Dask cluster whose scheduler is at ADDRESS, e.g. tcp://host:8786."),
+)
 @friendly
 def simulate_cmd(
     name: str,
@@ -83,24 +98,31 @@ def simulate_cmd(
     as_json: bool,
     plot: str | None,
     reach: tuple[int, ...],
+    shard: str | None,
+    dask: str | None,
 ) -> None:
     """Play many games between computer strategies and print statistics."""
     rules = get_rules(name, options)
+    part = parse_shard(shard) if shard is not None else None
+    if dask is not None:
+        extras.require("dask", "'fivedice simulate --dask'")
     for target in reach:
         check_target(target)
     seats = resolve_strategies(strategy, strategies, players)
+    if plot is not None:
+        extras.require("plot", "'fivedice simulate --plot'")  # before the games, not after
     _prepare_chances(rules, seats)
     if games >= PROGRESS_FROM or seats != ["optimal"]:  # other levels play a game in Python, some slowly
         with count_bar(_("simulating"), games) as progress:
-            result = simulate(rules, seats, games, seed, workers=workers, progress=progress)
+            result = simulate(rules, seats, games, seed, workers=workers, progress=progress, shard=part, dask=dask)
     else:
-        result = simulate(rules, seats, games, seed, workers=workers)
+        result = simulate(rules, seats, games, seed, workers=workers, shard=part, dask=dask)
     if plot is not None:
         plot_histogram(result, plot)
     if as_json:
         click.echo(json.dumps(result.to_json(reach), indent=1))
     else:
-        Console(file=sys.stdout, width=120).print(render_result(result, reach))
+        Console(file=sys.stdout, width=120).print(render_result(result.summary(), reach))
         if plot is not None:
             click.echo(_("Histogram written to {path}.", path=plot))
 
@@ -136,9 +158,23 @@ def _g(x: float) -> str:
     return format_number(int(x)) if float(x).is_integer() else format_decimal(x, 1)
 
 
-def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
-    """The statistics of a run as a table, one column per seat (with the share of games reaching
-    each of the ``reach`` targets)."""
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/4"`` as the 0-based shard ``(1, 4)``.
+
+    >>> parse_shard("2/4")
+    (1, 4)
+    """
+    i, sep, n = text.partition("/")
+    if not (sep and i.strip().isdigit() and n.strip().isdigit()) or not 1 <= int(i) <= int(n):
+        raise SimulationError(_("Shard {shard!r} is not valid; expected I/N with 1 <= I <= N, e.g. 2/4.", shard=text))
+    return int(i) - 1, int(n)
+
+
+def render_result(result: SimSummary | SimResult, reach: tuple[int, ...] = ()) -> Table:
+    """The statistics of a run (or merged runs) as a table, one column per seat (with the share of
+    games reaching each of the ``reach`` targets)."""
+    if isinstance(result, SimResult):
+        result = result.summary()
     stats = result.stats()
     rate = result.games / result.seconds if result.seconds > 0 else 0.0
     table = Table(
@@ -146,7 +182,7 @@ def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
             "{rules}: {games} game, seed {seed}",
             "{rules}: {games} games, seed {seed}",
             result.games,
-            rules=result.rules.spec,
+            rules=result.rules,
             games=format_number(result.games),
             seed=result.seed,
         ),
@@ -172,9 +208,9 @@ def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
         table.add_row(_("percentile {q}", q=q), *(_g(s.percentiles[q]) for s in stats))
     for target in reach:
         table.add_row(_("at least {target}", target=target), *(_pct(x) for x in result.reach(target)))
-    if result.rules.upper_bonus:
+    if result.upper_bonus_rule:
         table.add_row(_("upper bonus"), *(_pct(s.upper_bonus_rate) for s in stats))
-    if result.rules.yahtzee_bonus:
+    if result.yahtzee_bonus_rule:
         table.add_row(_("games with extra-Yahtzee bonus"), *(_pct(s.yahtzee_bonus_rate) for s in stats))
         table.add_row(_("extra-Yahtzee bonuses per game"), *(_num(s.yahtzee_bonus_mean, 4) for s in stats))
     if len(stats) > 1:
@@ -182,9 +218,50 @@ def render_result(result: SimResult, reach: tuple[int, ...] = ()) -> Table:
         table.add_row(interval, *(f"{_pct(s.win_ci[0])} - {_pct(s.win_ci[1])}" for s in stats if s.win_ci))
         table.add_row("  " + _("won / shared"), *(f"{s.wins} / {s.ties}" for s in stats))
     table.add_section()
-    for box in result.rules.boxes:
-        table.add_row(_("zero in {box}", box=box_label(box)), *(_pct(s.zero_rate[box.name]) for s in stats))
+    for name, label in zip(result.boxes, result.labels or result.boxes, strict=True):
+        table.add_row(_("zero in {box}", box=_(label)), *(_pct(s.zero_rate[name]) for s in stats))
     return table
+
+
+@click.command(
+    "merge",
+    cls=I18nCommand,
+    help=N_("Merge the 'simulate --json' outputs of shards or runs (FILE, or - for stdin) into one result."),
+)
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help=N_("Print the statistics as JSON."))
+@click.option(
+    "--reach",
+    "reach",
+    type=int,
+    multiple=True,
+    help=N_("Report the share of games with at least T points (repeatable)."),
+)
+@friendly
+def merge_cmd(files: tuple[str, ...], as_json: bool, reach: tuple[int, ...]) -> None:
+    """Merge the JSON of several simulations (shards of one run, or runs) and print the statistics."""
+    for target in reach:
+        check_target(target)
+    parts = []
+    for path in files:
+        with click.open_file(path, encoding="utf-8") as f:
+            text = f.read(MAX_JSON + 1)
+        if len(text) > MAX_JSON:
+            raise MergeError(_("{path} is larger than {size} MB; expected simulate --json output.", path=path, size=16))
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            raise MergeError(_("{path} is not JSON; expected simulate --json output.", path=path)) from None
+        parts.append(SimSummary.from_json(data, path))
+    merged = merge(parts)
+    if as_json:
+        click.echo(json.dumps(merged.to_json(reach), indent=1))
+    else:
+        Console(file=sys.stdout, width=120).print(render_result(merged, reach))
+
+
+MAX_JSON = 16 * 1024 * 1024
+"""The largest ``simulate --json`` file ``merge`` reads (histograms keep them to kilobytes)."""
 
 
 @click.command(

@@ -7,6 +7,7 @@ import time
 
 import click
 
+from fivedice import extras
 from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.cli.progress import share_bar
 from fivedice.dice import parse_dice
@@ -36,6 +37,7 @@ def get_solver(rules: RuleSet, jit: bool = False) -> Solver:
     ready = readiness(rules)
     if ready.ready:
         return solve(rules, jit=jit)
+    extras.require("fast", _("Building the solver's table for {rules}", rules=rules.spec))
     title = _(rules.title) if not rules.options else rules.spec
     message = _(
         "Preparing the solver for {rules} (once, about {seconds} s)...",

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import gymnasium
+from fivedice.extras import needed_by
 
-from fivedice.rl.evaluate import Evaluation, evaluate
-from fivedice.rl.policies import MaskedRandomPolicy, Policy, PolicyStrategy, StrategyPolicy, strategy_policy
-from fivedice.rl.solitaire import SolitaireEnv, resolve_rules
-from fivedice.rl.spaces import ActionCodec, EnvSetupError, Field, ObservationLayout, ascending_positions
+with needed_by("fivedice.rl"):  # without Gymnasium: one sentence naming the 'rl' extra
+    import gymnasium
+
+    from fivedice.rl.evaluate import Evaluation, evaluate
+    from fivedice.rl.policies import MaskedRandomPolicy, Policy, PolicyStrategy, StrategyPolicy, strategy_policy
+    from fivedice.rl.solitaire import SolitaireEnv, resolve_rules
+    from fivedice.rl.spaces import ActionCodec, EnvSetupError, Field, ObservationLayout, ascending_positions
 
 if TYPE_CHECKING:
     from fivedice.rl.multi import MultiplayerEnv

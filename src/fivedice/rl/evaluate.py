@@ -38,7 +38,10 @@ __all__ = ["Evaluation", "advisor_loss", "evaluate"]
 @dataclass(frozen=True, slots=True)
 class Evaluation:
     """What :func:`evaluate` measured. ``optimum`` and ``total_loss`` are None when the
-    solver does not handle the rule set (or ``advisor=False``)."""
+    solver does not handle the rule set (or ``advisor=False``). ``mean`` is the mean final
+    score (penalties for illegal actions are not points); ``illegal`` counts the illegal
+    actions tried and ``truncated`` the games cut short by them (they count as played, with
+    the score reached)."""
 
     spec: str
     episodes: int
@@ -47,6 +50,8 @@ class Evaluation:
     decisions: int
     optimum: float | None
     total_loss: float | None
+    illegal: int = 0
+    truncated: int = 0
 
     @property
     def stderr(self) -> float:
@@ -78,6 +83,8 @@ class Evaluation:
             lines.append(f"optimum {self.optimum:.4f}: gap {self.gap:.2f} points")
         if self.mean_loss is not None and self.loss_per_game is not None:
             lines.append(f"advisor: {self.mean_loss:.4f} points lost per decision, {self.loss_per_game:.2f} per game")
+        if self.illegal:
+            lines.append(f"illegal actions: {self.illegal}, games cut short by them: {self.truncated}")
         return "\n".join(lines)
 
 
@@ -128,24 +135,26 @@ def evaluate(
     """
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
         raise EnvSetupError(_("Episode count {count!r} is not valid; expected a whole number from 1.", count=episodes))
-    env = SolitaireEnv(rules, options)
+    env = SolitaireEnv(rules, options, state_info=True)
     solver = _advisor(env.rules) if advisor else None
     scores: list[float] = []
-    decisions, loss = 0, 0.0
+    decisions, loss, cut = 0, 0.0, 0
+    illegal = 0
     for i in range(episodes):
         obs, info = env.reset(seed=seed + i)
-        total, done = 0.0, False
-        while not done:
+        done = truncated = False
+        while not (done or truncated):
             action = policy(obs, info)
             if solver is not None:
-                state = env.game_state
+                state = info["state"]
                 intent = env.codec.decode(action, state)
                 if state.can(intent):
                     loss += advisor_loss(solver, state, intent)
             decisions += 1
-            obs, reward, done, _truncated, info = env.step(action)
-            total += reward
-        scores.append(total)
+            obs, _reward, done, truncated, info = env.step(action)
+        illegal += env.illegal_count
+        cut += 1 if truncated and not done else 0
+        scores.append(float(info["state"].total(0)))
     mean = sum(scores) / len(scores)
     var = sum((s - mean) ** 2 for s in scores) / (len(scores) - 1) if len(scores) > 1 else 0.0
     optimum = float(solver.expected_score) if solver is not None else None
@@ -157,4 +166,6 @@ def evaluate(
         decisions,
         optimum,
         loss if solver is not None else None,
+        illegal,
+        cut,
     )

@@ -32,7 +32,7 @@ from fivedice.engine.render import score_table, standings_text
 from fivedice.engine.state import GameState
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _
-from fivedice.rl.solitaire import ILLEGAL_MODES, describe_state, resolve_rules, roll_first
+from fivedice.rl.solitaire import ILLEGAL_MODES, MAX_ILLEGAL, describe_state, resolve_rules, roll_first
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
 
@@ -58,9 +58,11 @@ def win_rewards(state: GameState) -> tuple[float, ...]:
 class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     """N players, one agent per seat, of any rule set.
 
-    ``starter`` is the seat that begins (None plays the engine's roll-off). ``illegal`` and
-    ``illegal_reward`` work as in :class:`~fivedice.rl.solitaire.SolitaireEnv`. Each
-    agent's ``info`` holds its ``action_mask`` and the engine ``state``.
+    ``starter`` is the seat that begins (None plays the engine's roll-off). ``illegal``,
+    ``illegal_reward`` (-1), ``max_illegal`` (50 in a game: then every agent is truncated),
+    ``scaled`` (observations in [0, 1]) and ``state_info`` work as in
+    :class:`~fivedice.rl.solitaire.SolitaireEnv`. Each agent's ``info`` holds its
+    ``action_mask``, and the engine ``state`` with ``state_info=True``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "fivedice_v0", "is_parallelizable": False}
@@ -74,7 +76,10 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         starter: int | None = 0,
         render_mode: str | None = None,
         illegal: str = "ignore",
-        illegal_reward: float = 0.0,
+        illegal_reward: float = -1.0,
+        max_illegal: int | None = MAX_ILLEGAL,
+        scaled: bool = True,
+        state_info: bool = False,
     ) -> None:
         super().__init__()
         if isinstance(players, bool) or not isinstance(players, int) or players < 1:
@@ -89,6 +94,12 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
             )
         if render_mode is not None and render_mode != "ansi":
             raise EnvSetupError(_("Render mode {mode!r} is not supported; expected 'ansi' or None.", mode=render_mode))
+        if max_illegal is not None and (
+            isinstance(max_illegal, bool) or not isinstance(max_illegal, int) or max_illegal < 1
+        ):
+            raise EnvSetupError(
+                _("max_illegal {count!r} is not valid; expected a whole number from 1, or None.", count=max_illegal)
+            )
         self.rules = resolve_rules(rules, options)
         self.codec = ActionCodec(self.rules)
         self.layout = ObservationLayout.of(self.rules, players)
@@ -97,10 +108,15 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         self.render_mode = render_mode
         self.illegal = illegal
         self.illegal_reward = float(illegal_reward)
+        self.max_illegal = max_illegal
+        self.scaled = scaled
+        self.state_info = state_info
+        self.illegal_count = 0
+        """Illegal actions in this game, by every agent."""
         self.possible_agents = [f"player_{i}" for i in range(players)]
         mask_space = gymnasium.spaces.Box(0, 1, (self.codec.size,), dtype=np.int8)
         self.observation_spaces = {
-            a: gymnasium.spaces.Dict({"observation": self.layout.space(), "action_mask": mask_space})
+            a: gymnasium.spaces.Dict({"observation": self.layout.space(scaled), "action_mask": mask_space})
             for a in self.possible_agents
         }
         self.action_spaces = {a: gymnasium.spaces.Discrete(self.codec.size) for a in self.possible_agents}
@@ -136,6 +152,7 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
                 _("The start state {state} is not a game of {players}.", state=describe_state(start), players=who)
             )
         self._game = roll_first(start, self._roller)
+        self.illegal_count = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -148,7 +165,10 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, NDArray[Any]]:
         """``agent``'s observation and action mask (all zero when it is not their turn)."""
         seat = self.possible_agents.index(agent)
-        return {"observation": self.layout.encode(self._game, seat), "action_mask": self._mask(seat)}
+        observation = self.layout.encode(self._game, seat)
+        if self.scaled:
+            observation = self.layout.scale(observation)
+        return {"observation": observation, "action_mask": self._mask(seat)}
 
     def step(self, action: ActionIndex | None) -> None:
         """Play ``action`` for the agent to act (None for an agent whose game has ended)."""
@@ -170,6 +190,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
             if self.illegal == "raise":
                 raise IllegalActionError(reason)
             self.rewards[agent] = self.illegal_reward
+            self.illegal_count += 1
+            if self.max_illegal is not None and self.illegal_count >= self.max_illegal:
+                self.truncations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
             self._refresh()
             self.infos[agent]["illegal"] = reason
@@ -211,7 +234,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
 
     def _refresh(self) -> None:
         for a in self.agents:
-            self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a)), "state": self._game}
+            self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a))}
+            if self.state_info:
+                self.infos[a]["state"] = self._game
 
 
 def env(**kwargs: Any) -> Any:

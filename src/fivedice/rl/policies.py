@@ -51,7 +51,7 @@ class Policy(Protocol):
 def _state(info: Mapping[str, Any]) -> GameState:
     state = info.get("state")
     if not isinstance(state, GameState):
-        raise EnvSetupError(_("The info has no 'state'; pass the info that a fivedice environment returned."))
+        raise EnvSetupError(_("The info has no 'state'; make the environment with state_info=True."))
     return state
 
 

@@ -51,6 +51,7 @@ __all__ = [
     "ObservationLayout",
     "Options",
     "ascending_positions",
+    "box_maxima",
 ]
 
 
@@ -166,7 +167,7 @@ def _box_positions(rules: RuleSet) -> dict[str, int]:
 
 
 @cache
-def _box_maxima(rules: RuleSet) -> tuple[int, ...]:
+def box_maxima(rules: RuleSet) -> tuple[int, ...]:
     """The most each box can score (Joker values included), by evaluating every roll."""
     all_counts = [counts_of(m) for m in multisets(rules.dice)]
     rolls = range(1, rules.rolls + 1)
@@ -203,7 +204,7 @@ class ObservationLayout:
     def of(cls, rules: RuleSet, players: int = 1) -> ObservationLayout:
         """The layout for ``rules`` seen by one of ``players`` players."""
         b, k, d = len(rules.boxes), len(rules.cards), rules.dice
-        maxima = _box_maxima(rules)
+        maxima = box_maxima(rules)
         upper = sum(maxima[i] for i in rules.upper_indices)
         bonus = max((t.points for t in rules.upper_bonus), default=0)
         card_total = sum(maxima) + bonus + rules.yahtzee_bonus * max(b - 1, 0)
@@ -238,10 +239,17 @@ class ObservationLayout:
                 return f
         raise KeyError(name)
 
-    def space(self) -> spaces.Box:
-        """The Gymnasium ``Box`` of this layout."""
+    def space(self, scaled: bool = False) -> spaces.Box:
+        """The Gymnasium ``Box`` of this layout: from 0 to each field's maximum, or to 1 when ``scaled``."""
         high = np.concatenate([np.full(f.size, f.high, dtype=np.float32) for f in self.fields])
+        if scaled:
+            high = np.ones(self.size, dtype=np.float32)
         return spaces.Box(np.zeros(self.size, dtype=np.float32), high, dtype=np.float32)
+
+    def scale(self, observation: NDArray[np.float32]) -> NDArray[np.float32]:
+        """An observation of whole numbers scaled to [0, 1] (each field divided by its maximum)."""
+        scaled: NDArray[np.float32] = observation * (np.float32(1) / self.space().high)
+        return scaled
 
     def encode(self, state: GameState, seat: int = 0, options: Options | None = None) -> NDArray[np.float32]:
         """The observation of ``state`` from ``seat``'s side (``options``: ``state.options()``, if known)."""

@@ -134,14 +134,15 @@ class Solver:
     ``jit`` chooses how single situations are answered: with the compiled kernel (numba; a
     few microseconds each, after numba's import of about 1 s and 140 MB in the process) or,
     with ``jit=False``, with numpy (about 0.2 ms each, nothing to import or compile). The
-    answers are the same to the last bit. Batches and simulations always use the kernel.
+    answers are the same to the last bit. ``jit=None`` (the default) uses numba when it is
+    installed (the ``fast`` extra). Batches and simulations always use the kernel.
     """
 
-    def __init__(self, table: Table, jit: bool = True) -> None:
+    def __init__(self, table: Table, jit: bool | None = None) -> None:
         self.table = table
         t = table.tables
         self.rules: RuleSet = t.rules
-        self.jit = jit
+        self.jit = _numba_installed() if jit is None else jit
         self._t = t
         self._ints = t.ints
         self._values = table.values
@@ -372,7 +373,14 @@ class Solver:
         return self.table.states * 8
 
 
-def solve(rules: RuleSet, cache: bool = True, progress: Progress | None = None, jit: bool = True) -> Solver:
+def _numba_installed() -> bool:
+    """Whether numba can be imported (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("numba") is not None
+
+
+def solve(rules: RuleSet, cache: bool = True, progress: Progress | None = None, jit: bool | None = None) -> Solver:
     """A :class:`Solver` for ``rules``: its table from the user cache or the tables shipped with
     fivedice, else built now (and cached). ``progress(share_done)`` is called while building;
     ``jit`` as in :class:`Solver`. :func:`readiness` tells beforehand whether a build is needed.
