@@ -33,7 +33,18 @@ __all__ = [
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "tui": ("textual",),
-    "web": ("fastapi", "starlette", "uvicorn", "websockets", "pydantic", "confusables", "argon2", "webauthn", "pywebpush", "segno"),
+    "web": (
+        "fastapi",
+        "starlette",
+        "uvicorn",
+        "websockets",
+        "pydantic",
+        "confusables",
+        "argon2",
+        "webauthn",
+        "pywebpush",
+        "segno",
+    ),
     "scores": ("sqlalchemy", "alembic"),
     "postgres": ("psycopg", "redis"),
     "plot": ("matplotlib",),
