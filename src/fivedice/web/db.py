@@ -535,11 +535,15 @@ class RoomStore:
 
     # -- expiry -------------------------------------------------------------------------
     def expired(self, finished_before: float, idle_before: float, limit: int = 200) -> list[RoomRow]:
-        """Rooms over since before ``finished_before`` or unchanged since before ``idle_before`` (without seats)."""
+        """Rooms over since before ``finished_before`` or still in the lobby, unchanged since before
+        ``idle_before`` (without seats); a room with a game in play never expires (its turns may wait days)."""
         r = self.tables.rooms
         query = (
             select(r)
-            .where(((r.c.status == "over") & (r.c.updated < finished_before)) | (r.c.updated < idle_before))
+            .where(
+                ((r.c.status == "over") & (r.c.updated < finished_before))
+                | ((r.c.status == "lobby") & (r.c.updated < idle_before))
+            )
             .limit(limit)
         )
         with self.engine.begin() as conn:

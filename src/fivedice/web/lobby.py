@@ -131,7 +131,8 @@ class RoomExtras:
                     seats[s.code].append(s)
         found = []
         for r in rows:
-            if json.loads(r.settings).get("public") is not True:
+            settings = json.loads(r.settings)
+            if settings.get("public") is not True:
                 continue
             room_seats = seats[r.code]
             free = sum(1 for s in room_seats if s.kind == "human" and s.name is None)
@@ -149,6 +150,7 @@ class RoomExtras:
                     "seats": len(room_seats),
                     "open": free,
                     "updated": r.updated,
+                    "settings": {key: settings.get(key) for key in ("timer", "away", "forfeit_after")},
                 }
             )
             if len(found) >= limit:

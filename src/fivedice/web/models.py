@@ -1,7 +1,7 @@
 """Every message a client may send, as pydantic models with hard limits, and their error text.
 
 >>> parse_message('{"type": "roll", "keep": [0, 2], "version": 17}')
-RollIntent(type='roll', keep=[0, 2], version=17, id=None)
+RollIntent(type='roll', keep=[0, 2], version=17, seat=None, id=None)
 >>> parse_message('{"type": "chat", "text": "   "}')
 Traceback (most recent call last):
 fivedice.web.errors.MessageError: Message field 'text' is not valid: chat text is empty; expected 1 to 200 characters.
@@ -17,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, 
 from fivedice.i18n import N_, _, ngettext
 from fivedice.web.errors import MessageError
 from fivedice.web.names import clean_text
+from fivedice.web.timeouts import FORFEIT_AFTER, TIMER_MAX, TIMER_MIN
 
 __all__ = [
     "CHAT_MAX",
@@ -53,6 +54,19 @@ def _name(value: str) -> str:
     return clean_text(value, N_("name"), NAME_MAX)
 
 
+def _timer(value: int) -> int:
+    if not TIMER_MIN <= value <= TIMER_MAX:
+        raise ValueError(
+            _(
+                "a turn may last from {low} to {high} seconds (seven days), not {timer}",
+                low=TIMER_MIN,
+                high=TIMER_MAX,
+                timer=value,
+            )
+        )
+    return value
+
+
 def _chat(value: str) -> str:
     return clean_text(value, N_("chat text"), CHAT_MAX)
 
@@ -61,6 +75,8 @@ Name = Annotated[str, Field(max_length=200), AfterValidator(_name)]
 ChatText = Annotated[str, Field(max_length=1000), AfterValidator(_chat)]
 Level = Annotated[str, Field(min_length=1, max_length=20)]
 MessageId = Annotated[int, Field(ge=0, le=2**53)]
+SeatNo = Annotated[int, Field(ge=0, le=7)]
+"""The seat an intent acts for: needed only on a connection that plays several seats (pass and play)."""
 Version = Annotated[int, Field(ge=0, le=2**53)]
 """The room version an intent's sender last saw (every state carries it); a stale one is refused."""
 
@@ -77,6 +93,8 @@ class Hello(_Message):
 
     type: Literal["hello"]
     token: Annotated[str, Field(max_length=64)] | None = None
+    tokens: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=7)] = Field(default_factory=list)
+    """The tokens of more seats played on the same device (pass and play: a room made with local seats)."""
     lang: LanguageCode | None = None
     name: Name | None = None
     """A spectator's name, listed in the room (players are named by their seat)."""
@@ -96,6 +114,7 @@ class RollIntent(_Message):
     type: Literal["roll"]
     keep: Annotated[list[Annotated[int, Field(ge=0, le=9)]], Field(max_length=10)] = Field(default_factory=list)
     version: Version
+    seat: SeatNo | None = None
     id: MessageId | None = None
 
 
@@ -106,6 +125,7 @@ class ScoreIntent(_Message):
     box: Annotated[str, Field(min_length=1, max_length=40)]
     card: Annotated[int, Field(ge=0, le=9)] = 0
     version: Version
+    seat: SeatNo | None = None
     id: MessageId | None = None
 
 
@@ -114,6 +134,7 @@ class Act(_Message):
 
     type: Literal["start", "rematch", "undo", "redo"]
     version: Version
+    seat: SeatNo | None = None
     id: MessageId | None = None
 
 
@@ -121,6 +142,7 @@ class Simple(_Message):
     """A request that changes nothing: hint, analysis, a challenge's result or ping."""
 
     type: Literal["hint", "analysis", "challenge", "ping"]
+    seat: SeatNo | None = None
     id: MessageId | None = None
     again: bool = False
     """A hint asked again for the same dice (its chances, once prepared): counted once."""
@@ -131,6 +153,7 @@ class Chat(_Message):
 
     type: Literal["chat"]
     text: ChatText
+    seat: SeatNo | None = None
     id: MessageId | None = None
 
 
@@ -196,11 +219,18 @@ class CreateRoom(BaseModel):
     ] = Field(default_factory=dict)
     name: Name
     humans: Annotated[int, Field(ge=1, le=MAX_SEATS)] = 2
+    local: Annotated[list[Name], Field(max_length=MAX_SEATS - 1)] = Field(default_factory=list)
+    """The other people playing on the creator's device (pass and play): they take seats 2, 3, ... and the
+    creator gets all their tokens; the remaining ``humans`` seats stay open for invites."""
     computers: Annotated[list[Level], Field(max_length=MAX_SEATS)] = Field(default_factory=list)
     hints: bool = True
     undo: bool = False
-    timer: Annotated[int, Field(ge=5, le=3600)] | None = None
-    away: Literal["wait", "computer"] = "wait"
+    timer: Annotated[int, AfterValidator(_timer)] | None = None
+    """Seconds each turn may take (up to seven days), None for no limit."""
+    away: Literal["wait", "computer", "forfeit"] = "wait"
+    """When a turn's time runs out: wait for the player, the computer plays the turn, or the computer plays
+    it and the seat forfeits after ``forfeit_after`` missed turns (:mod:`fivedice.web.timeouts`)."""
+    forfeit_after: Annotated[int, Field(ge=FORFEIT_AFTER[0], le=FORFEIT_AFTER[1])] = 3
     public: bool = False
     """List the room in the lobby, for anyone to join or watch."""
     first: Literal["rolloff", "host"] = "rolloff"
@@ -211,6 +241,14 @@ class CreateRoom(BaseModel):
 
     @model_validator(mode="after")
     def _seats(self) -> CreateRoom:
+        if len(self.local) >= self.humans:
+            raise ValueError(
+                _(
+                    "{local} players on this device and the host make more than the {humans} people playing",
+                    local=len(self.local),
+                    humans=self.humans,
+                )
+            )
         if self.humans + len(self.computers) > MAX_SEATS:
             raise ValueError(
                 _(

@@ -130,7 +130,7 @@ class Connections:
                     await self._publish_presence(room)
 
     async def _publish_presence(self, room: Room, hello: bool = False) -> None:
-        seats = sorted({c.seat for c in room.clients if c.seat is not None})
+        seats = sorted({seat for c in room.clients for seat in c.seats})
         watchers = [c.name for c in room.clients if c.seat is None]
         await self._publish(room, "presence", seats=seats, hello=hello, watchers=watchers)
 
@@ -167,11 +167,8 @@ class Connections:
         room = await self.room(code)
         seat = owned if hello.token is None and owned is not None and owned < len(room.seats) else None
         if hello.token is not None:
-            digest = hash_token(hello.token)
-            match = [s.seat for s in room.seats if s.token and hmac.compare_digest(s.token, digest)]
-            if not match:
-                raise RoomError(_("That token is not a seat of room {code!r}; join the room again.", code=room.code))
-            seat = match[0]
+            seat = self._token_seat(room, hello.token)
+        local = self._local_seats(room, seat, hello.tokens)
         limits = self.limits
         if seat is None and len(room.spectators()) >= limits.watchers:
             raise LimitError(
@@ -190,18 +187,44 @@ class Connections:
                     code=room.code,
                 )
             )
-        client = Client(seat, name=hello.name if seat is None else None)
+        client = Client(seat, name=hello.name if seat is None else None, local=local)
         first = not room.clients
         chat = await self.db(self.extras.chat, room.code)
         async with room.lock:
             room.clients.add(client)
             room.presence_changed()
-            you = "null" if seat is None else str(seat)
-            client.send(f'{{"type":"state","you":{you},"state":{room.snapshot()}}}')
+            client.send(client.state_message(room.snapshot()))
             self._send_presence(room, skip=client)
         client.send(json.dumps({"type": "chat_history", "lines": chat}))
         await self._publish_presence(room, hello=first)
         return room, client
+
+    @staticmethod
+    def _token_seat(room: Room, token: str) -> int:
+        digest = hash_token(token)
+        match = [s.seat for s in room.seats if s.token and hmac.compare_digest(s.token, digest)]
+        if not match:
+            raise RoomError(_("That token is not a seat of room {code!r}; join the room again.", code=room.code))
+        return match[0]
+
+    def _local_seats(self, room: Room, seat: int | None, tokens: list[str]) -> tuple[int, ...]:
+        """Every seat of a pass-and-play connection (``seat`` first), or none for a connection that plays
+        one seat; more seats on one connection only where the host asked for seats on one device."""
+        if not tokens:
+            return ()
+        local = int(room.settings.get("local") or 0)
+        if not local:
+            raise RoomError(
+                _("Room {code!r} has no seats played on one device; a connection plays one seat.", code=room.code)
+            )
+        if seat is None:
+            raise RoomError(_("More seats on one device need the first seat's token too."))
+        seats = [seat] + [self._token_seat(room, token) for token in tokens]
+        if max(seats) >= local:
+            raise RoomError(
+                _("Only the seats made for one device in room {code!r} can be played together.", code=room.code)
+            )
+        return tuple(dict.fromkeys(seats))
 
     async def disconnect(self, room: Room, client: Client) -> None:
         """Detach a connection; the others see the seat go offline (a small presence update)."""

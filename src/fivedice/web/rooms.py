@@ -33,7 +33,9 @@ from fivedice.table.challenge import ChallengeReport
 from fivedice.table.events import Event, message
 from fivedice.table.seat import Seat
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
+from fivedice.web.errors import RoomError
 from fivedice.web.limits import TokenBucket
+from fivedice.web.timeouts import TurnPolicy, forfeited, missed_turns
 
 __all__ = [
     "CODE_ALPHABET",
@@ -83,6 +85,29 @@ class Client:
     """A spectator's own rate budget (a seat's connections share the room's budget for that seat)."""
     close_code: int = 4408
     closing: bool = False
+    local: tuple[int, ...] = ()
+    """Every seat this connection plays, ``seat`` first, when it plays several on one device (pass and play)."""
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """The seats this connection plays (none for a spectator)."""
+        return self.local or (() if self.seat is None else (self.seat,))
+
+    def acting(self, seat: int | None) -> int | None:
+        """The seat a message acts for: ``seat`` when the connection plays it (it must, on a connection that
+        plays several), else the connection's own seat."""
+        if seat is None or seat == self.seat:
+            return self.seat
+        if seat not in self.local:
+            raise RoomError(_("Seat {seat} is not played on this connection.", seat=seat + 1))
+        return seat
+
+    def state_message(self, snapshot: str) -> str:
+        """The ``state`` message for this connection: the room, ``you`` (its seat) and, playing several,
+        ``seats`` (all of them)."""
+        you = "null" if self.seat is None else str(self.seat)
+        more = f',"seats":{json.dumps(list(self.local))}' if self.local else ""
+        return f'{{"type":"state","you":{you}{more},"state":{snapshot}}}'
 
     def close(self, code: int) -> None:
         """Close the connection with ``code`` once what is queued has been sent."""
@@ -356,15 +381,33 @@ class Room:
         return self.row.settings
 
     @property
+    def policy(self) -> TurnPolicy:
+        """The room's turn timer and what happens when a turn's time runs out."""
+        return TurnPolicy.of(self.settings)
+
+    def missed(self, seat: int) -> int:
+        """How many turns of the current game ``seat`` missed (the stand-in played them)."""
+        return missed_turns(self.table, seat) if self.table is not None else 0
+
+    def forfeited(self) -> list[int]:
+        """The seats that forfeited the current game (the ``forfeit`` policy)."""
+        policy = self.policy
+        return [s.seat for s in self.row.seats if forfeited(policy, self.table, s.seat)]
+
+    @property
     def deadline(self) -> float | None:
         """When the current turn's time runs out (epoch seconds), or None without a timer: a fixed
-        time after the turn began (the previous score, or the game's start), whatever is done meanwhile."""
+        time after the turn began (the previous score, or the game's start), whatever is done meanwhile;
+        a seat that forfeited has no time at all (its turns are played at once)."""
         timer = self.settings.get("timer")
         if not timer or self.status != "playing":
             return None
         began = self.turn_began[-1] if self.turn_began else None
         if began is None:
             began = self.row.started if self.row.started is not None else self.row.updated
+        current = self.current_seat()
+        if current is not None and forfeited(self.policy, self.table, current.seat):
+            return float(began)
         return float(began + timer)
 
     @property
@@ -399,7 +442,7 @@ class Room:
 
     def online(self) -> set[int]:
         """Seats with a live connection to any server process."""
-        seats = {c.seat for c in self.clients if c.seat is not None}
+        seats = {seat for c in self.clients for seat in c.seats}
         for other in self.presence.values():
             seats |= other
         return seats
@@ -432,6 +475,7 @@ class Room:
     def _snapshot_data(self) -> dict[str, Any]:
         rules = self.rules
         online = self.online()
+        out = set(self.forfeited())
         return {
             "code": self.code,
             "version": self.row.version,
@@ -456,6 +500,7 @@ class Room:
                     "level": s.level,
                     "taken": s.name is not None,
                     "online": s.kind == "computer" or s.seat in online,
+                    "forfeited": s.seat in out,
                 }
                 for s in self.row.seats
             ],
@@ -489,15 +534,31 @@ class Room:
             "cards": cards,
             "totals": totals,
             "options": [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()],
-            "standings": [
-                {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total} for s in state.standings()
-            ]
-            if state.phase is Phase.OVER
-            else None,
+            "standings": self._standings() if state.phase is Phase.OVER else None,
             "undo_by": self.undo_by(),
             "redo_by": self.redo_by(),
             "moves": len(self.game.log),
         }
+
+    def _standings(self) -> list[dict[str, Any]]:
+        """The final ranking: the engine's, with the seats that forfeited after every other player."""
+        assert self.game is not None
+        out = set(self.forfeited())
+        rows = [
+            {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total, "forfeited": s.seat in out}
+            for s in self.game.state.standings()
+        ]
+        if out:  # stable: the engine's order within each group, ties kept
+            engine = [r["place"] for r in rows]
+            order = sorted(range(len(rows)), key=lambda i: rows[i]["seat"] in out)
+            ranked: list[dict[str, Any]] = []
+            for n, i in enumerate(order):
+                prev = order[n - 1] if n else None
+                tied = prev is not None and (rows[prev]["seat"] in out) == (rows[i]["seat"] in out)
+                tied = tied and prev is not None and engine[prev] == engine[i]
+                ranked.append({**rows[i], "place": ranked[-1]["place"] if tied else n + 1})
+            rows = ranked
+        return rows
 
     def _card_data(self, card: Scorecard) -> dict[str, Any]:
         """A card's entries and totals; cards are immutable, so each is computed once."""

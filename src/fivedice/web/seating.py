@@ -57,6 +57,8 @@ class Seating:
     async def before_create(self, conn: HTTPConnection, req: CreateRoom) -> tuple[CreateRoom, AccountRow | None]:
         """The room to create (under the account's name when signed in) and the signed-in account."""
         account = await self.accounts.auth.account(conn)
+        for name in req.local:  # the people playing on the creator's device are guests
+            await self._guest_name(name)
         if account is None:
             await self._guest_name(req.name)
             return req, None

@@ -57,6 +57,7 @@ from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
+from fivedice.web.timeouts import NOTICES, Timeout, on_timeout
 
 __all__ = ["RoomService", "hash_token"]
 
@@ -298,8 +299,7 @@ class RoomService(Connections):
     def _broadcast(self, room: Room) -> None:
         snap = room.snapshot()
         for client in list(room.clients):
-            you = "null" if client.seat is None else str(client.seat)
-            if not client.send(f'{{"type":"state","you":{you},"state":{snap}}}'):
+            if not client.send(client.state_message(snap)):
                 self._drop(room, client)
 
     async def _message(self, room: Room, message: dict[str, Any]) -> None:
@@ -355,7 +355,7 @@ class RoomService(Connections):
                         intent, by = automatic, "auto"
                     elif table.computer_to_move:
                         intent, by = await asyncio.to_thread(table.computer_intent, state), "computer"
-                    elif timer and timed_out and room.settings.get("away") == "computer":
+                    elif timer and timed_out and on_timeout(room.policy, room.missed(seat.seat)) is not Timeout.WAIT:
                         intent, by = await asyncio.to_thread(table.stand_in_intent, state), "timer"
                     else:
                         break
@@ -407,13 +407,15 @@ class RoomService(Connections):
                 deadline, seat = room.deadline, room.current_seat()
                 if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
                     continue
-                if room.settings.get("away") == "computer":
+                action = on_timeout(room.policy, room.missed(seat.seat))
+                if action is not Timeout.WAIT:
                     room.driving = True
                     self._spawn(self._drive(room, timer=True))
-                elif room.notified_timeout != (room.row.game_no, room.seq):
+                if action is Timeout.FORFEIT or (
+                    action is Timeout.WAIT and room.notified_timeout != (room.row.game_no, room.seq)
+                ):
                     room.notified_timeout = (room.row.game_no, room.seq)
-                    text = N_("Time is up for {who}; the room waits for them.")
-                    await self._message(room, notice(text, who=seat.name))
+                    await self._message(room, notice(NOTICES[action], who=seat.name))
 
     # -- HTTP operations ----------------------------------------------------------------
     async def create(self, req: CreateRoom) -> dict[str, Any]:
@@ -431,13 +433,18 @@ class RoomService(Connections):
         # one sentence for a level that cannot play these rules, never a silent substitute
         levels = [check_level(level, rules) for level in req.computers]
         challenge = challenge_code(req.challenge) if req.challenge is not None else None
-        token = secrets.token_urlsafe(24)
-        seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
-        seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
+        tokens = [secrets.token_urlsafe(24) for _i in range(1 + len(req.local))]
+        names = [req.name, *req.local]  # the creator and the people playing on the creator's device
+        seats = [SeatRow(i, name, "human", None, hash_token(tokens[i])) for i, name in enumerate(names)]
+        seats += [SeatRow(i, None, "human", None, None) for i in range(len(seats), req.humans)]
         for n, level in enumerate(levels, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
-        if skeleton(req.name) in {skeleton(s.name) for s in seats[1:] if s.name}:
-            raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
+        for i, name in enumerate(names):
+            clash = next((s for s in seats[i + 1 :] if s.name and skeleton(s.name) == skeleton(name)), None)
+            if clash is not None and clash.kind == "computer":
+                raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=name))
+            if clash is not None:
+                raise RoomError(_("Name {name!r} is taken by another seat; choose another.", name=name))
         settings: dict[str, Any] = {
             "hints": req.hints,
             "undo": req.undo,
@@ -445,10 +452,14 @@ class RoomService(Connections):
             "away": req.away,
             "public": req.public,
         }
+        if req.away == "forfeit":
+            settings["forfeit_after"] = req.forfeit_after
         if req.first != "rolloff":
             settings["first"] = req.first
         if challenge is not None:
             settings["challenge"] = challenge
+        if req.local:
+            settings["local"] = len(names)  # seats 0 .. local-1 may be played on one connection
         for _attempt in range(5):
             code = new_code()
             try:
@@ -458,7 +469,10 @@ class RoomService(Connections):
                 continue
         else:  # pragma: no cover - 5 collisions among 8.5e11 codes
             raise RoomError(_("Could not find a free invite code; try again."))
-        return {"code": code, "token": token, "seat": 0, "link": f"/r/{code}"}
+        made: dict[str, Any] = {"code": code, "token": tokens[0], "seat": 0, "link": f"/r/{code}"}
+        if req.local:
+            made["tokens"] = tokens[1:]  # the other seats on this device, 1 .. local-1
+        return made
 
     async def join(self, code: str, req: JoinRoom) -> dict[str, Any]:
         """Take the first open seat (in the lobby) and get its token, or join as a spectator."""
@@ -545,8 +559,8 @@ class RoomService(Connections):
         }
 
     async def handle(self, room: Room, client: Client, msg: Any) -> None:
-        """Act on one validated message from ``client``."""
-        seat = client.seat
+        """Act on one validated message from ``client`` (for the seat it names, on a pass-and-play connection)."""
+        seat = client.acting(getattr(msg, "seat", None))
         if isinstance(msg, Hello):
             raise RoomError(_("This connection has already said hello; send intents now."))
         if isinstance(msg, Simple) and msg.type == "ping":

@@ -4,8 +4,9 @@ Every ``presence_ttl / 3`` seconds a process tells the others it is alive (over 
 confirms its fan-out channel in the database (:meth:`RoomStore.heartbeat`) and forgets the
 players of processes it has not heard of for ``presence_ttl`` (a killed process's players go
 offline). Every ``sweep_every`` seconds it deletes the rooms whose game ended more than
-``finished_expiry`` seconds ago or that nobody changed for ``idle_expiry`` seconds, after their
-finished game went into the high scores and history; rooms with someone connected are kept.
+``finished_expiry`` seconds ago or that waited in the lobby unchanged for ``idle_expiry`` seconds, after
+their finished game went into the high scores and history; rooms with someone connected are kept, and a
+room with a game in play never expires (its turns may wait days, :mod:`fivedice.web.timeouts`).
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
 import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
 import { notifyTurn, setTitle, setTurns } from "./notify.js";
+import { actingSeat, addLocalPlayer, followLocal, localTokens, renderHandover, resetLocal, saveLocalTokens } from "./local.js";
+import { policyText } from "./timers.js";
 import { addComputer, dailyRequest, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
 import {
   $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
@@ -72,6 +74,7 @@ async function create(body, autostart) {
   try {
     const made = await api("POST", "/api/rooms", body);
     localStorage.setItem(tokenKey(made.code), made.token);
+    saveLocalTokens(made.code, made.tokens);
     history.pushState({}, "", made.link);
     openRoom(made.code, { autostart });
   } catch (err) {
@@ -95,6 +98,7 @@ function openRoom(code, { autostart = false } = {}) {
   ui.challengeAsked = false;
   ui.shared = null;
   ui.turn = null;
+  resetLocal();
   $("#lobby").hidden = true;
   $("#room").hidden = false;
   $("#room-code").textContent = ui.code;
@@ -121,6 +125,7 @@ function connect() {
     ui.retry = 500;
     const token = localStorage.getItem(tokenKey(ui.code));
     const hello = { type: "hello", token, lang: currentLanguage() };
+    if (token && localTokens(ui.code).length) hello.tokens = localTokens(ui.code); // pass and play
     if (!token && storedName()) hello.name = storedName(); // a spectator is listed by name
     ws.send(JSON.stringify(hello));
   });
@@ -144,7 +149,7 @@ function send(message, { intent = true } = {}) {
   // an intent carries the room version this page last saw: the server refuses it for any other
   // (a double click, two quick key presses, a message sent twice act once)
   const version = intent && ui.room ? { version: ui.room.version } : {};
-  ui.ws.send(JSON.stringify({ ...message, ...version, id: ui.nextId++ }));
+  ui.ws.send(JSON.stringify({ ...message, ...version, ...actingSeat(), id: ui.nextId++ }));
   if (intent) {
     ui.pending = true;
     if (ui.room) render();
@@ -163,7 +168,7 @@ function receive(msg) {
     if (ui.room && msg.state.version < ui.room.version) return; // an older broadcast arrived late
     const before = ui.room;
     ui.room = msg.state;
-    ui.you = msg.you;
+    ui.you = followLocal(msg, ui.room);
     ui.pending = false;
     setStatus(ui.you === null ? N_("watching") : N_("connected"));
     followTurn(before);
@@ -279,6 +284,8 @@ function render() {
   const room = ui.room;
   const g = room.game;
   $("#room").dataset.version = room.version; // lets tests and tools wait for the next state
+  renderHandover(room, showHandedOver);
+  $("#turn-policy").textContent = policyText(room.settings);
   $("#rules-title").textContent = room.rules.title + (room.rules.spec.includes(" ") ? ` (${room.rules.spec})` : "");
   $("#challenge-title-room").hidden = !room.challenge;
   $("#challenge-title-room").textContent = room.challenge ? t("Challenge {code}", { code: room.challenge }) : "";
@@ -325,6 +332,14 @@ function render() {
     if (room.status === "over") renderEnd();
   }
   renderEvents(room);
+}
+
+// The device changed hands: the next player of this device sees the board as theirs.
+function showHandedOver(seat) {
+  ui.you = seat;
+  ui.kept = new Set();
+  render();
+  announce(t("Your turn."));
 }
 
 function renderEnd() {
@@ -529,6 +544,7 @@ $("#open-form").addEventListener("submit", (event) => {
   goToRoom(new FormData(event.target).get("code").toUpperCase());
 });
 $("#add-computer").addEventListener("click", addComputer);
+$("#add-local").addEventListener("click", addLocalPlayer);
 $("#join-form").addEventListener("submit", joinRoom);
 $("#chat-form").addEventListener("submit", sendChat);
 $("#start").addEventListener("click", () => send({ type: "start" }));

@@ -2,6 +2,7 @@
 // every rule-set option in words (what each choice does, in the player's language), or a room by code.
 import { currentLanguage, t } from "./i18n.js";
 import { $, el } from "./render.js";
+import { policyText, timerSeconds } from "./timers.js";
 
 const nameKey = "fivedice:name";
 export const storedName = () => localStorage.getItem(nameKey) || "";
@@ -68,6 +69,7 @@ async function refreshRooms(api, open) {
         el("span", { class: "room-rules", text: r.rules.title }),
         el("span", { class: "room-players", text: players }),
         el("span", { class: "muted", text: seats }),
+        r.settings && r.settings.timer ? el("span", { class: "muted room-policy", text: policyText(r.settings) }) : null,
         el("button", { type: "button", "aria-label": spoken, onclick: () => open(r.code, {}) }, action),
       );
     }),
@@ -149,17 +151,20 @@ export function playerName() {
 export function roomRequest(form) {
   const options = {};
   for (const [key, value] of form.entries()) if (key.startsWith("option:")) options[key.slice(7)] = value;
+  const local = form.getAll("local").map((n) => n.trim()).filter(Boolean); // pass and play
   return {
     name: playerName(),
     rules: form.get("rules"),
     options,
-    humans: Number(form.get("humans")),
+    humans: Math.max(Number(form.get("humans")), 1 + local.length),
+    local,
     computers: form.getAll("computer"),
     hints: form.get("hints") === "on",
     undo: form.get("undo") === "on",
     public: form.get("public") === "on",
-    timer: form.get("timer") ? Number(form.get("timer")) : null,
+    timer: timerSeconds(form),
     away: form.get("away"),
+    forfeit_after: Number(form.get("forfeit_after") || 3),
     challenge: (form.get("challenge") || "").trim() || null,
   };
 }

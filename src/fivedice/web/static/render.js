@@ -4,6 +4,7 @@
 // (./i18n.js), so drawing again after a language switch writes it in the new language.
 import { dieFace } from "./dice.js";
 import { eventText, t, tn } from "./i18n.js";
+import { leftText } from "./timers.js";
 
 export const $ = (selector) => document.querySelector(selector);
 
@@ -92,7 +93,7 @@ export function turnText(room, you, now) {
   }
   if (room.deadline) {
     const left = Math.round(room.deadline - now);
-    text += " " + (left > 0 ? t("{seconds} s left.", { seconds: left }) : t("Time is up."));
+    text += " " + leftText(left);
   }
   return text;
 }

@@ -1,0 +1,186 @@
+"""Turns that wait days: the timeout policy (wait, the computer plays, forfeit after N missed turns) as a
+function, as stored with a room, across a restart, on SQLite and PostgreSQL; rooms in play never expire."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from fivedice.rules import get
+from fivedice.table import Table
+from fivedice.table.seat import Seat
+from fivedice.web.app import create_app
+from fivedice.web.db import RoomStore
+from fivedice.web.timeouts import TIMER_MAX, Away, Timeout, TurnPolicy, forfeited, missed_turns, on_timeout
+from fivedice.web.upkeep import expire_rooms
+from tests.web.conftest import LOOSE, Conn, create, hello, intent
+from tests.web.test_processes import POSTGRES
+
+WEEK = TIMER_MAX
+
+
+# -- the policy as a function -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("away", "after", "missed", "expected"),
+    [
+        (Away.WAIT, 3, 0, Timeout.WAIT),
+        (Away.WAIT, 3, 9, Timeout.WAIT),
+        (Away.COMPUTER, 3, 0, Timeout.PLAY),
+        (Away.COMPUTER, 3, 9, Timeout.PLAY),
+        (Away.FORFEIT, 3, 0, Timeout.PLAY),
+        (Away.FORFEIT, 3, 1, Timeout.PLAY),
+        (Away.FORFEIT, 3, 2, Timeout.FORFEIT),  # the third missed turn
+        (Away.FORFEIT, 3, 3, Timeout.PLAY),  # forfeited: its turns go on being played, told once
+        (Away.FORFEIT, 1, 0, Timeout.FORFEIT),
+    ],
+)
+def test_what_happens_when_the_time_runs_out(away: Away, after: int, missed: int, expected: Timeout) -> None:
+    assert on_timeout(TurnPolicy(WEEK, away, after), missed) is expected
+
+
+def test_a_policy_is_read_from_settings_old_rooms_included() -> None:
+    assert TurnPolicy.of({"timer": 60, "away": "computer"}) == TurnPolicy(60, Away.COMPUTER, 3)
+    assert TurnPolicy.of({"timer": None}) == TurnPolicy(None, Away.WAIT, 3)
+    assert TurnPolicy.of({"timer": WEEK, "away": "forfeit", "forfeit_after": 2}) == TurnPolicy(WEEK, Away.FORFEIT, 2)
+
+
+def test_missed_turns_are_the_stand_ins_scores_for_that_seat() -> None:
+    table = Table(get("yacht"), [Seat("Ann", "remote"), Seat("Bob", "remote")], seed=1, starter=0)
+    while missed_turns(table, 1) < 3:  # Ann plays; each time Bob's runs out, the stand-in plays his turn
+        if table.automatic() is not None:
+            table.run_automatic()
+        else:
+            table.play(table.stand_in_intent(), "timer" if table.state.current == 1 else "seat")
+    assert (missed_turns(table, 0), missed_turns(table, 1)) == (0, 3)
+    policy = TurnPolicy(WEEK, Away.FORFEIT, 3)
+    assert (forfeited(policy, table, 0), forfeited(policy, table, 1)) == (False, True)
+    assert not forfeited(TurnPolicy(WEEK, Away.COMPUTER, 3), table, 1)
+
+
+# -- the timer's range ----------------------------------------------------------------------------------------
+def test_a_turn_may_last_seven_days_and_no_longer(client: TestClient) -> None:
+    made = create(client, rules="yacht", humans=2, timer=WEEK, away="forfeit", forfeit_after=2)
+    settings = client.get(f"/api/rooms/{made['code']}").json()["settings"]
+    assert (settings["timer"], settings["away"], settings["forfeit_after"]) == (WEEK, "forfeit", 2)
+    r = client.post("/api/rooms", json={"name": "Ann", "timer": WEEK + 1})
+    assert r.status_code == 422
+    assert r.json()["error"] == (
+        "Request field 'timer' is not valid: a turn may last from 5 to 604800 seconds (seven days), not 604801."
+    )
+    r = client.post("/api/rooms", json={"name": "Ann", "timer": 60, "away": "forfeit", "forfeit_after": 0})
+    assert r.status_code == 422
+    assert "forfeit_after" in r.json()["error"]
+
+
+# -- played: Bob misses his turns -----------------------------------------------------------------------------
+class Week:
+    """The service's clock, moved a week forward whenever a test says so."""
+
+    def __init__(self, service: Any, shift: float = 0.0) -> None:
+        self.shift = shift
+        service.clock = lambda: time.time() + self.shift
+
+    def passes(self) -> None:
+        self.shift += WEEK + 1
+
+
+def until_bob_misses(ann: Conn, week: Week, misses: int) -> dict[str, Any]:
+    """Ann plays her turns at once; each of Bob's turns, a week passes. Returns the state once the stand-in
+    has scored ``misses`` turns for Bob (counted on the page's own cards)."""
+    state = ann.state
+    while sum(e is not None for e in state["game"]["cards"][1][0]["entries"]) < misses:
+        version, game = state["version"], state["game"]
+        if game["current"] == 0 and game["phase"] == "play":
+            ann.send(**intent(game), version=version)
+        elif game["current"] == 1 and game["phase"] == "play" and game["rolls"] == 0:
+            week.passes()
+        state = ann.version(version)
+    return state
+
+
+def app_on(url: str, prefix: str) -> Any:
+    return create_app(url, pubsub="none", prefix=prefix, seed=5, computer_delay=0, scores=False, limits=LOOSE)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """A database URL and table prefix: a SQLite file, or PostgreSQL under a prefix of our own (dropped after)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'rooms.db'}", "web_"
+        return
+    prefix = f"t{secrets.token_hex(4)}_"
+    try:
+        store = RoomStore(POSTGRES, prefix)
+    except Exception as exc:
+        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES} ({type(exc).__name__}).")
+    try:
+        yield POSTGRES, prefix
+    finally:
+        store.drop()
+        store.dispose()
+
+
+def test_the_forfeit_policy_survives_a_restart(database: tuple[str, str]) -> None:
+    url, prefix = database
+    with TestClient(app_on(url, prefix)) as c:
+        week = Week(c.app.state.service)  # type: ignore[attr-defined]
+        made = create(c, rules="yacht", humans=2, timer=WEEK, away="forfeit", forfeit_after=2, first="host")
+        bob = c.post(f"/api/rooms/{made['code']}/join", json={"name": "Bob"}).json()
+        code = made["code"]
+        with hello(c, code, made["token"]) as ann, hello(c, code, bob["token"]):
+            ann.send(type="start")
+            ann.until(lambda m: m["type"] == "state" and m["state"]["status"] == "playing")
+            state = until_bob_misses(ann, week, 1)
+            assert [s["forfeited"] for s in state["seats"]] == [False, False]
+        shift = week.shift
+    # a new server process on the same database: the policy and the missed turn come from the database
+    with TestClient(app_on(url, prefix)) as c:
+        service = c.app.state.service  # type: ignore[attr-defined]
+        week = Week(service, shift)
+        with hello(c, code, made["token"]) as ann:
+            assert ann.state["settings"]["away"] == "forfeit"
+            assert ann.state["settings"]["forfeit_after"] == 2
+            assert sum(e is not None for e in ann.state["game"]["cards"][1][0]["entries"]) == 1
+            state = until_bob_misses(ann, week, 2)
+            notice = ann.until(lambda m: m["type"] == "notice" and "forfeits" in m["text"])
+            assert notice["text"] == "Bob missed too many turns and forfeits; the computer plays their remaining turns."
+            # from now on Bob's turns are played at once, without a week passing
+            state = ann.state
+            while state["status"] != "over":
+                version, game = state["version"], state["game"]
+                if game["current"] == 0 and game["phase"] == "play":
+                    ann.send(**intent(game), version=version)
+                state = ann.version(version)
+            assert [s["forfeited"] for s in state["seats"]] == [False, True]
+            ranking = state["game"]["standings"]
+            assert [r["name"] for r in ranking] == ["Ann", "Bob"]
+            assert ranking[1]["forfeited"]
+            assert [r["place"] for r in ranking] == [1, 2]
+        log = c.get(f"/api/rooms/{code}/log").json()["moves"]
+        assert {m["by"] for m in log if m["seat"] == 1 and m["record"]["type"] == "score"} == {"timer"}
+        assert week.shift == shift + WEEK + 1  # one more week: only the second miss waited
+
+
+def test_a_room_in_play_never_expires(tmp_path: Path) -> None:
+    limits = dataclasses.replace(LOOSE, finished_expiry=600, idle_expiry=7200)
+    app = create_app(f"sqlite:///{tmp_path / 'r.db'}", pubsub="none", computer_delay=0, scores=False, limits=limits)
+    with TestClient(app) as c:
+        service = app.state.service
+        playing = create(c, rules="yacht", humans=1, computers=["greedy"], timer=WEEK)
+        waiting = create(c, rules="yacht", humans=2)
+        with hello(c, playing["code"], playing["token"]) as ann:
+            ann.send(type="start")
+            ann.until(lambda m: m["type"] == "state" and m["state"]["status"] == "playing")
+        t0 = time.time()
+        service.clock = lambda: t0 + 30 * 86400  # a month later
+        gone = asyncio.run(expire_rooms(service))
+        assert gone == [waiting["code"]]
+        assert c.get(f"/api/rooms/{playing['code']}").json()["status"] == "playing"
