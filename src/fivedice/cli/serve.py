@@ -100,7 +100,9 @@ __all__ = ["serve_cmd"]
     default=D.idle_expiry,
     show_default=True,
     type=float,
-    help=N_("Seconds without any change after which a room is deleted."),
+    help=N_(
+        "Seconds without any change after which a room still in the lobby is deleted (a game in play never expires)."
+    ),
 )
 @click.option(
     "--trusted-proxy",

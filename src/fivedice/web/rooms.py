@@ -105,9 +105,9 @@ class Client:
     def state_message(self, snapshot: str) -> str:
         """The ``state`` message for this connection: the room, ``you`` (its seat) and, playing several,
         ``seats`` (all of them)."""
-        you = "null" if self.seat is None else str(self.seat)
-        more = f',"seats":{json.dumps(list(self.local))}' if self.local else ""
-        return f'{{"type":"state","you":{you}{more},"state":{snapshot}}}'
+        head = {"type": "state", "you": self.seat} | ({"seats": list(self.local)} if self.local else {})
+        message = json.dumps(head, separators=(",", ":"))[:-1] + ',"state":' + snapshot + "}"  # the snapshot as is
+        return message
 
     def close(self, code: int) -> None:
         """Close the connection with ``code`` once what is queued has been sent."""
