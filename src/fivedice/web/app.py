@@ -9,6 +9,7 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``POST /api/rooms/{code}/join``    take an open seat (returns a ``token``) or watch
 ``GET  /api/rooms/{code}/log``     the stored move log of the room's current (or ``?game=N``, 1..current) game
 ``WS   /ws/{code}``                first send ``{"type": "hello", "token": ..., "lang": ...}``; then intents
+                                   (pass and play: ``"tokens"`` of more seats, and intents name ``"seat"``)
 ``GET  /api/challenges/{code}``    a challenge's code (``today``: today's) and leaderboard (``?rules=`` a rule set)
 ``GET  /api/languages``            the languages (code -> own name) and the one the request asks for
 ``GET  /i18n/{lang}.json``         a language's catalog for the browser (English text -> translation)
