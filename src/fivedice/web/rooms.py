@@ -544,8 +544,9 @@ class Room:
         """The final ranking: the engine's, with the seats that forfeited after every other player."""
         assert self.game is not None
         out = set(self.forfeited())
-        rows = [
-            {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total, "forfeited": s.seat in out}
+        rows: list[dict[str, Any]] = [
+            {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total}
+            | ({"forfeited": True} if s.seat in out else {})
             for s in self.game.state.standings()
         ]
         if out:  # stable: the engine's order within each group, ties kept

@@ -14,7 +14,7 @@ export function renderRanking(room) {
         "li",
         { class: s.place === 1 ? "winner" : null },
         s.place === 1 ? el("span", { "aria-hidden": "true", text: "★", class: "star" }) : null,
-        el("span", { text: t("{place}. {name} — {total} points", s) }),
+        el("span", { text: t("{place}. {name} — {total} points", s) + (s.forfeited ? " " + t("(forfeited)") : "") }),
       ),
     ),
   );
