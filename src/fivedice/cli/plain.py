@@ -39,10 +39,12 @@ from fivedice.i18n import (
 from fivedice.rules import RuleSet
 from fivedice.services import chancejobs
 from fivedice.services.advice import describe
-from fivedice.table import Table
+from fivedice.table import By, Table
 from fivedice.table.challenge import goal, report, report_lines
+from fivedice.table.driver import Driver
 from fivedice.table.events import Event, narrate
 from fivedice.table.seat import Seat, parse_seats
+from fivedice.table.steps import Automatic, HumanTurn, Prepare, Step
 
 __all__ = ["HELP", "PlainSession", "ask_players", "play_plain"]
 
@@ -250,20 +252,13 @@ class PlainSession:
         return path
 
     def _turn(self) -> None:
-        """One step: the table's automatic and computer actions, or one command of the player to act."""
+        """One step: the table's automatic and computer actions (the driver), or one command of the player to act."""
         table = self.table
-        if table.automatic() is not None:
-            if self.physical and table.dice_needed():
-                self._roll((), by="auto")
-            else:
-                table.run_automatic()
+        step = _PlainDriver(self).run_sync()
+        if isinstance(step, Automatic):  # a turn's first roll of physical dice: their faces are asked
+            self._roll((), by=By.AUTO)
             return
-        if table.computer_to_move:
-            job = table.computer_preparation()
-            if job is not None:  # its level plays for chances: prepared once, a few minutes
-                self.say(chancejobs.describe(job))
-                job.done.wait()
-            table.play_computer()
+        if not isinstance(step, HumanTurn):
             return
         state = table.state
         if state.dice is None:
@@ -281,7 +276,7 @@ class PlainSession:
         except FiveDiceError as exc:
             self.say(_("Error: {message}", message=exc))
 
-    def _roll(self, held: tuple[int, ...], by: str = "seat") -> None:
+    def _roll(self, held: tuple[int, ...], by: By = By.SEAT) -> None:
         table = self.table
         table.verify_roll(held)
         typed = None
@@ -428,6 +423,25 @@ class PlainSession:
         if len(table.rules.cards) > 1 and first.isdigit() and rest:
             card, text = int(first) - 1, rest
         table.score(text, card)
+
+
+class _PlainDriver(Driver):
+    """The driver of the line mode: it says what a computer waits for, and hands over a turn's first roll
+    of physical dice (whose faces the player types)."""
+
+    def __init__(self, session: PlainSession) -> None:
+        super().__init__(session.table)
+        self.session = session
+
+    def hands_over(self, step: Step) -> bool:
+        """A person's turn, the end, and an automatic roll of physical dice never seen."""
+        physical = self.session.physical and isinstance(step, Automatic) and self.session.table.dice_needed() > 0
+        return physical or super().hands_over(step)
+
+    async def prepare(self, step: Prepare) -> None:
+        """Say what the computer waits for (its chances, prepared once: a few minutes), then wait."""
+        self.session.say(chancejobs.describe(step.job))
+        await super().prepare(step)
 
 
 def _positions(text: str, dice: int) -> list[int]:
