@@ -40,7 +40,7 @@ from fivedice.rules import RuleSet
 from fivedice.services import chancejobs
 from fivedice.services.advice import describe
 from fivedice.table import By, Table
-from fivedice.table.challenge import goal, report, report_lines
+from fivedice.table.challenge import AimKind, aim_for, report, report_lines
 from fivedice.table.driver import Driver
 from fivedice.table.events import Event, narrate
 from fivedice.table.seat import Seat, parse_seats
@@ -119,8 +119,11 @@ class PlainSession:
         read: Callable[[str], str | None],
         physical: bool = False,
         save_to: Path | None = None,
+        best: Callable[[str, RuleSet], int | None] | None = None,
     ) -> None:
         self.table = table
+        self.best = best
+        """Looks up a player's best total (the score store's): alone, the player plays to beat it."""
         self.out = out
         self.read = read
         self.physical = physical
@@ -186,8 +189,10 @@ class PlainSession:
         )
         if table.challenge is not None:
             self.say(_("Challenge {code}: every player of it meets the same dice.", code=table.challenge))
-            if table.solitaire and not table.game.log:
-                aim = goal(table.rules, table.challenge)
+        aim = aim_for(table, self.best)  # a resumed game plays to the same goal as before its save
+        if aim is not None:
+            table.goal = aim.total
+            if aim.kind is AimKind.BENCHMARK:
                 self.say(
                     _(
                         "Your goal: beat {total}, what the {level} player scored on these dice.",
@@ -195,9 +200,8 @@ class PlainSession:
                         level=aim.level,
                     )
                 )
-                table.goal = aim.total
-        elif table.goal is not None and not table.game.log:
-            self.say(_("Beat your best: {best}", best=table.goal))
+            else:
+                self.say(_("Beat your best: {best}", best=aim.total))
         try:
             while not table.is_over:
                 self._turn()
@@ -502,9 +506,7 @@ def play_plain(
             return 1
         table = Table(rules, seats, seed=seed, challenge=challenge)
     table.chances = chances
-    if best is not None and table.solitaire and not table.seats[0].is_computer and table.challenge is None:
-        table.goal = best(table.seats[0].name, table.rules)
-    session = PlainSession(table, out, read, physical, save_to=Path(load) if load is not None else None)
+    session = PlainSession(table, out, read, physical, save_to=Path(load) if load is not None else None, best=best)
     with hangup.on_signals(session.stop, stop_signals):
         code = session.run()
     if table.is_over and on_finish is not None:
