@@ -19,6 +19,7 @@ from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.services.advice import BEAT, WIN, Advice
 from fivedice.storage import Store
+from fivedice.storage.finished import record_finished
 from fivedice.table import Table
 from fivedice.table.challenge import aim_for, report, report_lines
 from fivedice.web.db import RoomStore
@@ -115,7 +116,7 @@ class Results:
         return True
 
     def _record_sync(self, table: Table) -> None:
-        self.score_store().record_table(table, source="web")
+        record_finished(self.score_store(), table, "web")
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the
