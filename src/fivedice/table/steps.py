@@ -11,7 +11,7 @@ carries the state it was made for; :meth:`Table.commit <fivedice.table.Table.com
 >>> from fivedice.table import Table
 >>> t = Table("yacht", ["Ann", "Max:greedy"], seed=7, starter=0)
 >>> t.next_step()
-Automatic(state=..., action=Roll(held=(), dice=None))
+Automatic(action=Roll(held=(), dice=None))
 >>> t.commit(Move.of(t.next_step()))
 Roll(held=(), dice=(3, 2, 4, 6, 1))
 >>> type(t.next_step()).__name__
@@ -21,7 +21,7 @@ Roll(held=(), dice=(3, 2, 4, 6, 1))
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fivedice.engine.actions import Action
 from fivedice.engine.state import GameState
@@ -48,31 +48,27 @@ class StaleStateError(FiveDiceError):
     """A move was chosen for a state that has since changed."""
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class _Step:
-    state: GameState
+    state: GameState = field(repr=False)
     """The state the step was read from."""
 
-    def __repr__(self) -> str:
-        fields = "".join(f", {name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}(state=...{fields})"
 
-
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class HumanTurn(_Step):
     """A person (here or elsewhere) is to act at ``seat``: the front end waits for their intent."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Automatic(_Step):
     """The table makes ``action`` by itself (a roll-off roll, a turn's first roll)."""
 
     action: Action
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Prepare(_Step):
     """The computer at ``seat`` waits for ``job`` (its chances, prepared once in the background) before it
     can choose; a view shows :func:`fivedice.services.chancejobs.describe` of it meanwhile."""
@@ -81,7 +77,7 @@ class Prepare(_Step):
     job: Job
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class Think(_Step):
     """The computer at ``seat`` (``by`` :attr:`By.COMPUTER`), or the stand-in for its person
     (:attr:`By.TIMER`), is to choose: :meth:`Table.think <fivedice.table.Table.think>` in a worker."""
@@ -90,7 +86,7 @@ class Think(_Step):
     by: By
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@dataclass(frozen=True, slots=True)
 class GameOver(_Step):
     """The game has ended."""
 
