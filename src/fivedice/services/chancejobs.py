@@ -15,13 +15,14 @@ chances once :func:`ready` says so.
 >>> from fivedice import rules
 >>> from fivedice.engine.state import GameState
 >>> need(GameState.new(rules.get("yacht"), ("Ann", "Bo")), None).kind
-'win'
+ChanceKind.WIN
 >>> need(GameState.new(rules.get("yacht"), ("Ann",)), 250).kind
-'beat'
+ChanceKind.BEAT
 """
 
 from __future__ import annotations
 
+import enum
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,18 +32,34 @@ from fivedice.i18n import N_, _, format_percent
 from fivedice.rules import RuleSet
 
 __all__ = [
-    "Job", "Need", "describe", "for_level", "job", "message", "need", "needs_build", "note", "ready", "start", "wait",
+    "ChanceKind", "Job", "Need", "describe", "for_level", "job", "message", "need", "needs_build", "note", "ready",
+    "start", "wait",
 ]  # fmt: skip
+
+
+class ChanceKind(enum.StrEnum):
+    """Which chance stands beside a hint (the values are those the web sends)."""
+
+    WIN = "win"
+    """To finish first (two or more players)."""
+    BEAT = "beat"
+    """To finish above a goal (alone)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
 class Need:
-    """What a hint's chances need: ``kind`` ``"win"`` (the beat table of ``rules``) or ``"beat"`` (a
-    target table covering final scores above ``goal``)."""
+    """What a hint's chances need: ``kind`` :attr:`ChanceKind.WIN` (the beat table of ``rules``) or
+    :attr:`ChanceKind.BEAT` (a target table covering final scores above ``goal``)."""
 
-    kind: str
+    kind: ChanceKind
     rules: RuleSet
     goal: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ChanceKind(self.kind))
 
 
 @dataclass(slots=True, eq=False)
@@ -72,9 +89,9 @@ def need(state: GameState, goal: int | None) -> Need | None:
     if state.rules.solver_refusal() is not None:
         return None
     if len(state.players) > 1:
-        return Need("win", state.rules)
+        return Need(ChanceKind.WIN, state.rules)
     if goal is not None:
-        return Need("beat", state.rules, goal)
+        return Need(ChanceKind.BEAT, state.rules, goal)
     return None
 
 
@@ -127,7 +144,7 @@ def _prepare(need: Need, progress: Callable[[float], None]) -> None:
     from fivedice.players.solved import solver_for
 
     solver_for(need.rules)
-    if need.kind == "win":
+    if need.kind is ChanceKind.WIN:
         from fivedice.players.win import prepare_win
 
         prepare_win(need.rules, progress)
@@ -147,9 +164,9 @@ def for_level(level: str, state: GameState) -> Need | None:
         return None
     key = check_level(level, state.rules)  # "Target:0300" is target:300
     if key == "win":
-        return Need("win", state.rules) if len(state.players) > 1 else None
+        return Need(ChanceKind.WIN, state.rules) if len(state.players) > 1 else None
     target = target_of(key)
-    return Need("beat", state.rules, target - 1) if target else None
+    return Need(ChanceKind.BEAT, state.rules, target - 1) if target else None
 
 
 def needs_build(need: Need) -> bool:
@@ -160,7 +177,7 @@ def needs_build(need: Need) -> bool:
     from fivedice.solver.chances import is_cached, target_cap
 
     solver = solver_for(need.rules)
-    if need.kind == "win":
+    if need.kind is ChanceKind.WIN:
         return not is_cached(solver, beat_cap(need.rules), 0.5)
     assert need.goal is not None
     return not is_cached(solver, target_cap(solver, need.goal + 1), 1.0)
@@ -187,7 +204,7 @@ def message(job: Job) -> tuple[str, dict[str, object]]:
     """A preparation under way as its untranslated sentence and fields, for a view that translates for
     each reader (the web's notices); :func:`describe` says it in the current language."""
     done = format_percent(job.share, 0)
-    if job.need.kind == "win":
+    if job.need.kind is ChanceKind.WIN:
         return N_("Preparing the chances to win (once, a few minutes): {done} done."), {"done": done}
     text = N_("Preparing the chances to beat {goal} (once, a few minutes): {done} done.")
     return text, {"goal": job.need.goal, "done": done}

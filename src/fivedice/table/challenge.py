@@ -24,7 +24,7 @@ from functools import lru_cache
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _, format_decimal
 from fivedice.rules import RuleSet
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.table.table import Table
 
 __all__ = [
@@ -85,7 +85,7 @@ def replay_on_tape(rules: RuleSet, code: str, level: str | None = None) -> Table
     """The game a computer of ``level`` (default :func:`benchmark_level`) plays on challenge ``code``'s dice
     tape: the same dice a player met wherever it makes the same choices, replayed, not simulated anew."""
     level = level or benchmark_level(rules)
-    table = Table(rules, [Seat(level.capitalize(), "computer", level)], challenge=code)
+    table = Table(rules, [Seat(level.capitalize(), SeatKind.COMPUTER, level)], challenge=code)
     table.advance()
     return table
 
