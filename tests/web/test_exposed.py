@@ -4,6 +4,10 @@ and every refusal is ``{"error": ...}``."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -35,3 +39,31 @@ def test_a_fresh_install_serves(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert (home / ".local" / "share" / "fivedice" / "fivedice.db").is_file()
+
+
+def serve(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """``fivedice serve`` run to its end (these fail at once)."""
+    env = {**os.environ, **fresh_env(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "fivedice.web", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_a_port_out_of_range_is_one_sentence(tmp_path: Path) -> None:
+    done = serve("--port", "99999", home=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == "Error: Port 99999 is not valid; expected a number from 0 to 65535.\n"
+
+
+def test_a_busy_port_is_one_sentence(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve("--port", str(port), "--db", f"sqlite:///{tmp_path / 'x.db'}", home=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    busy = f"Error: Port {port} on 127.0.0.1 is already in use by another program;"
+    assert done.stderr == busy + " stop it or choose another --port.\n"
+    assert not (tmp_path / "x.db").exists()  # refused before any work

@@ -203,8 +203,9 @@ def serve_cmd(
     from fivedice.web.app import create_app
     from fivedice.web.auth import AccountSettings, check_origin
     from fivedice.web.db import safe_url
-    from fivedice.web.server import run
+    from fivedice.web.server import listen, run
 
+    sock = listen(host, port)  # first: a bad or busy port is one sentence before any work
     limits = dataclasses.replace(
         D,
         message_rate=rate,
@@ -223,7 +224,7 @@ def serve_cmd(
         idle_expiry=idle_expiry,
         sweep_every=min(D.sweep_every, max(1.0, min(finished_expiry, idle_expiry) / 4)),
     )
-    app = create_app(
+    app = create_app(  # a failure exits, closing the socket
         db,
         pubsub=pubsub,
         prefix=table_prefix,
@@ -250,9 +251,9 @@ def serve_cmd(
         _(
             "fivedice: serving on http://{host}:{port}  (database: {url}, pub/sub: {pubsub})",
             host=host,
-            port=port,
+            port=sock.getsockname()[1],
             url=url,
             pubsub=service.pubsub,
         )
     )
-    run(app, host, port, limits, log_level=log_level, trusted=trusted_proxy)
+    run(app, sock, limits, log_level=log_level, trusted=trusted_proxy)
