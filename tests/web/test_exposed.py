@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
+from fastapi.testclient import TestClient
 
 from tests.web.conftest import Server
 
@@ -67,3 +69,43 @@ def test_a_busy_port_is_one_sentence(tmp_path: Path) -> None:
     busy = f"Error: Port {port} on 127.0.0.1 is already in use by another program;"
     assert done.stderr == busy + " stop it or choose another --port.\n"
     assert not (tmp_path / "x.db").exists()  # refused before any work
+
+
+# -- item 3: a rule set over the network is a built-in name with options, never a file ---------------
+def unknown(name: str) -> str:
+    return f"Rule set {name[:40]!r} is unknown; expected one of: yahtzee, yacht, yatzy, kismet, generala."
+
+
+def test_a_rule_set_file_is_never_read_for_a_visitor(client: TestClient, tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('base = "yahtzee"\nname = "mine"\n')
+    r = client.get("/api/challenges/today", params={"rules": str(path)})
+    assert r.status_code == 400, r.text
+    assert r.json() == {"error": unknown(str(path))}
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "/etc/shadow", "/dev/zero", "/nonexistent/x.toml", "x.toml", "nosuch"])
+def test_every_unknown_rule_set_gets_the_same_sentence(client: TestClient, name: str) -> None:
+    r = client.get("/api/challenges/today", params={"rules": name})
+    assert (r.status_code, r.json()) == (400, {"error": unknown(name)})
+
+
+def test_a_fifo_as_rule_set_blocks_nothing(client: TestClient, tmp_path: Path) -> None:
+    fifo = tmp_path / "rules.toml"
+    os.mkfifo(fifo)
+    r = client.get("/api/challenges/today", params={"rules": str(fifo)})
+    assert (r.status_code, r.json()) == (400, {"error": unknown(str(fifo))})
+
+
+def test_built_in_rule_sets_with_options_still_work(client: TestClient) -> None:
+    r = client.get("/api/challenges/today", params={"rules": "Yacht four_kind=four_dice"})
+    assert r.status_code == 200, r.text
+    assert r.json()["rules"] == "yacht four_kind=four_dice"
+    bad = client.get("/api/challenges/today", params={"rules": "yacht joker=maybe"})
+    assert bad.status_code == 400
+    assert bad.json()["error"].startswith("Option 'joker' is not an option of yacht")
+
+
+def test_an_empty_rule_set_is_a_400(client: TestClient) -> None:
+    r = client.get("/api/challenges/today?rules=")
+    assert (r.status_code, r.json()) == (400, {"error": unknown("")})

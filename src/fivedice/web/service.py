@@ -57,6 +57,7 @@ from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
+from fivedice.web.specs import unknown_rules
 
 __all__ = ["RoomService", "hash_token"]
 
@@ -191,10 +192,13 @@ class RoomService(Connections):
         async with self._loading:
             room = self.rooms.get(code)
             if room is None:
-                row, moves = await self.db(self._read, code)
-                room = self.rooms[code] = Room(row, moves, self.roller)
+                # rebuilt from its moves in the worker: replaying a long game is CPU work kept off the event loop
+                room = self.rooms[code] = await self.db(self._load, code)
         self._after_change(room)
         return room
+
+    def _load(self, code: str) -> Room:
+        return Room(*self._read(code), self.roller)
 
     def _read(self, code: str) -> tuple[RoomRow, list[MoveRow]]:
         with self.store.engine.begin() as conn:
@@ -420,13 +424,7 @@ class RoomService(Connections):
         """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
         key = normalize_name(req.rules)
         if key not in BUILTINS:
-            raise RoomError(
-                _(
-                    "Rule set {rules!r} is unknown; expected one of: {known}.",
-                    rules=req.rules,
-                    known=", ".join(BUILTINS),
-                )
-            )
+            raise unknown_rules(req.rules)  # the sentence every unknown name gets (never a file)
         rules = get(key, **req.options)
         # one sentence for a level that cannot play these rules, never a silent substitute
         levels = [check_level(level, rules) for level in req.computers]
