@@ -8,13 +8,17 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.web.conftest import Server
+from fivedice.rules import get
+from fivedice.services import chancejobs
+from fivedice.solver import readiness
+from tests.web.conftest import Server, create, hello
 
 
 def fresh_env(home: Path) -> dict[str, str]:
@@ -109,3 +113,77 @@ def test_built_in_rule_sets_with_options_still_work(client: TestClient) -> None:
 def test_an_empty_rule_set_is_a_400(client: TestClient) -> None:
     r = client.get("/api/challenges/today?rules=")
     assert (r.status_code, r.json()) == (400, {"error": unknown("")})
+
+
+# -- item 4: what a request can make the server compute is bounded -------------------------------------
+@pytest.mark.parametrize("level", ["target:1576", "target:100000", "target:" + "9" * 12])
+def test_a_target_above_what_the_rules_score_is_refused(client: TestClient, level: str) -> None:
+    r = client.post("/api/rooms", json={"name": "Ann", "rules": "yahtzee", "computers": [level]})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == (
+        f"Computer level {level[:40]!r} aims above what yahtzee can score; expected a target from 0 to 1575 points."
+    )
+    ok = client.post("/api/rooms", json={"name": "Ann", "rules": "yahtzee", "computers": ["target:1575"]})
+    assert ok.status_code == 201, ok.text
+
+
+def test_solve_refuses_an_unreachable_target_at_once(tmp_path: Path) -> None:
+    env = {**os.environ, **fresh_env(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "fivedice", "solve", "yahtzee", "--target", "100000"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,  # it used to build a table for 460 s
+    )
+    assert done.returncode == 2
+    assert done.stderr == "Error: Target 100000 is above what yahtzee can score; expected 0 to 1575 points.\n"
+    assert not (tmp_path / ".cache").exists()  # nothing built, nothing cached
+
+
+@pytest.fixture
+def no_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """An empty solver cache, and a process budget that refuses every preparation."""
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(chancejobs, "_SOLVER_READY", set())
+    yield
+    chancejobs.configure(chancejobs.Budget())
+
+
+def test_a_hint_never_builds_a_solver_in_the_request(client: TestClient, no_tables: None) -> None:
+    chancejobs.configure(chancejobs.Budget(builds=0))  # create_app set the server's: nothing may start now
+    rules = get("generala", served_bonus="10")
+    assert not readiness(rules).ready
+    made = create(client, rules="generala", options={"served_bonus": "10"}, humans=1, hints=True)
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        ann.version(1)
+        ann.send(type="roll")
+        game = ann.version(2)["game"]
+        ann.send(type="hint")
+        hint = ann.until(lambda m: m["type"] == "hint")
+    assert hint["source"] == "points"  # the boxes by their points: no solver was built for it
+    assert hint["options"][0]["points"] == max(o["points"] for o in game["options"])
+    assert hint["note"] == (
+        "The server is preparing 0 tables, its limit; chances and solver levels wait for one to end."
+    )
+    assert not readiness(rules).ready
+    assert chancejobs.job(chancejobs.Need("solver", rules)) is None  # a refusal is not kept: asked again, it may start
+
+
+def test_the_budget_refuses_preparations_in_one_sentence() -> None:
+    rules = get("yacht")
+    try:
+        chancejobs.configure(chancejobs.Budget(memory_mb=1))
+        job = chancejobs.start(chancejobs.Need("beat", rules, 123))
+        assert job.done.is_set()
+        assert not job.ok
+        assert job.refusal is not None
+        used = job.refusal[1]["used"]
+        assert job.error == (
+            f"The server holds {used} MB and a preparation may take 1280 MB more, above its limit of 1 MB; "
+            "chances and solver levels wait."
+        )
+        assert chancejobs.job(job.need) is None
+    finally:
+        chancejobs.configure(chancejobs.Budget())

@@ -57,6 +57,7 @@ from fivedice.i18n import _
 from fivedice.players.levels import LEVELS
 from fivedice.rules import BUILTINS, describe, get
 from fivedice.rules.explain import explain_all
+from fivedice.services import chancejobs
 from fivedice.table.challenge import DAILY, challenge_code
 from fivedice.web import lobby, pwa, replay
 from fivedice.web.accounts_app import install_accounts
@@ -113,6 +114,7 @@ def create_app(
     Raises a one-sentence :class:`~fivedice.errors.FiveDiceError` when the database cannot be
     written, the pub/sub channel cannot be reached, or it differs from the one the database's
     other processes use (every process of one database must hear the others)."""
+    chancejobs.configure(chancejobs.Budget(limits.chance_builds, limits.chance_memory))  # for the whole process
     store = RoomStore(db, prefix, timeout=limits.db_timeout)
     if isinstance(pubsub, str):
         asked = channel(pubsub, store.url)

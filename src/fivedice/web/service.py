@@ -64,6 +64,8 @@ __all__ = ["RoomService", "hash_token"]
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+REFUSED_WAIT = 5.0
+"""Seconds a computer waits before asking again for a preparation the process's budget refused."""
 IDLE = 900.0
 """Seconds after which a room nobody is connected to is dropped from memory (it stays in the database)."""
 
@@ -122,6 +124,8 @@ class RoomService(Connections):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
         self.warned: set[str] = set()
+        self.refused: dict[str, str] = {}
+        """Rooms told that a preparation their computer needs was refused (over the budget), and the sentence."""
         self.listeners: list[Callable[[Room], None]] = []
         """Called after every change of a room this process sees (its own or another process's), with the
         room up to date: the turn notifications of :mod:`fivedice.web.push` listen here."""
@@ -389,6 +393,13 @@ class RoomService(Connections):
         """Tell the room, and wait (the room free meanwhile), while the chances a computer plays by are
         prepared in the background (once per process)."""
         text, fields = chancejobs.message(job)
+        if job.refusal is not None:  # over the process's budget: say so once, and ask again in a while
+            if self.refused.get(room.code) != text:
+                self.refused[room.code] = text
+                await self._message(room, notice(text, **fields))
+            await asyncio.sleep(REFUSED_WAIT)
+            return
+        self.refused.pop(room.code, None)
         await self._message(room, notice(text, **fields))
         while not job.done.is_set():
             await asyncio.sleep(0.5)
@@ -427,7 +438,7 @@ class RoomService(Connections):
             raise unknown_rules(req.rules)  # the sentence every unknown name gets (never a file)
         rules = get(key, **req.options)
         # one sentence for a level that cannot play these rules, never a silent substitute
-        levels = [check_level(level, rules) for level in req.computers]
+        levels = await asyncio.to_thread(lambda: [check_level(level, rules) for level in req.computers])
         challenge = challenge_code(req.challenge) if req.challenge is not None else None
         token = secrets.token_urlsafe(24)
         seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
