@@ -187,3 +187,15 @@ def test_the_budget_refuses_preparations_in_one_sentence() -> None:
         assert chancejobs.job(job.need) is None
     finally:
         chancejobs.configure(chancejobs.Budget())
+
+
+def test_a_solver_level_on_an_unshipped_variant_is_a_preparation(no_tables: None) -> None:
+    from fivedice.engine.state import GameState
+
+    rules = get("generala", served_bonus="10")
+    state = GameState.new(rules, ("Ann", "Bo"))
+    need = chancejobs.for_level("hard", state)
+    assert need == chancejobs.Need("solver", rules)
+    assert chancejobs.needs_build(need)
+    assert chancejobs.for_level("greedy", state) is None
+    assert chancejobs.for_level("hard", GameState.new(get("yacht"), ("Ann", "Bo"))) is None  # shipped

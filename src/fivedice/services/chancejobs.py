@@ -236,6 +236,8 @@ _SOLVER_READY: set[RuleSet] = set()
 def needs_build(need: Need) -> bool:
     """Whether preparing ``need`` would build a table (minutes for Yahtzee): it is neither in memory nor
     in the user cache. Looks, builds nothing."""
+    if need.kind == "solver":
+        return True  # asked for only when the solver is neither loaded nor ready to load
     from fivedice.players.solved import solver_for
     from fivedice.players.win import beat_cap
     from fivedice.solver.chances import is_cached, target_cap
