@@ -17,7 +17,8 @@ from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.services.advice import BEAT, WIN, Advice
+from fivedice.services import chancejobs
+from fivedice.services.advice import BEAT, WIN, Advice, advise
 from fivedice.storage import Store
 from fivedice.table import Table
 from fivedice.table.challenge import goal as challenge_goal
@@ -143,7 +144,12 @@ class Results:
         return hint_data(advice, note, chances=self.chances)
 
     def _advise(self, table: Table, state: GameState) -> tuple[str | None, Advice]:
-        """In a worker: the note on the chances (starting their preparation, in a daemon thread) and the advice."""
+        """In a worker: the note on the chances (starting their preparation, in a daemon thread) and the advice.
+        A solver that is neither loaded nor shipped nor cached is never built here: the hint ranks the boxes
+        by their points and says that the solver is being prepared (within the process's budget)."""
+        solver = chancejobs.solver_need(table.rules)
+        if solver is not None:
+            return chancejobs.describe(chancejobs.start(solver)), advise(state, chances=False, exact=False)
         note = table.chances_note() if self.chances else None
         advice = table.advice(state)
         return (None if advice.chances is not None else note), advice
@@ -156,6 +162,10 @@ class Results:
             game, key = room.table.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
             if room.analysis is not None and room.analysis[0] == key:
                 return room.analysis[1]
+        solver = chancejobs.solver_need(game.rules)
+        if solver is not None:  # never built on a request's path: prepared meanwhile, ask again later
+            chancejobs.start(solver)
+            return None
         result = await asyncio.to_thread(_analyze, game)
         room.analysis = (key, result)
         return result

@@ -57,12 +57,15 @@ from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
+from fivedice.web.specs import unknown_rules
 
 __all__ = ["RoomService", "hash_token"]
 
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+REFUSED_WAIT = 5.0
+"""Seconds a computer waits before asking again for a preparation the process's budget refused."""
 IDLE = 900.0
 """Seconds after which a room nobody is connected to is dropped from memory (it stays in the database)."""
 
@@ -121,6 +124,8 @@ class RoomService(Connections):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
         self.warned: set[str] = set()
+        self.refused: dict[str, str] = {}
+        """Rooms told that a preparation their computer needs was refused (over the budget), and the sentence."""
         self.listeners: list[Callable[[Room], None]] = []
         """Called after every change of a room this process sees (its own or another process's), with the
         room up to date: the turn notifications of :mod:`fivedice.web.push` listen here."""
@@ -191,10 +196,13 @@ class RoomService(Connections):
         async with self._loading:
             room = self.rooms.get(code)
             if room is None:
-                row, moves = await self.db(self._read, code)
-                room = self.rooms[code] = Room(row, moves, self.roller)
+                # rebuilt from its moves in the worker: replaying a long game is CPU work kept off the event loop
+                room = self.rooms[code] = await self.db(self._load, code)
         self._after_change(room)
         return room
+
+    def _load(self, code: str) -> Room:
+        return Room(*self._read(code), self.roller)
 
     def _read(self, code: str) -> tuple[RoomRow, list[MoveRow]]:
         with self.store.engine.begin() as conn:
@@ -385,6 +393,13 @@ class RoomService(Connections):
         """Tell the room, and wait (the room free meanwhile), while the chances a computer plays by are
         prepared in the background (once per process)."""
         text, fields = chancejobs.message(job)
+        if job.refusal is not None:  # over the process's budget: say so once, and ask again in a while
+            if self.refused.get(room.code) != text:
+                self.refused[room.code] = text
+                await self._message(room, notice(text, **fields))
+            await asyncio.sleep(REFUSED_WAIT)
+            return
+        self.refused.pop(room.code, None)
         await self._message(room, notice(text, **fields))
         while not job.done.is_set():
             await asyncio.sleep(0.5)
@@ -420,16 +435,10 @@ class RoomService(Connections):
         """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
         key = normalize_name(req.rules)
         if key not in BUILTINS:
-            raise RoomError(
-                _(
-                    "Rule set {rules!r} is unknown; expected one of: {known}.",
-                    rules=req.rules,
-                    known=", ".join(BUILTINS),
-                )
-            )
+            raise unknown_rules(req.rules)  # the sentence every unknown name gets (never a file)
         rules = get(key, **req.options)
         # one sentence for a level that cannot play these rules, never a silent substitute
-        levels = [check_level(level, rules) for level in req.computers]
+        levels = await asyncio.to_thread(lambda: [check_level(level, rules) for level in req.computers])
         challenge = challenge_code(req.challenge) if req.challenge is not None else None
         token = secrets.token_urlsafe(24)
         seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
