@@ -2,7 +2,9 @@
 
 A challenge is a code (a date, ``daily`` for today's, or any word); with the rule set it fixes
 the dice tape (see :mod:`fivedice.table.tape`): the dice depend only on the code, the rule set, the
-round, the roll number and the positions rerolled. So every first roll of every round is the same
+round, the roll number and the positions rerolled (and, for the challenges a server hosts, on the
+server's secret key, so that their dice cannot be worked out from the code offline; the codes friends
+play in the terminal stay public). So every first roll of every round is the same
 for every player, the same choices always meet the same dice, and what the optimal player made of
 the same dice is the optimal strategy replayed on the same tape.
 
@@ -75,11 +77,12 @@ def benchmark_level(rules: RuleSet) -> str:
     return BENCHMARKS[rules.solver_refusal() is not None]
 
 
-def replay_on_tape(rules: RuleSet, code: str, level: str | None = None) -> Table:
+def replay_on_tape(rules: RuleSet, code: str, level: str | None = None, key: bytes | None = None) -> Table:
     """The game a computer of ``level`` (default :func:`benchmark_level`) plays on challenge ``code``'s dice
-    tape: the same dice a player met wherever it makes the same choices, replayed, not simulated anew."""
+    tape (sealed by ``key`` on a server): the same dice a player met wherever it makes the same choices,
+    replayed, not simulated anew."""
     level = level or benchmark_level(rules)
-    table = Table(rules, [Seat(level.capitalize(), "computer", level)], challenge=code)
+    table = Table(rules, [Seat(level.capitalize(), "computer", level)], challenge=code, challenge_key=key)
     table.advance()
     return table
 
@@ -93,11 +96,12 @@ class Goal:
 
 
 @lru_cache(maxsize=64)
-def goal(rules: RuleSet, code: str) -> Goal:
+def goal(rules: RuleSet, code: str, key: bytes | None = None) -> Goal:
     """The score to beat on challenge ``code``: the :func:`benchmark_level` player's total on its dice tape
-    (replayed once per process: a solo game shows it at the start and compares with it at the end)."""
+    (sealed by ``key`` on a server; replayed once per process: a solo game shows it at the start and
+    compares with it at the end)."""
     level = benchmark_level(rules)
-    return Goal(replay_on_tape(rules, code, level).state.total(0), level)
+    return Goal(replay_on_tape(rules, code, level, key).state.total(0), level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +130,7 @@ def report(table: Table) -> ChallengeReport:
     """Each player's total and decision cost next to the benchmark player's total on the same tape."""
     if table.challenge is None:
         raise ChallengeError(_("This game is not a challenge; it has no dice tape to compare on."))
-    bench = goal(table.rules, table.challenge)
+    bench = goal(table.rules, table.challenge, table.challenge_key)
     losses: dict[int, tuple[float, str]] = {}
     if table.rules.solver_refusal() is None:
         from fivedice.services.analysis import analyze  # the solver: only when a challenge ends

@@ -78,7 +78,7 @@ from fivedice.web.models import (
 )
 from fivedice.web.pubsub import Hub, channel, make_hub
 from fivedice.web.rooms import Client, Room
-from fivedice.web.service import RoomService
+from fivedice.web.service import RoomService, challenge_key
 
 __all__ = ["create_app"]
 
@@ -132,6 +132,13 @@ def create_app(
             raise
     else:
         hub, claimed = pubsub, getattr(pubsub, "name", "memory")
+    try:
+        key = challenge_key(store)  # made at the first start, kept with the database
+    except Exception as exc:
+        from fivedice.web.db import safe_url, store_error
+
+        store.dispose()
+        raise store_error(exc, limits.db_timeout, safe_url(store.url)) from None
     service = RoomService(
         store,
         hub,
@@ -142,6 +149,7 @@ def create_app(
         limits=limits,
         pubsub=claimed,
         chances=chances,
+        challenge_key=key,
     )
 
     @asynccontextmanager

@@ -89,7 +89,7 @@ class Results:
         chances are then of beating it). True if it was found."""
         assert table.challenge is not None
         try:
-            aim = await asyncio.to_thread(challenge_goal, table.rules, table.challenge)
+            aim = await asyncio.to_thread(challenge_goal, table.rules, table.challenge, table.challenge_key)
         except FiveDiceError as exc:
             log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
             return False

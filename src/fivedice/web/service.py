@@ -58,7 +58,7 @@ from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
 
-__all__ = ["RoomService", "hash_token"]
+__all__ = ["RoomService", "challenge_key", "hash_token"]
 
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
@@ -76,6 +76,18 @@ def check_code(code: str) -> str:
     return code.upper()
 
 
+CHALLENGE_SECRET = "challenges"
+"""The name of the server's secret that seals its challenges' dice in the ``{prefix}secrets`` table."""
+
+
+def challenge_key(store: RoomStore) -> bytes:
+    """The server's challenge secret: made (256 random bits) by the first process to start on a database and
+    kept with it, so every process of the database (and every restart) deals the same sealed dice."""
+    from fivedice.web.accounts_db import AccountStore
+
+    return bytes.fromhex(AccountStore(store).secret(CHALLENGE_SECRET, lambda: secrets.token_hex(32)))
+
+
 class RoomService(Connections):
     """Rooms of one server process, kept in step with the database and the other processes."""
 
@@ -91,8 +103,12 @@ class RoomService(Connections):
         limits: Limits = DEFAULT_LIMITS,
         pubsub: str = "none",
         chances: bool = True,
+        challenge_key: bytes | None = None,
     ) -> None:
         self.store = store
+        self.challenge_key = challenge_key
+        """The server's secret that seals the dice of the challenges it hosts (kept with the database, the same
+        for every process: see :func:`fivedice.web.rooms.challenge_key`); None: the public tape."""
         self.extras = RoomExtras(store)
         """The chat and the lobby's public rooms (tables beside the room tables)."""
         self.hub: Hub = hub or NullHub()
@@ -192,7 +208,7 @@ class RoomService(Connections):
             room = self.rooms.get(code)
             if room is None:
                 row, moves = await self.db(self._read, code)
-                room = self.rooms[code] = Room(row, moves, self.roller)
+                room = self.rooms[code] = Room(row, moves, self.roller, self.challenge_key)
         self._after_change(room)
         return room
 
