@@ -35,6 +35,7 @@ __all__ = [
     "PlayerReport",
     "benchmark_level",
     "challenge_code",
+    "check_open",
     "goal",
     "replay_on_tape",
     "report",
@@ -68,6 +69,28 @@ def challenge_code(text: str, today: date | None = None) -> str:
                 most=MAX_LENGTH,
             )
         )
+    return code
+
+
+def check_open(code: str, today: date | None = None) -> str:
+    """``code`` if it may be played now: a date later than ``today`` is refused, so that nobody plays (and
+    ranks on) tomorrow's daily before it opens.
+
+    >>> check_open("2026-12-01", date(2026, 12, 1))
+    '2026-12-01'
+    >>> check_open("2026-12-02", date(2026, 12, 1))
+    Traceback (most recent call last):
+    ...
+    fivedice.table.challenge.ChallengeError: Challenge 2026-12-02 opens on that day; today is 2026-12-01.
+    """
+    try:
+        day = date.fromisoformat(code) if len(code) == 10 else None
+    except ValueError:
+        day = None
+    now = today or date.today()
+    if day is not None and day > now:
+        text = _("Challenge {code} opens on that day; today is {today}.", code=code, today=now.isoformat())
+        raise ChallengeError(text)
     return code
 
 

@@ -57,7 +57,7 @@ from fivedice.i18n import _
 from fivedice.players.levels import LEVELS
 from fivedice.rules import BUILTINS, describe, get, parse_spec
 from fivedice.rules.explain import explain_all
-from fivedice.table.challenge import DAILY, challenge_code
+from fivedice.table.challenge import DAILY, challenge_code, check_open
 from fivedice.web import lobby, pwa, replay
 from fivedice.web.accounts_app import install_accounts
 from fivedice.web.auth import AccountSettings
@@ -221,7 +221,7 @@ def create_app(
     @app.get("/api/challenges/{code}")
     async def challenge(code: str, rules: str = "yahtzee") -> dict[str, Any]:
         """A challenge's code (``today``/``daily``: today's) and its leaderboard under the rule set ``rules``."""
-        key = challenge_code(DAILY if code == "today" else code[:200])
+        key = check_open(challenge_code(DAILY if code == "today" else code[:200]))
         spec = parse_spec(rules[:200]).spec
         return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
 

@@ -39,7 +39,7 @@ from fivedice.rules.ruleset import normalize_name
 from fivedice.services import chancejobs
 from fivedice.services.chancejobs import Job
 from fivedice.table import StaleStateError
-from fivedice.table.challenge import challenge_code
+from fivedice.table.challenge import challenge_code, check_open
 from fivedice.web import decisions
 from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.decisions import Change, Decide
@@ -446,7 +446,7 @@ class RoomService(Connections):
         rules = get(key, **req.options)
         # one sentence for a level that cannot play these rules, never a silent substitute
         levels = [check_level(level, rules) for level in req.computers]
-        challenge = challenge_code(req.challenge) if req.challenge is not None else None
+        challenge = check_open(challenge_code(req.challenge)) if req.challenge is not None else None
         token = secrets.token_urlsafe(24)
         seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
