@@ -297,11 +297,13 @@ class Table:
         before = self.state
         before.verify(action)
         record = self._record(action, typed)
+        # the stand-in is announced once per turn: at its first action, not before each roll and score
+        going_on = bool(self._by) and self._by[-1] == "timer" and isinstance(self.game.log[-1], Roll)
         self.game.play(record)
         self._by.append(by)
         self._redo_by.clear()
         events = events_for(before, record, self.state)
-        if by == "timer":
+        if by == "timer" and not going_on:
             events.insert(0, Event("stand_in", before.current, {"player": before.players[before.current]}))
         self._publish(events)
         return record

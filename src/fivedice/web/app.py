@@ -85,6 +85,8 @@ __all__ = ["create_app"]
 log = logging.getLogger("fivedice.web")
 STATIC = Path(__file__).with_name("static")
 HELLO_TIMEOUT = 15.0
+GONE = 4404
+"""The WebSocket close code for a room that does not exist or has expired (the page offers the lobby)."""
 HELLO = '{"type": "hello", "token": ...}'
 APP_NAME = "fivedice"
 _EXAMPLE = '{"name": "Ann"}'
@@ -280,8 +282,11 @@ def create_app(
                 text = str(exc) if isinstance(exc, FiveDiceError) else _("No hello message arrived in time.")
             with contextlib.suppress(Exception):
                 await ws.send_text(json.dumps({"type": "error", "message": text}))
-                # 1013 "try again later" for a database that is down or locked: the page reconnects
-                await ws.close(code=1013 if isinstance(exc, StoreError) else 4400)
+                # 1013 "try again later" for a database that is down or locked: the page reconnects; 4404 for
+                # a room that does not exist (a bad or expired invite): the page says it is gone
+                await ws.close(
+                    code=1013 if isinstance(exc, StoreError) else GONE if isinstance(exc, RoomNotFoundError) else 4400
+                )
             return
         await _serve(service, ws, room, client, lang)
 

@@ -568,6 +568,13 @@ class RoomService(Connections):
         if isinstance(msg, Simple) and msg.type == "ping":
             client.send(json.dumps({"type": "pong", "id": msg.id}))
             return
+        if isinstance(msg, Simple) and msg.type == "analysis":  # read-only: spectators may ask too
+            analysis = await self.results.analysis(room)
+            client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
+            return
+        if isinstance(msg, Simple) and msg.type == "challenge":
+            client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.results.challenge(room))}))
+            return
         if seat is None:
             raise RoomError(_("Spectators can watch but not act or chat; join the room to play."))
         if isinstance(msg, Chat):
@@ -579,11 +586,6 @@ class RoomService(Connections):
             if msg.type == "hint":
                 hint = await self.results.hint(room, seat, again=msg.again)
                 client.send(json.dumps({"type": "hint", "id": msg.id, **hint}))
-            elif msg.type == "analysis":
-                analysis = await self.results.analysis(room)
-                client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
-            elif msg.type == "challenge":
-                client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.results.challenge(room))}))
             return
         sent: tuple[int, tuple[Client, int | None]] = (msg.version, (client, msg.id))
         if isinstance(msg, RollIntent | ScoreIntent):

@@ -85,6 +85,10 @@ export function renderAnalysis(analysis, room) {
     box.replaceChildren(el("p", { class: "muted", text: t("The analysis is being prepared…") }));
     return;
   }
+  if (typeof analysis === "string") {
+    box.replaceChildren(el("p", { text: analysis })); // the server's sentence: why there is none
+    return;
+  }
   if (!analysis) {
     box.replaceChildren(el("p", { text: t("The analysis needs the solver, which this server does not have.") }));
     return;
