@@ -87,6 +87,10 @@ STATIC = Path(__file__).with_name("static")
 HELLO_TIMEOUT = 15.0
 GONE = 4404
 """The WebSocket close code for a room that does not exist or has expired (the page offers the lobby)."""
+IDLE = 4408
+"""The WebSocket close code of a spectator idle for ``watch_idle`` (the page reconnects when shown again)."""
+CROWDED = 4429
+"""The WebSocket close code past the sockets of one client address (the page does not reconnect at once)."""
 HELLO = '{"type": "hello", "token": ...}'
 APP_NAME = "fivedice"
 _EXAMPLE = '{"name": "Ann"}'
@@ -265,6 +269,27 @@ def create_app(
     async def socket(ws: WebSocket, code: str) -> None:
         await ws.accept()
         lang = request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
+        address, cap = client_address(ws.scope), limits.address_sockets
+        if service.sockets[address] >= cap:  # one address cannot hold every socket
+            with i18n.language(lang):
+                text = _(
+                    "There are {count} open WebSockets from {address}, its limit; close some and try again.",
+                    count=cap,
+                    address=address,
+                )
+            with contextlib.suppress(Exception):
+                await ws.send_text(json.dumps({"type": "error", "message": text}))
+                await ws.close(code=CROWDED)
+            return
+        service.sockets[address] += 1
+        try:
+            await session(ws, code, lang)
+        finally:
+            service.sockets[address] -= 1
+            if service.sockets[address] <= 0:
+                del service.sockets[address]
+
+    async def session(ws: WebSocket, code: str, lang: str) -> None:
         try:
             with i18n.language(lang):
                 first = await asyncio.wait_for(_receive(ws), HELLO_TIMEOUT)
@@ -354,9 +379,20 @@ async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client
 
     task = asyncio.create_task(writer())
     limits, refused = service.limits, 0
+    idle = limits.watch_idle if client.seat is None else None  # a watcher that shows no sign of life is let go
     try:
         while not task.done():
-            message = await ws.receive()
+            try:
+                message = await asyncio.wait_for(ws.receive(), idle)
+            except TimeoutError:
+                with i18n.language(lang):
+                    text = _(
+                        "Watching stopped after {seconds} s without a sign from this page; reload it to watch again.",
+                        seconds=format(limits.watch_idle, "g"),
+                    )
+                _reply_error(client, text)
+                client.close(IDLE)
+                break
             if message["type"] == "websocket.disconnect":
                 break
             with i18n.language(lang):

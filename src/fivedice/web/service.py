@@ -21,6 +21,7 @@ import random
 import re
 import secrets
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -123,6 +124,8 @@ class RoomService(Connections):
             "create": KeyedBuckets(limits.create_rate, limits.create_burst),
             "join": KeyedBuckets(limits.join_rate, limits.join_burst),
         }
+        self.sockets: Counter[str] = Counter()
+        """Open WebSockets by client address (at most ``limits.address_sockets`` each)."""
         self.peers: dict[str, float] = {}
         """Other processes and when they were last heard of (their presence lapses after ``presence_ttl``)."""
         self.proc = secrets.token_hex(6)

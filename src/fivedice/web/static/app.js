@@ -139,8 +139,13 @@ function connect() {
       $("#room-gone a").focus();
       return;
     }
-    if (event.code === 4400) {
-      setStatus(N_("not in this room")); // the server refused the token: do not hammer it
+    if (event.code === 4400 || event.code === 4429) {
+      setStatus(N_("not in this room")); // the server refused the token, or this address has too many sockets
+      return;
+    }
+    if (event.code === 4408 && document.visibilityState !== "visible") {
+      setStatus(N_("offline — reconnecting…")); // a hidden spectator's page, let go: back when it is shown
+      ui.idle = true;
       return;
     }
     setStatus(N_("offline — reconnecting…"));
@@ -148,6 +153,20 @@ function connect() {
     ui.retry = Math.min(ui.retry * 2, 8000);
   });
 }
+
+// A spectator's page shows a sign of life while it is shown (the server lets idle watchers go), and a page
+// let go while hidden comes back when it is shown again.
+setInterval(() => {
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN && ui.you === null && ui.room && document.visibilityState === "visible") {
+    ui.ws.send(JSON.stringify({ type: "ping", id: ui.nextId++ }));
+  }
+}, 60_000);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && ui.idle && ui.code) {
+    ui.idle = false;
+    connect();
+  }
+});
 
 // Send an intent; its buttons stay disabled until the state it causes (or an error) arrives.
 function send(message, { intent = true } = {}) {
