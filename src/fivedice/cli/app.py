@@ -210,6 +210,11 @@ def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tu
 )
 @click.option("--seed", type=int, default=None, help=N_("Seed the dice for a repeatable game."))
 @click.option("--physical", is_flag=True, help=N_("Type in the dice rolled at a real table."))
+@click.option(
+    "--confirm/--no-confirm",
+    default=True,
+    help=N_("Line mode: ask before filling a box with zero, or with far less than the best box (default: ask)."),
+)
 @click.option("--load", "load", type=click.Path(dir_okay=False), default=None, help=N_("Resume a saved game."))
 @click.option(
     "--db", "db", default=None, metavar="URL", help=N_("Score database URL or SQLite file (full-screen game).")
@@ -231,6 +236,7 @@ def play_cmd(
     players: str | None,
     seed: int | None,
     physical: bool,
+    confirm: bool,
     load: str | None,
     db: str | None,
     pace: float | None,
@@ -335,6 +341,7 @@ def play_cmd(
         stop_signals=hangup.STOP_SIGNALS,
         best=best,
         chances=chances is not False,
+        confirm=confirm,
     )
     gone = [fd for fd in (1, 2) if hangup.terminal_gone(fd)]
     if gone:
