@@ -54,7 +54,7 @@ class GameScreen(Screen[None]):
     GameScreen #turn { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #roll { height: 1; color: $accent; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #colours { height: 1; color: $foreground 70%; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #keys { height: 1; color: $foreground 60%; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #keys { height: 1; color: $foreground 75%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #events { height: 3; color: $foreground 85%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #status { height: auto; color: $warning; }
     GameScreen #panel { height: 1fr; }
@@ -203,7 +203,7 @@ class GameScreen(Screen[None]):
         turn, roll = self._turn_text()
         self.query_one("#turn", Static).update(turn)
         best = self._best_text()
-        self.query_one("#roll", Static).update(roll + (f"   [dim]{escape(best)}[/]" if best else ""))
+        self.query_one("#roll", Static).update(roll + (f"   [not bold $fd-muted]{escape(best)}[/]" if best else ""))
         self.query_one(DiceBar).show(state.dice, self.kept, hinted)
         legend = colour_legend(state.rules)
         if legend is not None:

@@ -114,7 +114,7 @@ class Die(Static):
         width: 7;
         height: 5;
         border: round $foreground 50%;
-        border-subtitle-color: $foreground 60%;
+        border-subtitle-color: $foreground 75%;
         content-align: center middle;
         margin-right: 1;
     }
@@ -286,7 +286,7 @@ def card_lines(
     lines: list[tuple[int | None, str]] = [(None, " " * label_width + cells(header_names, header_styles))]
     if multi:
         orders = [_fit(fill_order_label(rules.cards[k]), cell_width - 1) for _seat, k in columns]
-        lines.append((None, _side(_("Fill order"), label_width) + cells(orders, ["dim"] * len(orders))))
+        lines.append((None, _side(_("Fill order"), label_width) + cells(orders, ["$fd-muted"] * len(orders))))
     upper_last = max(rules.upper_indices, default=-1)
     cards = [state.cards[s][k] for s, k in columns]
     for i, box in enumerate(rules.boxes):
