@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from fivedice import rules
 from fivedice.players import get as get_strategy
 from fivedice.storage import Store
 from fivedice.table.seat import Seat
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
 from fivedice.tui.start import ScoresScreen
-from tests.tui.helpers import SIZE, finish, no_analysis, session_of, text_of
+from fivedice.tui.widgets import CardLine, Die, ScoreCardView
+from tests.tui.helpers import SIZE, finish, no_analysis, session_of, solo, text_of, wait_for_human
 
 pytestmark = pytest.mark.asyncio
 
@@ -60,3 +62,39 @@ async def test_the_high_scores_notes_stay_on_their_row_at_80x24(tmp_path: Path) 
         shown = [scores.render_line(y).text.rstrip() for y in range(scores.size.height)]
         assert len(shown) == len(written)  # no line wrapped onto the next (into the # column)
         assert shown[written.index(row)].startswith(row[: scores.size.width].rstrip()[:40])
+
+
+async def test_at_60x20_every_die_is_whole_and_smaller_terminals_are_told(tmp_path: Path) -> None:
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=solo(rule_set="yahtzee"), analyser=no_analysis))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_for_human(pilot, app)
+        await pilot.press("space")
+        await pilot.pause()
+        dice = list(app.screen.query(Die))
+        assert len(dice) == 5
+        assert all(die.region.width == 7 and die.region.right <= 60 for die in dice)  # the fifth was cut at 59
+        assert not app.screen.query_one("#too-small").display
+        await pilot.resize_terminal(50, 14)
+        await pilot.pause()
+        assert app.screen.query_one("#too-small").display
+        assert "The terminal is 50x14; the game needs at least " in text_of(app, "#too-small")
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert not app.screen.query_one("#too-small").display
+        assert app.screen.query_one(ScoreCardView).widths == (16, 7)  # the widest cards again
+
+
+async def test_jetsi_with_two_players_shows_both_players_cards_at_80x24(tmp_path: Path) -> None:
+    session = session_of(rules.get("yahtzee", cards="jetsi"), [Seat("Ann"), Seat("Bob")])
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_human(pilot, app)
+        await pilot.press("space")
+        await pilot.pause()
+        scroll = app.screen.query_one("#card-scroll")
+        assert scroll.max_scroll_x == 0  # all six columns in view: Bob's three were scrolled away
+        header = app.screen.query_one("#line-0", CardLine)
+        assert "Bob" in header.render_line(0).text
+        totals = [line for line in app.screen.query(CardLine) if str(line.render()).startswith("Total")]
+        assert str(totals[0].render()).split()[1:] == ["0", "0"]  # each player's total
+        assert all(die.region.right <= SIZE[0] for die in app.screen.query(Die))
