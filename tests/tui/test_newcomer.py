@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import sys
+import types
+from datetime import date
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
+from click.testing import CliRunner
+from textual.widgets import Input, Static
 
 from fivedice import rules
+from fivedice.cli import main
 from fivedice.players import get as get_strategy
 from fivedice.storage import Store
 from fivedice.table.seat import Seat
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
+from fivedice.tui.play import GameScreen
 from fivedice.tui.start import ScoresScreen
 from fivedice.tui.widgets import CardLine, Die, ScoreCardView
 from tests.tui.helpers import SIZE, finish, no_analysis, session_of, solo, text_of, wait_for_human
@@ -98,3 +104,33 @@ async def test_jetsi_with_two_players_shows_both_players_cards_at_80x24(tmp_path
         totals = [line for line in app.screen.query(CardLine) if str(line.render()).startswith("Total")]
         assert str(totals[0].render()).split()[1:] == ["0", "0"]  # each player's total
         assert all(die.region.right <= SIZE[0] for die in app.screen.query(Die))
+
+
+def test_daily_on_the_command_line_reaches_the_start_screen_as_daily(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: the start screen got the date and remembered it, so the next day's casual Start replayed it."""
+    seen: list[str | None] = []
+
+    def run(self: FiveDiceApp) -> int:
+        seen.append(self.config.challenge)
+        return 0
+
+    tty = types.SimpleNamespace(isatty=lambda: True)
+    monkeypatch.setattr("fivedice.cli.app.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
+    monkeypatch.setattr(FiveDiceApp, "run", run)
+    out = CliRunner().invoke(main, ["play", "--players", "Ann", "--challenge", " Daily "])
+    assert out.exit_code == 0, out.output
+    assert seen == ["daily"]
+
+
+async def test_the_start_screen_remembers_daily_and_plays_the_days_challenge(tmp_path: Path) -> None:
+    db = str(tmp_path / "s.db")
+    app = FiveDiceApp(Config(db=db, saves=tmp_path, challenge="daily", analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#challenge", Input).value == "daily"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.table.challenge == date.today().isoformat()
+    with Store(db) as store:
+        assert store.get_setting("challenge") == "daily"  # not the date: tomorrow's Start plays tomorrow's

@@ -244,11 +244,12 @@ def play_cmd(
     chances: bool | None,
 ) -> None:
     """Play a game in the full-screen game or the plain line mode."""
-    from fivedice.table.challenge import challenge_code
+    from fivedice.table.challenge import DAILY, challenge_code
 
     rs = get_rules(rules_name or "yahtzee", options)
     names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
     code_ = challenge_code(challenge) if challenge is not None else None
+    daily = challenge is not None and " ".join(challenge.split()).casefold() == DAILY
     if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
         click.echo(_("Not a terminal: playing in the plain line mode."), err=True)
         plain = True
@@ -274,7 +275,7 @@ def play_cmd(
             pace=pace,
             chances=chances,
             language=click.get_current_context().meta.get("fivedice.lang"),
-            challenge=code_,
+            challenge=DAILY if daily else code_,  # remembered as "daily", so tomorrow's Start plays tomorrow's
         )
         app = FiveDiceApp(config)
         code = app.run()

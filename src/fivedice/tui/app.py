@@ -57,6 +57,7 @@ class Config:
     theme: str | None = None
     language: str | None = None
     challenge: str | None = None
+    """The challenge code for the start screen; ``daily`` stays the word (it is the day's date when a game starts)."""
     analyser: Callable[[Game], GameAnalysis | str] = analyse
     rng: object = None
 
