@@ -1,7 +1,7 @@
 // The service worker of the installable app: the page's static files come from a cache (refreshed in the
 // background), so the app opens at once; the game itself (the API, the WebSocket) always goes to the server.
 // It also shows the server's Web Push messages (your turn, an invitation) when no page is open.
-const CACHE = "fivedice-static-v2";
+const CACHE = "fivedice-static-v3";
 const FILES = [
   "/static/account.js",
   "/static/app.js",
@@ -13,6 +13,7 @@ const FILES = [
   "/static/render.js",
   "/static/replay.js",
   "/static/style.css",
+  "/static/theme.js",
   "/static/index.html",
   "/static/replay.html",
   "/static/manifest.webmanifest",
