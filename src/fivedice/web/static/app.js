@@ -1,12 +1,13 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
-import { playRoll, playScore, setSound, soundOn, tumble } from "./dice.js";
+import { celebrate, moments } from "./celebrate.js";
+import { chimeOn, playChime, playRoll, playScore, setChime, setSound, soundOn, tumble } from "./dice.js";
 import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
 import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
 import { notifyTurn, setTitle, setTurns } from "./notify.js";
 import { initHowToPlay } from "./how.js";
-import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
+import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, relabelLobby, roomRequest, showLobby, storedName } from "./lobby.js";
 import {
   $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
 } from "./render.js";
@@ -298,8 +299,15 @@ function tell(before, room) {
     }
   }
   const started = g && (!b || b.current !== g.current || (before && before.status !== "playing"));
+  const found = moments(before, room, ui.you);
+  if (found.length) {
+    const text = found.map(([, line]) => line).join(" ");
+    celebrate(found[found.length - 1][0], text);
+    parts.push(text);
+  }
   if (started && room.status === "playing" && g.current === ui.you) {
     parts.push(t("Your turn."));
+    if (before && g.phase === "play") playChime();
     if (before && g.phase === "play") notifyTurn(t("Your turn — round {round} of {rounds}.", g), `/r/${room.code}`);
   }
   if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
@@ -548,14 +556,30 @@ function route() {
       ws.close();
     }
     setTurns(0);
+    showOffline(false);
     showLobby(api, goToRoom, toast)
       .then(() => {
         setTitle("fivedice");
         return refreshLobby();
       })
-      .catch((err) => toast(err.message));
+      .catch((err) => (offline(err) ? showOffline(true) : toast(err.message)));
   }
 }
+
+// Without a network (a reload from the installed app's cache, a train's tunnel) the lobby says so, instead
+// of a raw "Failed to fetch", an empty rule-set list and "no public room"; it comes back when online.
+const offline = (err = null) => !navigator.onLine || err instanceof TypeError; // fetch's network failure
+
+function showOffline(on) {
+  $("#lobby").classList.toggle("offline", on);
+  $("#offline-note").hidden = !on;
+  if (on) setStatus(N_("offline"));
+  else if (!ui.code) setStatus("");
+}
+
+window.addEventListener("online", () => {
+  if (!$("#lobby").hidden && $("#lobby").classList.contains("offline")) route();
+});
 
 $("#create-form").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -610,6 +634,12 @@ soundButton.addEventListener("click", () => {
   soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
   announce(soundOn() ? t("Sound on.") : t("Sound off."));
 });
+const chime = $("#chime");
+chime.checked = chimeOn();
+chime.addEventListener("change", () => {
+  setChime(chime.checked);
+  if (chime.checked) playChime(); // a sample, and the browser's leave to play sound later
+});
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
 
@@ -632,10 +662,9 @@ async function switchLanguage(wanted) {
     if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
     setTitle("fivedice — " + t("room {code}", { code: ui.code }));
   }
-  if (!$("#lobby").hidden) {
-    await loadCatalogue(api, true);
-    showRuleOptions();
-    relabelComputers();
+  if (!$("#lobby").hidden && !offline()) {
+    await relabelLobby(api);
+    await refreshLobby(); // my games and friends, their lines in the new language
   }
 }
 

@@ -29,7 +29,7 @@ export async function showLobby(api, open, toast) {
   await loadCatalogue(api);
   const select = $("#rules-select");
   if (!select.options.length) {
-    for (const r of catalogue.rules) select.append(el("option", { value: r.name, text: r.explained ? r.description.split(":")[0] : r.name }));
+    for (const r of catalogue.rules) select.append(el("option", { value: r.name, text: ruleTitle(r) }));
     select.addEventListener("change", showRuleOptions);
   }
   showRuleOptions();
@@ -39,6 +39,21 @@ export async function showLobby(api, open, toast) {
   refreshDaily(api).catch(() => {});
   await refresh();
   timer = setInterval(() => ($("#lobby").hidden ? clearInterval(timer) : refresh()), 5000);
+}
+
+const ruleTitle = (r) => (r.explained ? r.description.split(":")[0] : r.name);
+
+// After a language switch: the catalogue again in the new language, and every text drawn from it (the
+// rule sets, their options, the computer levels) and today's leaderboard written anew.
+export async function relabelLobby(api) {
+  await loadCatalogue(api, true);
+  for (const option of $("#rules-select").options) {
+    const rule = catalogue.rules.find((r) => r.name === option.value);
+    if (rule) option.textContent = ruleTitle(rule);
+  }
+  showRuleOptions();
+  relabelComputers();
+  await refreshDaily(api);
 }
 
 // Today's challenge: its leaderboard (the same dice for everyone today).
@@ -57,7 +72,7 @@ export function boardLine(row) {
 // The public rooms: join those waiting for players, watch those in play.
 async function refreshRooms(api, open) {
   const { rooms } = await api("GET", "/api/lobby");
-  $("#no-rooms").hidden = rooms.length > 0;
+  $("#no-rooms").hidden = rooms.length > 0; // said only once the server has answered
   $("#public-rooms").replaceChildren(
     ...rooms.map((r) => {
       const players = r.players.map((p) => p.name).join(", ");
