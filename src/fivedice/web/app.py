@@ -99,6 +99,20 @@ APP_NAME = "fivedice"
 _EXAMPLE = '{"name": "Ann"}'
 
 
+def _how_to_play(name: str) -> dict[str, Any]:
+    """A rule set's data for the page's "How to play": each box with what it needs and scores (in the
+    request's language; the label in English, translated by the page), the dice, rolls, rounds and bonus."""
+    rules = get(name)
+    return {
+        "boxes": [{"label": b.label, "section": b.section, "rule": b.describe()} for b in rules.boxes],
+        "dice": rules.dice,
+        "rolls": rules.rolls,
+        "rounds": len(rules.boxes) * len(rules.cards),
+        "upper_bonus": [{"threshold": t.threshold, "points": t.points} for t in rules.upper_bonus],
+        "yahtzee_bonus": rules.yahtzee_bonus,
+    }
+
+
 def create_app(
     db: str | None = None,
     *,
@@ -222,6 +236,7 @@ def create_app(
                     "description": describe(get(b.name)),
                     "options": [{"name": o.name, "choices": list(o.choices), "help": _(o.help)} for o in b.options],
                     "explained": explain_all(b.name),
+                    **_how_to_play(b.name),
                 }
                 for b in BUILTINS.values()
             ],
