@@ -216,6 +216,8 @@ class PlainSession:
         if table.challenge is not None:
             for line in report_lines(report(table)):
                 self.say(line)
+        for line in split_lines(table):
+            self.say(line)
         return 0
 
     def _leave(self, note: str | None, code: int) -> int:
@@ -428,6 +430,20 @@ class PlainSession:
         if len(table.rules.cards) > 1 and first.isdigit() and rest:
             card, text = int(first) - 1, rest
         table.score(text, card)
+
+
+def split_lines(table: Table) -> list[str]:
+    """Each player's score split into the optimal mean, luck and decisions (none where the solver cannot
+    rate the rules)."""
+    if table.rules.solver_refusal() is not None:
+        return []
+    from fivedice.services.analysis import analyze, split_line  # the solver: only when a game ends
+
+    try:
+        analysis = analyze(table.game)
+    except FiveDiceError:
+        return []
+    return [_("Luck and decisions:"), *(split_line(p) for p in analysis.players)]
 
 
 def _positions(text: str, dice: int) -> list[int]:

@@ -358,6 +358,13 @@ class Store:
             raise StoreError(_("Game {id!r} is not in the score database.", id=game_id))
         return saves.loads(text)
 
+    def last_game_id(self) -> int | None:
+        """The id of the newest stored game (None in an empty store)."""
+        query = select(games.c.id).order_by(games.c.played_at.desc(), games.c.id.desc()).limit(1)
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else int(found)
+
     def game_count(self) -> int:
         """How many games are stored."""
         with self._guard(), self.engine.connect() as conn:
