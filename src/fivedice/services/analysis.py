@@ -17,6 +17,7 @@ from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _, box_label, format_decimal
 from fivedice.players.solved import solver_for
+from fivedice.services.grades import GRADES, grade
 
 __all__ = [
     "BY",
@@ -31,30 +32,9 @@ __all__ = [
     "split_line",
 ]
 
-GRADES: tuple[tuple[float, str], ...] = (
-    (0.0, "A+"),
-    (0.15, "A"),
-    (0.4, "B"),
-    (0.8, "C"),
-    (1.6, "D"),
-)
-"""(highest mean loss per decision, grade); above the last bound the grade is F."""
-
 
 class AnalysisError(FiveDiceError):
     """A game that cannot be analysed (e.g. its rules are beyond the solver)."""
-
-
-def grade(mean_loss: float) -> str:
-    """The letter grade of a mean loss per decision (``A+`` only for no loss at all).
-
-    >>> grade(0.0), grade(0.1), grade(0.5), grade(3.0)
-    ('A+', 'A', 'C', 'F')
-    """
-    for bound, letter in GRADES:
-        if mean_loss <= bound + 1e-12:
-            return letter
-    return "F"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from typing import Any
 from fivedice.engine.actions import Score
 from fivedice.engine.game import Game
 from fivedice.i18n import N_
-from fivedice.services.analysis import grade
+from fivedice.services.grades import grade
 
 __all__ = [
     "ACHIEVEMENT_TITLES",
