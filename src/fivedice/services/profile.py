@@ -113,6 +113,7 @@ class PlayedGame:
             "opponents": [{"name": n, "place": p} for n, p in self.opponents],
             "luck": self.luck,
             "mean_loss": self.mean_loss,
+            "grade": None if self.mean_loss is None else grade(self.mean_loss),
         }
 
 

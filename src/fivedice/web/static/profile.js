@@ -101,7 +101,7 @@ function show() {
           String(g.total),
           t("{place} of {players}", { place: g.place, players: g.players }),
           g.luck === null ? "–" : signed(g.luck),
-          g.mean_loss === null ? "–" : number(g.mean_loss, 2),
+          g.grade === null ? "–" : t("{grade} ({loss} per decision)", { grade: g.grade, loss: number(g.mean_loss, 2) }),
           g.replay ? el("a", { href: g.replay, text: t("Replay") }) : "–",
         ]),
       ),
