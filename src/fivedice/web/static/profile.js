@@ -68,7 +68,7 @@ function show() {
       const r = await fetch("/api/me/profile", { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ public: box.checked }) });
       $("#profile-status").textContent = r.ok ? (box.checked ? t("Your profile is public.") : t("Your profile is hidden.")) : t("The server answered {status}.", { status: r.status });
     });
-    parts.push(el("p", {}, el("label", { for: "public" }, box, " ", t("Show my public profile and my place on the leaderboards"))));
+    parts.push(el("p", {}, el("label", { class: "check", for: "public" }, box, " ", el("span", { text: t("Show my public profile and my place on the leaderboards") }))));
   }
   if (d.timeline.length) {
     let luck = 0;
