@@ -181,7 +181,8 @@ def test_a_solo_challenge_shows_its_goal_from_the_same_dice(client: TestClient) 
     with hello(client, made["code"], made["token"]) as ann:
         ann.send(type="start")
         state = ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)["state"]
-    bench = replay_on_tape(get("yacht"), "goal", key=client.app.state.service.challenge_key).state.total(0)
+    key = client.app.state.service.challenge_key  # type: ignore[attr-defined]
+    bench = replay_on_tape(get("yacht"), "goal", key=key).state.total(0)
     assert state["goal"] == {"total": bench, "level": "optimal"}
     assert state["game"]["moves"] == 0  # shown before the first roll
     two = create(client, rules="yacht", humans=2, challenge="goal")
