@@ -35,6 +35,8 @@ def load_table(cls: type[Table], game: Game, extra: object, rng: object, auto_fi
             auto_first_roll=auto_first_roll,
             starter=game.initial.starter,
         )
+        if extra.get("sealed") is True:  # a server's sealed challenge: its dice are the saved ones, not the public tape
+            table.tape.challenge = None
         table.tape.load(extra["tape"])
         table.adopt(game.log, game.redo_stack, extra["by"], extra["redo_by"])
         undos, hints = extra["undos"], extra["hints"]
