@@ -145,14 +145,20 @@ class Profiles:
         accounts = self.accounts
         try:
             owners = await accounts.db(accounts.store.owners, code)
-            if not owners:
-                return
+            if not owners or await accounts.db(self._recorded, code, game_no):
+                return  # no account seat, or another process recorded it already
             now = accounts.service.clock()
             replay = await accounts.db(self._replay, code, game_no, now)
             rows = await asyncio.to_thread(_rows, table, owners, now, replay)
             await accounts.db(self._insert, code, game_no, rows, table.rules.spec, now)
         except Exception as exc:  # the game itself is kept; only its profile entry is missing
             log.warning("could not record room %s game %d in the profiles: %s", code, game_no, exc)
+
+    def _recorded(self, code: str, game_no: int) -> bool:
+        g = self.t.games
+        with self.accounts.store.begin() as conn:
+            found = conn.execute(select(g.c.id).where(g.c.code == code, g.c.game_no == game_no).limit(1)).first()
+        return found is not None
 
     def _replay(self, code: str, game_no: int, now: float) -> str | None:
         from fivedice.web.replay import ReplayStore
