@@ -421,6 +421,7 @@ def test_history_json_is_the_profile_of_the_stored_games(store: Store, tmp_path:
     store.record_game(duel)
     played = store.played_games("ann")
     assert [g.total for g in played] == [g.state.total(0) for g in [*games, duel]]  # oldest first
+    assert played[0].optimal is not None
     assert played[0].optimal == pytest.approx(254.5877, abs=1e-3)
     assert played[0].luck == pytest.approx(played[0].total - played[0].optimal + 10.0)
     assert played[-1].optimal is None  # not analysed: no luck to tell

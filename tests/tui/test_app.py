@@ -305,9 +305,9 @@ async def test_physical_dice_help_and_theme(tmp_path: Path) -> None:
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("x")
         assert isinstance(app.screen, GameScreen)
-        assert app.theme == "textual-dark"
+        assert app.theme == "fivedice-dark"
         await pilot.press("t")
-        assert app.theme == "textual-light"
+        assert app.theme == "fivedice-light"
 
 
 async def test_solo_players_see_their_best(tmp_path: Path) -> None:

@@ -86,7 +86,14 @@ def act(page: Any, keep: bool, touch: bool) -> str:
         page.locator("#roll").tap() if touch else page.keyboard.press("Space")
         done = "keep"
     elif touch:
-        page.locator("#cards td.opt button:not([disabled])").first.tap()
+        box = page.locator("#cards td.opt button:not([disabled])").first
+        zero = "zero" in (box.get_attribute("class") or "")
+        box.tap()
+        if zero:  # a tap on a box that scores 0 asks once more
+            confirm = page.locator("#cards td.opt button.confirm")
+            assert confirm.inner_text() == "0?"
+            assert version(page) == v
+            confirm.tap()
         done = "score"
     else:
         page.keyboard.press("ArrowDown")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from fivedice.i18n import N_, _, format_decimal, format_number, format_percent, 
 if TYPE_CHECKING:
     from fivedice.engine.game import Game
 from fivedice.rules import RuleSet
-from fivedice.services.sim import SimResult, SimulationError, plot_histogram, simulate
+from fivedice.services.sim import SimResult, SimulationError, compiled, plot_histogram, simulate
 from fivedice.services.simsummary import MergeError, SimSummary, merge
 from fivedice.solver.chances import check_target
 
@@ -89,6 +90,12 @@ def resolve_strategies(strategy: str, strategies: str | None, players: int | Non
     metavar="ADDRESS",
     help=N_("Play on the Dask cluster whose scheduler is at ADDRESS, e.g. tcp://host:8786."),
 )
+@click.option(
+    "--python",
+    "in_python",
+    is_flag=True,
+    help=N_("Play every seat with the Python players (the reference) instead of the compiled simulator."),
+)
 @friendly
 def simulate_cmd(
     name: str,
@@ -104,6 +111,7 @@ def simulate_cmd(
     reach: tuple[int, ...],
     shard: str | None,
     dask: str | None,
+    in_python: bool,
 ) -> None:
     """Play many games between computer strategies and print statistics."""
     rules = get_rules(name, options)
@@ -116,11 +124,13 @@ def simulate_cmd(
     if plot is not None:
         extras.require("plot", "'fivedice simulate --plot'")  # before the games, not after
     _prepare_chances(rules, seats)
-    if games >= PROGRESS_FROM or seats != ["optimal"]:  # other levels play a game in Python, some slowly
+    fast = not in_python
+    run = functools.partial(simulate, rules, seats, games, seed, workers=workers, fast=fast, shard=part, dask=dask)
+    if games >= PROGRESS_FROM or not (fast and compiled(rules, seats)):  # the Python players: some slowly
         with count_bar(_("simulating"), games) as progress:
-            result = simulate(rules, seats, games, seed, workers=workers, progress=progress, shard=part, dask=dask)
+            result = run(progress=progress)
     else:
-        result = simulate(rules, seats, games, seed, workers=workers, shard=part, dask=dask)
+        result = run()
     if plot is not None:
         plot_histogram(result, plot)
     if as_json:

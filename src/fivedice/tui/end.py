@@ -99,8 +99,9 @@ def ranking_text(session: Session) -> str:
     lines = ["[b]" + _("Game over") + "[/b]"]
     for s in state.standings():
         who = escape(s.name)
-        if session.seats[s.seat].is_computer:
-            who = _("{name} (computer)", name=who)
+        seat = session.seats[s.seat]
+        if seat.is_computer:
+            who = _("{name} (computer · {level})", name=who, level=escape(seat.level or ""))
         line = f"{s.place}. [b]{who}[/b] {s.total}"
         if s.seat == state.instant_winner:
             line += " · " + _("instant win")

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -141,6 +142,19 @@ def store_error(exc: BaseException, timeout: float, url: str | None = None) -> S
     return StoreError(
         _("The database cannot be reached ({reason}); nothing was changed, try again in a moment.", reason=reason)
     )
+
+
+def _make_folder(database: str, url: str) -> None:
+    """Create the folder of a SQLite file (a fresh install has no user data folder yet)."""
+    folder = Path(database).parent
+    if not database or database.startswith("file:") or folder.is_dir():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            _("Database {url} cannot be used (its folder cannot be made: {reason}).", url=url, reason=exc.strerror)
+        ) from None
 
 
 def default_url() -> str:
@@ -320,6 +334,8 @@ class RoomStore:
                 self.url, pool_size=8, max_overflow=8, pool_recycle=1800, pool_pre_ping=True, connect_args=args
             )
         memory = self.url in ("sqlite://", "sqlite:///:memory:")
+        if not memory:
+            _make_folder(make_url(self.url).database or "", safe_url(self.url))
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": self.timeout}}
         if memory:
             kwargs["poolclass"] = StaticPool

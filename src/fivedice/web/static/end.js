@@ -20,13 +20,19 @@ export function renderRanking(room) {
   );
 }
 
+// One line of a challenge's leaderboard (equal totals share a rank; a guest, not an account, is marked).
+export function boardLine(row) {
+  const fields = { place: row.rank, name: row.name, total: row.total };
+  return el("li", { text: row.account === false ? t("{place}. {name} (guest) — {total} points", fields) : t("{place}. {name} — {total} points", fields) });
+}
+
 // A finished challenge: the server's sentences (each player next to the benchmark player on the same
 // dice, what their decisions cost), then the challenge's leaderboard.
 export function renderChallenge(result) {
   const box = $("#challenge-result");
   box.hidden = !result;
   if (!result) return;
-  const board = result.leaderboard.map((row) => el("li", { text: t("{place}. {name} — {total} points", { place: row.rank, name: row.name, total: row.total }) }));
+  const board = result.leaderboard.map(boardLine);
   box.replaceChildren(
     el("h3", { text: t("Challenge {code}", { code: result.code }) }),
     ...result.lines.map((line) => el("p", { text: line })),
@@ -128,6 +134,10 @@ export function renderAnalysis(analysis, room) {
   const box = $("#analysis");
   if (analysis === undefined) {
     box.replaceChildren(el("p", { class: "muted", text: t("The analysis is being prepared…") }));
+    return;
+  }
+  if (typeof analysis === "string") {
+    box.replaceChildren(el("p", { text: analysis })); // the server's sentence: why there is none
     return;
   }
   if (!analysis) {
