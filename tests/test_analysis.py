@@ -227,6 +227,8 @@ def test_by_win_the_chance_splits_into_luck_and_decisions_exactly(tmp_path: Path
             assert p.win_start == pytest.approx(1 / len(levels))
             assert p.win_outcome == (1 / len(firsts) if p.seat in firsts else 0.0)
             assert p.win_luck is not None
+            assert p.win_outcome is not None
+            assert p.win_start is not None
             assert p.win_outcome - p.win_start == pytest.approx(p.win_luck - p.total_loss, abs=1e-9)
             # the points split stays beside it
             assert p.score - p.optimal == pytest.approx(p.luck - p.points_loss, abs=1e-6)
