@@ -111,6 +111,15 @@ def test_a_finished_game_makes_both_profiles_with_luck_ratings_and_leaderboards(
     assert client.get("/profile/Bob").status_code == 200
     assert client.get("/api/me/stats").status_code == 401
 
+    # a deleted account leaves other players' histories anonymised, and its own games go with it
+    assert bob.delete("/api/me", json={"password": "correct horse battery"}).status_code == 200
+    after = ann.get("/api/me/stats").json()
+    assert after["games"] == 2
+    assert [r["name"] for r in after["rivals"]] == [after["history"][0]["opponents"][0]["name"]]
+    assert after["rivals"][0]["name"].startswith("Former player ")
+    boards = client.get("/api/leaderboards/ratings", params={"rules": "yacht"}).json()
+    assert boards["skill"] == []  # Ann is hidden, Bob is gone
+
 
 def test_a_schema_3_database_gains_the_profile_tables(tmp_path: Any) -> None:
     from sqlalchemy import inspect, text

@@ -35,6 +35,7 @@ from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.services.profile import PlayedGame, count_yahtzees, decision_rating, profile
 from fivedice.web.account_errors import AccountError
+from fivedice.web.accounts import FORMER
 from fivedice.web.profile_tables import ProfileTables, profile_tables
 
 if TYPE_CHECKING:
@@ -201,9 +202,12 @@ class Profiles:
         """The account's newest :data:`HISTORY` games, oldest first."""
         g = self.t.games
         query = select(g).where(g.c.account == account).order_by(g.c.at.desc(), g.c.id.desc()).limit(HISTORY)
+        a = self.accounts.store.t.accounts
         with self.accounts.store.begin() as conn:
             found = conn.execute(query).mappings().all()
-        return [_played(m) for m in reversed(found)]
+            rivals = {int(o[2]) for m in found for o in json.loads(m["opponents"]) if len(o) > 2 and o[2] is not None}
+            names = {int(x.id): str(x.name) for x in conn.execute(select(a.c.id, a.c.name).where(a.c.id.in_(rivals)))}
+        return [_played(m, names) for m in reversed(found)]
 
     def ratings(self, account: int) -> dict[str, Rating]:
         """The account's skill rating per rule set."""
@@ -284,8 +288,16 @@ def _public(prefs: str | None) -> bool:
         return True
 
 
-def _played(m: Any) -> PlayedGame:
-    opponents = tuple((str(n), int(p)) for n, p in json.loads(m["opponents"]))
+def _opponent(entry: list[Any], names: dict[int, str]) -> tuple[str, int]:
+    """``(name, place)`` of an opponent: an account's current name (a deleted one's anonymised)."""
+    name, place, account = (*entry, None)[:3]
+    if account is None:
+        return str(name), int(place)
+    return names.get(int(account), FORMER.format(id=int(account))), int(place)
+
+
+def _played(m: Any, names: dict[int, str]) -> PlayedGame:
+    opponents = tuple(_opponent(o, names) for o in json.loads(m["opponents"]))
     return PlayedGame(
         game=f"{m['code']}/{m['game_no']}",
         played_at=float(m["at"]),
@@ -350,7 +362,9 @@ def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None) 
                     "decisions": None if summary is None else summary.decisions,
                     "loss": None if summary is None else summary.points_loss,
                     "optimal": None if summary is None else summary.optimal,
-                    "opponents": json.dumps([[names[s], places[s]] for s in range(len(names)) if s != seat]),
+                    "opponents": json.dumps(
+                        [[names[s], places[s], owners.get(s)] for s in range(len(names)) if s != seat]
+                    ),
                     "challenge": table.challenge,
                     "benchmark": benchmark,
                     "replay": replay,
