@@ -74,7 +74,12 @@ def test_a_finished_game_makes_both_profiles_with_luck_ratings_and_leaderboards(
     _newest, oldest = data["history"]
     assert oldest["game"] == f"{code}/1"
     assert oldest["replay"].startswith("/replay/")
-    assert client.get("/api/replays/" + oldest["replay"].rsplit("/", 1)[1]).status_code == 200
+    replay_id = oldest["replay"].rsplit("/", 1)[1]
+    live = client.get("/api/replays/" + replay_id).json()
+    kept = client.get("/api/replays/kept/" + replay_id).json()  # what the replay page reads once the room is gone
+    assert kept["frames"] == live["frames"]
+    assert kept["standings"] == live["standings"]
+    assert client.get("/api/replays/kept/" + "x" * 12).status_code == 404
     assert oldest["opponents"][0]["name"] == "Bob"
     assert data["rivals"] == [{"name": "Bob", "games": 2, "wins": data["wins"], "rate": data["wins"] / 2}]
     for game in data["history"]:  # the split: total - optimal mean = luck - loss
@@ -101,6 +106,7 @@ def test_a_finished_game_makes_both_profiles_with_luck_ratings_and_leaderboards(
     assert shown["games"] == 2
     assert shown["rivals"] == []
     assert "opponents" not in shown["history"][0]
+    assert shown["history"][0]["replay"] is None  # replays name the other players: on the own page only
     assert ann.put("/api/me/profile", json={"public": False}).json() == {"public": False}
     hidden, unknown = client.get("/api/profiles/Ann"), client.get("/api/profiles/Nobody")
     assert hidden.status_code == unknown.status_code == 404

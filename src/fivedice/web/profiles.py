@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,7 @@ BOARD = 20
 BOARD_GAMES = 5000
 """Newest games of a rule set the decision leaderboard reads at most."""
 STATIC = Path(__file__).with_name("static")
+_REPLAY_ID = re.compile(r"^[A-Za-z0-9_-]{12}$")
 
 
 class ProfileNotFoundError(AccountError):
@@ -132,7 +134,9 @@ class Profiles:
         self.seen.add(key)
         if len(self.seen) > 10_000:
             self.seen = {key}
-        task = asyncio.get_running_loop().create_task(self.record(room.code, room.row.game_no, room.table))
+        seats = [[s.seat, s.name, s.kind, s.level] for s in room.seats]  # never the token hashes
+        kept = {"spec": room.spec, "names": list(room.names), "seats": seats, "settings": room.settings}
+        task = asyncio.get_running_loop().create_task(self.record(room.code, room.row.game_no, room.table, kept))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -141,8 +145,9 @@ class Profiles:
         while self.tasks:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
 
-    async def record(self, code: str, game_no: int, table: Table) -> None:
-        """Record game ``game_no`` of room ``code`` for each seat an account owns (nothing without one)."""
+    async def record(self, code: str, game_no: int, table: Table, kept: dict[str, Any] | None = None) -> None:
+        """Record game ``game_no`` of room ``code`` for each seat an account owns (nothing without one), with
+        what its replay needs once the room is gone (``kept``: the room's spec, names, seats and settings)."""
         accounts = self.accounts
         try:
             owners = await accounts.db(accounts.store.owners, code)
@@ -150,7 +155,12 @@ class Profiles:
                 return  # no account seat, or another process recorded it already
             now = accounts.service.clock()
             replay = await accounts.db(self._replay, code, game_no, now)
-            rows = await asyncio.to_thread(_rows, table, owners, now, replay)
+            if kept is not None:
+                moves = await accounts.db(accounts.service.store.moves, code, game_no)
+                kept = kept | {"moves": [[m.seq, m.seat, m.by, m.record, m.at] for m in moves]}
+            rows = await asyncio.to_thread(
+                _rows, table, owners, now, replay, None if kept is None else json.dumps(kept)
+            )
             await accounts.db(self._insert, code, game_no, rows, table.rules.spec, now)
         except Exception as exc:  # the game itself is kept; only its profile entry is missing
             log.warning("could not record room %s game %d in the profiles: %s", code, game_no, exc)
@@ -196,6 +206,26 @@ class Profiles:
                 conn.execute(update(r).where(r.c.account == account, r.c.spec == spec).values(**values))
             else:
                 conn.execute(insert(r).values(account=account, spec=spec, **values))
+
+    def kept_replay(self, replay: str) -> dict[str, Any]:
+        """The frames of a recorded game by its replay id, from the moves kept with it (the room may be gone)."""
+        from fivedice.web.db import MoveRow, SeatRow
+        from fivedice.web.errors import RoomNotFoundError
+        from fivedice.web.replay import frames
+
+        g = self.t.games
+        found = None
+        if _REPLAY_ID.match(replay):
+            with self.accounts.store.begin() as conn:
+                query = select(g.c.game_no, g.c.kept).where(g.c.replay == replay, g.c.kept.is_not(None)).limit(1)
+                found = conn.execute(query).first()
+        if found is None:
+            raise RoomNotFoundError(_("Replay {id!r} does not exist; check the link.", id=replay[:20]))
+        kept = json.loads(found.kept)
+        moves = [MoveRow(int(q), int(s), str(b), dict(r), float(a)) for q, s, b, r, a in kept["moves"]]
+        seats = [SeatRow(int(s), n, str(k), lv, None) for s, n, k, lv in kept["seats"]]
+        data = frames(kept["spec"], tuple(kept["names"]), moves, seats, kept["settings"])
+        return {"id": replay, "game_no": int(found.game_no), **data}
 
     # -- reading --------------------------------------------------------------------------------
     def played(self, account: int) -> list[PlayedGame]:
@@ -318,7 +348,7 @@ def _played(m: Any, names: dict[int, str]) -> PlayedGame:
     )
 
 
-def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None) -> list[_Row]:
+def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None, kept: str | None) -> list[_Row]:
     """In a worker: each account seat's row, with the game's analysis (where the solver rates the rules)."""
     game, state, rules = table.game, table.state, table.rules
     places = {s.seat: s.place for s in state.standings()}
@@ -368,6 +398,7 @@ def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None) 
                     "challenge": table.challenge,
                     "benchmark": benchmark,
                     "replay": replay,
+                    "kept": kept,
                 },
             )
         )
@@ -413,8 +444,13 @@ def router(profiles: Profiles) -> APIRouter:
         data = await db(profiles.stats, account.id)
         for game in data["history"]:
             game.pop("opponents", None)  # other players' names stay on the player's own page
+            game["replay"] = None
         data["rivals"] = []
         return {"name": account.name, "public": True} | data
+
+    @api.get("/api/replays/kept/{replay}")
+    async def kept_replay(replay: str) -> dict[str, Any]:
+        return await db(profiles.kept_replay, replay)
 
     @api.get("/api/leaderboards/ratings")
     async def boards(rules: str = "yahtzee") -> dict[str, Any]:
