@@ -122,6 +122,9 @@ class Table:
         self.auto_first_roll = auto_first_roll
         self.undos = 0
         self.hints: list[tuple[int, int]] = []
+        self.kept: tuple[int, ...] = ()
+        """Dice positions (0-based) the player to move has set aside for the next roll: a view's selection,
+        not a move, kept in the save so a resumed game shows them set aside still."""
         self.goal: int | None = None
         """A score the solitaire player plays to beat (their best): hints then carry each option's chance of it."""
         self.chances = True
@@ -536,6 +539,8 @@ class Table:
             "challenge": self.challenge,
             "hints": [list(h) for h in self.hints],
         }
+        if self.kept:
+            table["kept"] = list(self.kept)
         return saves.to_data(self.game, table=table)
 
     def save(self, path: Any) -> None:
@@ -555,6 +560,20 @@ class Table:
     def load(cls, path: Any, rng: object = None, auto_first_roll: bool = True) -> Table:
         """Read a table saved by :meth:`save` (or any game save)."""
         return cls.from_data(saves.read(path), rng, auto_first_roll)
+
+
+def _kept(kept: list[int], table: Table) -> tuple[int, ...]:
+    """The saved set-aside dice (a list of whole numbers, as the save's check found), checked to be
+    distinct positions of dice; none once nothing can be rolled again."""
+    state = table.state
+    dice = state.rules.dice
+    if len(set(kept)) != len(kept) or not all(0 <= p < dice for p in kept):
+        raise SaveFormatError(
+            _("The saved kept dice {kept!r} are not distinct die positions 0 to {last}.", kept=kept, last=dice - 1)
+        )
+    if state.dice is None or state.rolls_left == 0:
+        return ()
+    return tuple(sorted(kept))
 
 
 def _stable_seed(challenge: str | None) -> int | None:
@@ -602,6 +621,7 @@ def _load_table(cls: type[Table], game: Game, extra: object, rng: object, auto_f
             raise SaveFormatError(_("The saved undo count {count!r} is not a whole number.", count=undos))
         table.undos = undos
         table.hints = [(int(s), int(m)) for s, m in hints]
+        table.kept = _kept(extra.get("kept", []), table)
     except SaveFormatError:
         raise
     except FiveDiceError as exc:

@@ -84,7 +84,6 @@ class GameScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.table = session.table
-        self.kept: set[int] = set()
         self.cursor: tuple[int, str] | None = None
         self.events: list[Event] = list(self.table.events[-3:])
         self.status: Callable[[], str] = str
@@ -98,6 +97,15 @@ class GameScreen(Screen[None]):
         self.advice: tuple[GameState, Advice] | None = None
         self._cursor_moves = -1
         self.table.listen(self._on_event)
+
+    @property
+    def kept(self) -> set[int]:
+        """The dice set aside for the next roll (0-based): the session's, so a save keeps them."""
+        return self.session.kept
+
+    @kept.setter
+    def kept(self, positions: set[int]) -> None:
+        self.session.kept = positions
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -156,7 +164,7 @@ class GameScreen(Screen[None]):
             rules = self.table.rules
             self.status = lambda: narrate(event, rules)
         elif event.kind == "scored":
-            self.kept.clear()
+            self.kept = set()
 
     # -- drawing -------------------------------------------------------------------------------
     @property
