@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import types
 from datetime import date
@@ -13,8 +14,10 @@ from textual.widgets import Input, Static
 
 from fivedice import rules
 from fivedice.cli import main
+from fivedice.cli.plain import PlainSession
 from fivedice.players import get as get_strategy
 from fivedice.storage import Store
+from fivedice.table import Table
 from fivedice.table.seat import Seat
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
@@ -161,3 +164,28 @@ async def test_kept_dice_are_still_set_aside_after_save_and_resume(tmp_path: Pat
         assert dice is not None
         assert after is not None
         assert (after[1], after[3]) == (dice[1], dice[3])  # the resumed roll kept them
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_is_played_without_hints_and_the_board_says_so(tmp_path: Path) -> None:
+    """Issue 28: the daily challenge gave hints in the terminal (the web plays it without) and did not say so."""
+    session = solo(rule_set="yacht", challenge="2026-12-01")
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_human(pilot, app)
+        assert "A challenge is played without hints" in text_of(app, "#status")
+        await pilot.press("space", "h")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "A challenge is played without hints" in text_of(app, "#status")
+        assert session.table.hints == []
+        assert text_of(app, "#panel") == ""
+
+
+def test_the_line_mode_gives_no_hints_in_a_challenge() -> None:
+    out = io.StringIO()
+    feed = iter(["hint", "quit"])
+    table = Table("yacht", ["Ann"], seed=1, challenge="2026-12-01")
+    PlainSession(table, out, lambda prompt: next(feed, None)).run()
+    assert "Error: A challenge is played without hints, as on the web: its leaderboard compares" in out.getvalue()
+    assert table.hints == []

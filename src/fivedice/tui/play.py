@@ -29,6 +29,7 @@ from fivedice.i18n import N_, _, format_decimal
 from fivedice.services import chancejobs
 from fivedice.services.advice import Advice, describe_action, preparing
 from fivedice.table import StaleStateError
+from fivedice.table.challenge import NO_HINTS
 from fivedice.table.events import Event, narrate
 from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
@@ -153,6 +154,8 @@ class GameScreen(Screen[None]):
                     table.goal = self.best  # hints then carry the chance of beating it
             if table.challenge is not None:
                 self._goal_worker()
+        if table.challenge is not None:
+            self.status = lambda: _(NO_HINTS)  # the board says so from the start
         self.redraw()
         self.schedule()
 
@@ -477,6 +480,9 @@ class GameScreen(Screen[None]):
         if not self._human():
             return
         state = self.table.state
+        if self.table.challenge is not None:
+            self.say(lambda: _(NO_HINTS))
+            return
         if state.dice is None:
             self.say(_("Roll first: hints are for the dice showing."))
             return
