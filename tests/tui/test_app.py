@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -329,6 +330,8 @@ async def test_end_screen_shows_the_analysis_and_stores_its_losses(tmp_path: Pat
         text = text_of(app, "#analysis")
         assert "Ann: grade" in text
         assert "decisions" in text
+        assert "Luck and decisions" in text
+        assert re.search(r"Ann: \d+ = 169\.8 expected [+−] [\d.]+ luck − [\d.]+ decisions", text)
     with Store(db) as store:
         history = store.history("Ann")
         assert history.games[0].decisions is not None

@@ -226,6 +226,8 @@ class PlainSession:
         if table.challenge is not None:
             for line in report_lines(report(table)):
                 self.say(line)
+        for line in split_lines(table):
+            self.say(line)
         return 0
 
     def _leave(self, note: str | None, code: int) -> int:
@@ -483,6 +485,20 @@ def _say_which(rest: str, message: str) -> None:
     """Refuse ``keep``/``hold`` without dice: rolling every die is what ``roll`` says."""
     if not rest.strip():
         raise FiveDiceError(message)
+
+
+def split_lines(table: Table) -> list[str]:
+    """Each player's score split into the optimal mean, luck and decisions (none where the solver cannot
+    rate the rules)."""
+    if table.rules.solver_refusal() is not None:
+        return []
+    from fivedice.services.analysis import analyze, split_line  # the solver: only when a game ends
+
+    try:
+        analysis = analyze(table.game)
+    except FiveDiceError:
+        return []
+    return [_("Luck and decisions:"), *(split_line(p) for p in analysis.players)]
 
 
 def _positions(text: str, dice: int) -> list[int]:

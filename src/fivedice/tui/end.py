@@ -48,7 +48,7 @@ class GameAnalysis:
 
 def analyse(game: Game) -> GameAnalysis | str:
     """The game analysis from :mod:`fivedice.services.analysis` (slow: run it in a worker), or why there is none."""
-    from fivedice.services.analysis import analyze  # the solver: only when a game ends
+    from fivedice.services.analysis import analyze, split_line  # the solver: only when a game ends
 
     try:
         result = analyze(game)
@@ -73,6 +73,9 @@ def analyse(game: Game) -> GameAnalysis | str:
                     mistakes=mistakes,
                 )
             )
+        lines.append("")
+        lines.append("[b]" + _("Luck and decisions") + "[/b]")
+        lines.extend(escape(split_line(p)) for p in result.players)
         costly = [d for d in result.decisions if d.loss > 0.005]
         lines.append("")
         if costly:
