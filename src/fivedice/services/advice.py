@@ -76,13 +76,14 @@ class Advice:
         return self.options[0]
 
 
-def advise(state: GameState, goal: int | None = None, *, chances: bool = True) -> Advice:
-    """The ranked options of the player to act (the solver's when it handles the rule set), with each
-    one's chance to win (rivals) or to finish above ``goal`` (alone) once those are prepared
-    (:mod:`fivedice.services.chancejobs`); ``chances=False`` leaves them out."""
+def advise(state: GameState, goal: int | None = None, *, chances: bool = True, exact: bool = True) -> Advice:
+    """The ranked options of the player to act (the solver's when it handles the rule set, unless ``exact``
+    is False: then the boxes by their points now, as where it does not), with each one's chance to win
+    (rivals) or to finish above ``goal`` (alone) once those are prepared (:mod:`fivedice.services.chancejobs`);
+    ``chances=False`` leaves them out."""
     if state.phase is not Phase.PLAY or state.dice is None:
         raise FiveDiceError(_("Roll first: hints are for the dice showing."))
-    if state.rules.solver_refusal() is None:
+    if exact and state.rules.solver_refusal() is None:
         return _solver_advice(state, goal, chances)
     ranked = sorted(state.options().items(), key=lambda kv: (-kv[1], kv[0][0], state.rules.box_index(kv[0][1])))
     best = ranked[0][1] if ranked else 0

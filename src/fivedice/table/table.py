@@ -86,7 +86,8 @@ class Table:
 
     ``seats`` are :class:`~fivedice.table.seat.Seat` values or entries like ``"Ann"`` and ``"Max:optimal"``.
     ``seed``/``rng`` feed the dice tape (a ``random.Random``, numpy ``Generator`` or ``DiceRoller``);
-    ``challenge`` derives the tape from a code instead. ``auto_first_roll`` makes each human turn's
+    ``challenge`` derives the tape from a code instead (sealed by ``challenge_key``, a server's secret, when
+    given: see :class:`~fivedice.table.tape.ChallengeDice`). ``auto_first_roll`` makes each human turn's
     first roll by itself (see :meth:`automatic`).
     """
 
@@ -98,6 +99,7 @@ class Table:
         seed: int | None = None,
         rng: object = None,
         challenge: str | None = None,
+        challenge_key: bytes | None = None,
         starter: int | None = None,
         undo: UndoPolicy | str | None = None,
         auto_first_roll: bool = True,
@@ -111,7 +113,9 @@ class Table:
         self.seed = seed
         self.roller: DiceRoller = make_roller(rng, seed)
         self.challenge = challenge
-        dice = ChallengeDice(challenge, self.rules.spec) if challenge is not None else None
+        self.challenge_key = challenge_key
+        """The secret that seals a server-hosted challenge's dice (never saved; None: the public tape)."""
+        dice = ChallengeDice(challenge, self.rules.spec, challenge_key) if challenge is not None else None
         self.tape = DiceTape(self.rules.dice, self.roller, dice)
         names = [s.name for s in self.seats]
         if game is not None and game.players != tuple(names):
@@ -293,11 +297,13 @@ class Table:
         before = self.state
         before.verify(action)
         record = self._record(action, typed)
+        # the stand-in is announced once per turn: at its first action, not before each roll and score
+        going_on = bool(self._by) and self._by[-1] == "timer" and isinstance(self.game.log[-1], Roll)
         self.game.play(record)
         self._by.append(by)
         self._redo_by.clear()
         events = events_for(before, record, self.state)
-        if by == "timer":
+        if by == "timer" and not going_on:
             events.insert(0, Event("stand_in", before.current, {"player": before.players[before.current]}))
         self._publish(events)
         return record
@@ -535,6 +541,7 @@ class Table:
             "policy": self.policy.value,
             "challenge": self.challenge,
             "hints": [list(h) for h in self.hints],
+            "sealed": self.challenge_key is not None,  # the key stays with the server: the tape holds every die seen
         }
         return saves.to_data(self.game, table=table)
 
@@ -595,6 +602,8 @@ def _load_table(cls: type[Table], game: Game, extra: object, rng: object, auto_f
             auto_first_roll=auto_first_roll,
             starter=game.initial.starter,
         )
+        if extra.get("sealed") is True:  # a server's sealed challenge: its dice are the saved ones, not the public tape
+            table.tape.challenge = None
         table.tape.load(extra["tape"])
         table.adopt(game.log, game.redo_stack, extra["by"], extra["redo_by"])
         undos, hints = extra["undos"], extra["hints"]

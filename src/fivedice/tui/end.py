@@ -48,7 +48,7 @@ class GameAnalysis:
 
 def analyse(game: Game) -> GameAnalysis | str:
     """The game analysis from :mod:`fivedice.services.analysis` (slow: run it in a worker), or why there is none."""
-    from fivedice.services.analysis import analyze  # the solver: only when a game ends
+    from fivedice.services.analysis import analyze, split_line  # the solver: only when a game ends
 
     try:
         result = analyze(game)
@@ -73,6 +73,9 @@ def analyse(game: Game) -> GameAnalysis | str:
                     mistakes=mistakes,
                 )
             )
+        lines.append("")
+        lines.append("[b]" + _("Luck and decisions") + "[/b]")
+        lines.extend(escape(split_line(p)) for p in result.players)
         costly = [d for d in result.decisions if d.loss > 0.005]
         lines.append("")
         if costly:
@@ -96,8 +99,9 @@ def ranking_text(session: Session) -> str:
     lines = ["[b]" + _("Game over") + "[/b]"]
     for s in state.standings():
         who = escape(s.name)
-        if session.seats[s.seat].is_computer:
-            who = _("{name} (computer)", name=who)
+        seat = session.seats[s.seat]
+        if seat.is_computer:
+            who = _("{name} (computer · {level})", name=who, level=escape(seat.level or ""))
         line = f"{s.place}. [b]{who}[/b] {s.total}"
         if s.seat == state.instant_winner:
             line += " · " + _("instant win")

@@ -32,6 +32,7 @@ from fivedice.table import StaleStateError
 from fivedice.table.events import Event, narrate
 from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
+from fivedice.tui.layout import fit
 from fivedice.tui.session import Session
 from fivedice.tui.texts import keys_text, turn_text
 from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
@@ -54,10 +55,12 @@ class GameScreen(Screen[None]):
     GameScreen #turn { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #roll { height: 1; color: $accent; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #colours { height: 1; color: $foreground 70%; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #keys { height: 1; color: $foreground 60%; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #keys { height: 1; color: $foreground 75%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #events { height: 3; color: $foreground 85%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #status { height: auto; color: $warning; }
     GameScreen #panel { height: 1fr; }
+    GameScreen #too-small { height: auto; color: $warning; text-style: bold; }
+    GameScreen.-close Die { margin-right: 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"keep({n - 1})", N_("Keep"), show=False) for n in range(1, 10)),
@@ -106,8 +109,11 @@ class GameScreen(Screen[None]):
         state = self.table.state
         with Horizontal(id="main"):
             with ScrollableContainer(id="card-scroll"):
-                yield ScoreCardView(state, room=max(24, self.app.size.width - 42), id="card")
+                yield ScoreCardView(state, room=fit(state, *self.app.size).room, id="card")
             with Vertical(id="side"):
+                too_small = Static("", id="too-small")
+                too_small.display = False
+                yield too_small
                 yield Static("", id="turn")
                 yield Static("", id="roll")
                 yield DiceBar(state.rules)
@@ -203,7 +209,7 @@ class GameScreen(Screen[None]):
         turn, roll = self._turn_text()
         self.query_one("#turn", Static).update(turn)
         best = self._best_text()
-        self.query_one("#roll", Static).update(roll + (f"   [dim]{escape(best)}[/]" if best else ""))
+        self.query_one("#roll", Static).update(roll + (f"   [not bold $fd-muted]{escape(best)}[/]" if best else ""))
         self.query_one(DiceBar).show(state.dice, self.kept, hinted)
         legend = colour_legend(state.rules)
         if legend is not None:
@@ -236,8 +242,15 @@ class GameScreen(Screen[None]):
             scroll.scroll_to(x=left, animate=False)
 
     def on_resize(self) -> None:
-        """Leave the dice their room; the cards scroll sideways if they need more."""
-        self.query_one("#card-scroll", ScrollableContainer).styles.max_width = max(24, self.size.width - 42)
+        """Leave the dice their room, narrowing the cards (they scroll if they need more) or closing the
+        gaps between the dice; say so when the terminal is too small even then (see :mod:`.layout`)."""
+        layout = fit(self.table.state, *self.size)
+        self.set_class(layout.close, "-close")
+        self.query_one("#card-scroll", ScrollableContainer).styles.max_width = layout.room
+        self.query_one(ScoreCardView).fit(layout.room)
+        small = self.query_one("#too-small", Static)
+        small.display = layout.too_small is not None
+        small.update(layout.too_small or "")
 
     def say(self, status: str | Callable[[], str]) -> None:
         """Show a message (an error or a note) in the status line."""

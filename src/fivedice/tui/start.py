@@ -67,8 +67,9 @@ class ScoresScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     ScoresScreen { align: center middle; }
-    ScoresScreen > VerticalScroll { width: 78; max-width: 100%; height: auto; max-height: 100%;
-                                    border: round $accent; padding: 0 1; background: $surface; }
+    ScoresScreen > VerticalScroll { width: auto; max-width: 100%; height: auto; max-height: 100%;
+                                    border: round $accent; padding: 0 1; background: $surface; overflow-x: auto; }
+    ScoresScreen #scores-text { width: auto; text-wrap: nowrap; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f2", "close", N_("Close"))]
 

@@ -55,9 +55,10 @@ from fivedice import i18n
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.players.levels import LEVELS
-from fivedice.rules import BUILTINS, describe, get, parse_spec
+from fivedice.rules import BUILTINS, describe, get
 from fivedice.rules.explain import explain_all
-from fivedice.table.challenge import DAILY, challenge_code
+from fivedice.services import chancejobs
+from fivedice.table.challenge import DAILY, challenge_code, check_open
 from fivedice.web import lobby, pwa, replay
 from fivedice.web.accounts_app import install_accounts
 from fivedice.web.auth import AccountSettings
@@ -76,15 +77,23 @@ from fivedice.web.models import (
     SetLanguage,
     parse_message,
 )
+from fivedice.web.names import skeleton
 from fivedice.web.pubsub import Hub, channel, make_hub
 from fivedice.web.rooms import Client, Room
-from fivedice.web.service import RoomService
+from fivedice.web.service import RoomService, challenge_key
+from fivedice.web.specs import network_rules
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("fivedice.web")
 STATIC = Path(__file__).with_name("static")
 HELLO_TIMEOUT = 15.0
+GONE = 4404
+"""The WebSocket close code for a room that does not exist or has expired (the page offers the lobby)."""
+IDLE = 4408
+"""The WebSocket close code of a spectator idle for ``watch_idle`` (the page reconnects when shown again)."""
+CROWDED = 4429
+"""The WebSocket close code past the sockets of one client address (the page does not reconnect at once)."""
 HELLO = '{"type": "hello", "token": ...}'
 APP_NAME = "fivedice"
 _EXAMPLE = '{"name": "Ann"}'
@@ -125,6 +134,7 @@ def create_app(
     Raises a one-sentence :class:`~fivedice.errors.FiveDiceError` when the database cannot be
     written, the pub/sub channel cannot be reached, or it differs from the one the database's
     other processes use (every process of one database must hear the others)."""
+    chancejobs.configure(chancejobs.Budget(limits.chance_builds, limits.chance_memory))  # for the whole process
     store = RoomStore(db, prefix, timeout=limits.db_timeout)
     if isinstance(pubsub, str):
         asked = channel(pubsub, store.url)
@@ -146,6 +156,13 @@ def create_app(
             raise
     else:
         hub, claimed = pubsub, getattr(pubsub, "name", "memory")
+    try:
+        key = challenge_key(store)  # made at the first start, kept with the database
+    except Exception as exc:
+        from fivedice.web.db import safe_url, store_error
+
+        store.dispose()
+        raise store_error(exc, limits.db_timeout, safe_url(store.url)) from None
     service = RoomService(
         store,
         hub,
@@ -156,10 +173,12 @@ def create_app(
         limits=limits,
         pubsub=claimed,
         chances=chances,
+        challenge_key=key,
     )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(skeleton, "")  # the confusables table (0.6 s to read): never on the event loop
         await service.start()
         await seating.start()
         try:
@@ -228,19 +247,23 @@ def create_app(
     @app.get("/api/challenges/{code}")
     async def challenge(code: str, rules: str = "yahtzee") -> dict[str, Any]:
         """A challenge's code (``today``/``daily``: today's) and its leaderboard under the rule set ``rules``."""
-        key = challenge_code(DAILY if code == "today" else code[:200])
-        spec = parse_spec(rules[:200]).spec
+        key = check_open(challenge_code(DAILY if code == "today" else code[:200]))
+        spec = network_rules(rules).spec  # a built-in name with options: never a file
         return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
 
     @app.get("/api/languages")
     async def languages(request: Request) -> dict[str, Any]:
         return {"languages": i18n.available_languages(), "current": i18n.current_language()}
 
+    catalogs: dict[str, bytes] = {}
+
     @app.get("/i18n/{lang}.json")
     async def catalog(lang: str) -> Response:
         if i18n.resolve(lang) != lang:
             return _error(404, _("Language {code!r} is not available.", code=lang[:20]))
-        body = json.dumps(i18n.catalog_json(lang), ensure_ascii=False, separators=(",", ":"))
+        body = catalogs.get(lang)
+        if body is None:  # made once per language, in a worker thread (milliseconds of CPU)
+            body = catalogs[lang] = await asyncio.to_thread(_catalog_body, lang)
         return Response(body, media_type="application/json", headers={"Cache-Control": "max-age=300"})
 
     @app.post("/api/rooms", status_code=201)
@@ -270,6 +293,27 @@ def create_app(
     async def socket(ws: WebSocket, code: str) -> None:
         await ws.accept()
         lang = request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
+        address, cap = client_address(ws.scope), limits.address_sockets
+        if service.sockets[address] >= cap:  # one address cannot hold every socket
+            with i18n.language(lang):
+                text = _(
+                    "There are {count} open WebSockets from {address}, its limit; close some and try again.",
+                    count=cap,
+                    address=address,
+                )
+            with contextlib.suppress(Exception):
+                await ws.send_text(json.dumps({"type": "error", "message": text}))
+                await ws.close(code=CROWDED)
+            return
+        service.sockets[address] += 1
+        try:
+            await session(ws, code, lang)
+        finally:
+            service.sockets[address] -= 1
+            if service.sockets[address] <= 0:
+                del service.sockets[address]
+
+    async def session(ws: WebSocket, code: str, lang: str) -> None:
         try:
             with i18n.language(lang):
                 first = await asyncio.wait_for(_receive(ws), HELLO_TIMEOUT)
@@ -287,12 +331,19 @@ def create_app(
                 text = str(exc) if isinstance(exc, FiveDiceError) else _("No hello message arrived in time.")
             with contextlib.suppress(Exception):
                 await ws.send_text(json.dumps({"type": "error", "message": text}))
-                # 1013 "try again later" for a database that is down or locked: the page reconnects
-                await ws.close(code=1013 if isinstance(exc, StoreError) else 4400)
+                # 1013 "try again later" for a database that is down or locked: the page reconnects; 4404 for
+                # a room that does not exist (a bad or expired invite): the page says it is gone
+                await ws.close(
+                    code=1013 if isinstance(exc, StoreError) else GONE if isinstance(exc, RoomNotFoundError) else 4400
+                )
             return
         await _serve(service, ws, room, client, lang)
 
     return app
+
+
+def _catalog_body(lang: str) -> bytes:
+    return json.dumps(i18n.catalog_json(lang), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _kind(text: str) -> Any:
@@ -356,9 +407,20 @@ async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client
 
     task = asyncio.create_task(writer())
     limits, refused = service.limits, 0
+    idle = limits.watch_idle if client.seat is None else None  # a watcher that shows no sign of life is let go
     try:
         while not task.done():
-            message = await ws.receive()
+            try:
+                message = await asyncio.wait_for(ws.receive(), idle)
+            except TimeoutError:
+                with i18n.language(lang):
+                    text = _(
+                        "Watching stopped after {seconds} s without a sign from this page; reload it to watch again.",
+                        seconds=format(limits.watch_idle, "g"),
+                    )
+                _reply_error(client, text)
+                client.close(IDLE)
+                break
             if message["type"] == "websocket.disconnect":
                 break
             with i18n.language(lang):

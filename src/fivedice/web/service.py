@@ -21,6 +21,7 @@ import random
 import re
 import secrets
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -39,7 +40,7 @@ from fivedice.rules.ruleset import normalize_name
 from fivedice.services import chancejobs
 from fivedice.services.chancejobs import Job
 from fivedice.table import StaleStateError
-from fivedice.table.challenge import challenge_code
+from fivedice.table.challenge import challenge_code, check_open
 from fivedice.web import decisions
 from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.decisions import Change, Decide
@@ -57,12 +58,15 @@ from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
+from fivedice.web.specs import unknown_rules
 
-__all__ = ["RoomService", "hash_token"]
+__all__ = ["RoomService", "challenge_key", "hash_token"]
 
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+REFUSED_WAIT = 5.0
+"""Seconds a computer waits before asking again for a preparation the process's budget refused."""
 IDLE = 900.0
 """Seconds after which a room nobody is connected to is dropped from memory (it stays in the database)."""
 
@@ -74,6 +78,18 @@ def check_code(code: str) -> str:
             _("Room {code!r} does not exist; an invite code is 8 letters and digits.", code=code[:20])
         )
     return code.upper()
+
+
+CHALLENGE_SECRET = "challenges"
+"""The name of the server's secret that seals its challenges' dice in the ``{prefix}secrets`` table."""
+
+
+def challenge_key(store: RoomStore) -> bytes:
+    """The server's challenge secret: made (256 random bits) by the first process to start on a database and
+    kept with it, so every process of the database (and every restart) deals the same sealed dice."""
+    from fivedice.web.accounts_db import AccountStore
+
+    return bytes.fromhex(AccountStore(store).secret(CHALLENGE_SECRET, lambda: secrets.token_hex(32)))
 
 
 class RoomService(Connections):
@@ -91,8 +107,12 @@ class RoomService(Connections):
         limits: Limits = DEFAULT_LIMITS,
         pubsub: str = "none",
         chances: bool = True,
+        challenge_key: bytes | None = None,
     ) -> None:
         self.store = store
+        self.challenge_key = challenge_key
+        """The server's secret that seals the dice of the challenges it hosts (kept with the database, the same
+        for every process: see :func:`fivedice.web.rooms.challenge_key`); None: the public tape."""
         self.extras = RoomExtras(store)
         """The chat and the lobby's public rooms (tables beside the room tables)."""
         self.hub: Hub = hub or NullHub()
@@ -107,6 +127,8 @@ class RoomService(Connections):
             "create": KeyedBuckets(limits.create_rate, limits.create_burst),
             "join": KeyedBuckets(limits.join_rate, limits.join_burst),
         }
+        self.sockets: Counter[str] = Counter()
+        """Open WebSockets by client address (at most ``limits.address_sockets`` each)."""
         self.peers: dict[str, float] = {}
         """Other processes and when they were last heard of (their presence lapses after ``presence_ttl``)."""
         self.proc = secrets.token_hex(6)
@@ -121,6 +143,8 @@ class RoomService(Connections):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
         self.warned: set[str] = set()
+        self.refused: dict[str, str] = {}
+        """Rooms told that a preparation their computer needs was refused (over the budget), and the sentence."""
         self.listeners: list[Callable[[Room], None]] = []
         """Called after every change of a room this process sees (its own or another process's), with the
         room up to date: the turn notifications of :mod:`fivedice.web.push` listen here."""
@@ -191,10 +215,13 @@ class RoomService(Connections):
         async with self._loading:
             room = self.rooms.get(code)
             if room is None:
-                row, moves = await self.db(self._read, code)
-                room = self.rooms[code] = Room(row, moves, self.roller)
+                # rebuilt from its moves in the worker: replaying a long game is CPU work kept off the event loop
+                room = self.rooms[code] = await self.db(self._load, code)
         self._after_change(room)
         return room
+
+    def _load(self, code: str) -> Room:
+        return Room(*self._read(code), self.roller, self.challenge_key)
 
     def _read(self, code: str) -> tuple[RoomRow, list[MoveRow]]:
         with self.store.engine.begin() as conn:
@@ -385,6 +412,13 @@ class RoomService(Connections):
         """Tell the room, and wait (the room free meanwhile), while the chances a computer plays by are
         prepared in the background (once per process)."""
         text, fields = chancejobs.message(job)
+        if job.refusal is not None:  # over the process's budget: say so once, and ask again in a while
+            if self.refused.get(room.code) != text:
+                self.refused[room.code] = text
+                await self._message(room, notice(text, **fields))
+            await asyncio.sleep(REFUSED_WAIT)
+            return
+        self.refused.pop(room.code, None)
         await self._message(room, notice(text, **fields))
         while not job.done.is_set():
             await asyncio.sleep(0.5)
@@ -420,17 +454,11 @@ class RoomService(Connections):
         """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
         key = normalize_name(req.rules)
         if key not in BUILTINS:
-            raise RoomError(
-                _(
-                    "Rule set {rules!r} is unknown; expected one of: {known}.",
-                    rules=req.rules,
-                    known=", ".join(BUILTINS),
-                )
-            )
+            raise unknown_rules(req.rules)  # the sentence every unknown name gets (never a file)
         rules = get(key, **req.options)
         # one sentence for a level that cannot play these rules, never a silent substitute
-        levels = [check_level(level, rules) for level in req.computers]
-        challenge = challenge_code(req.challenge) if req.challenge is not None else None
+        levels = await asyncio.to_thread(lambda: [check_level(level, rules) for level in req.computers])
+        challenge = check_open(challenge_code(req.challenge)) if req.challenge is not None else None
         token = secrets.token_urlsafe(24)
         seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
@@ -552,6 +580,13 @@ class RoomService(Connections):
         if isinstance(msg, Simple) and msg.type == "ping":
             client.send(json.dumps({"type": "pong", "id": msg.id}))
             return
+        if isinstance(msg, Simple) and msg.type == "analysis":  # read-only: spectators may ask too
+            analysis = await self.results.analysis(room)
+            client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
+            return
+        if isinstance(msg, Simple) and msg.type == "challenge":
+            client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.results.challenge(room))}))
+            return
         if seat is None:
             raise RoomError(_("Spectators can watch but not act or chat; join the room to play."))
         if isinstance(msg, Chat):
@@ -563,11 +598,6 @@ class RoomService(Connections):
             if msg.type == "hint":
                 hint = await self.results.hint(room, seat, again=msg.again)
                 client.send(json.dumps({"type": "hint", "id": msg.id, **hint}))
-            elif msg.type == "analysis":
-                analysis = await self.results.analysis(room)
-                client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
-            elif msg.type == "challenge":
-                client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.results.challenge(room))}))
             return
         sent: tuple[int, tuple[Client, int | None]] = (msg.version, (client, msg.id))
         if isinstance(msg, RollIntent | ScoreIntent):

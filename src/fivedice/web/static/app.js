@@ -23,11 +23,12 @@ const ui = {
   pending: false, // an intent is on its way: its buttons wait for the next state
   retry: 500,
   nextId: 1,
+  quiet: new Set(), // ids of requests the page made by itself (the analysis, a challenge's result)
   asking: null, // "again" while a hint is asked again for its chances (not announced anew)
   status: "", // the connection line, an English text translated when shown
   hint: null, // the last hint, drawn again after a language switch
   plan: null, // the hint's first choice: {keep: Set of positions} or {box: "card:box"}
-  analysis: undefined, // undefined: not asked; null: no solver; else the analysis
+  analysis: undefined, // undefined: not asked; null: no solver; a text: why there is none; else the analysis
   autostart: false, // start the game as soon as every seat is taken (play now)
   shared: null, // the replay link of the finished game
   confirm: null, // "card:box" of a zero tapped once, waiting for the second tap
@@ -106,6 +107,8 @@ function openRoom(code, { autostart = false } = {}) {
   $("#lobby").hidden = true;
   $("#room").hidden = false;
   $("#room-code").textContent = ui.code;
+  $("#room-gone").hidden = true;
+  $("#room .room-grid").hidden = false;
   $("#chat-log").replaceChildren();
   const link = `${location.origin}/r/${ui.code}`;
   $("#invite-link").textContent = link;
@@ -135,13 +138,43 @@ function connect() {
   ws.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   ws.addEventListener("close", (event) => {
     if (ui.ws !== ws) return;
-    setStatus(N_("offline — reconnecting…"));
     ui.pending = false;
-    if (event.code === 4400) return; // the server refused the room or token: do not hammer it
+    if (event.code === 4404) {
+      // a bad or expired invite: the room is gone, say so and offer the lobby (never "reconnecting" forever)
+      setStatus(N_("not in this room"));
+      $("#room .room-grid").hidden = true;
+      $("#room-gone").hidden = false;
+      $("#room-gone a").focus();
+      return;
+    }
+    if (event.code === 4400 || event.code === 4429) {
+      setStatus(N_("not in this room")); // the server refused the token, or this address has too many sockets
+      return;
+    }
+    if (event.code === 4408 && document.visibilityState !== "visible") {
+      setStatus(N_("offline — reconnecting…")); // a hidden spectator's page, let go: back when it is shown
+      ui.idle = true;
+      return;
+    }
+    setStatus(N_("offline — reconnecting…"));
     setTimeout(connect, ui.retry);
     ui.retry = Math.min(ui.retry * 2, 8000);
   });
 }
+
+// A spectator's page shows a sign of life while it is shown (the server lets idle watchers go), and a page
+// let go while hidden comes back when it is shown again.
+setInterval(() => {
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN && ui.you === null && ui.room && document.visibilityState === "visible") {
+    ui.ws.send(JSON.stringify({ type: "ping", id: ui.nextId++ }));
+  }
+}, 60_000);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && ui.idle && ui.code) {
+    ui.idle = false;
+    connect();
+  }
+});
 
 // Send an intent; its buttons stay disabled until the state it causes (or an error) arrives.
 function send(message, { intent = true } = {}) {
@@ -177,10 +210,13 @@ function receive(msg) {
     }
     if (ui.room.status === "over" && ui.analysis === undefined && !ui.asked) {
       ui.asked = true;
+      ui.analysisId = ui.nextId;
+      ui.quiet.add(ui.nextId); // asked by the page itself: a refusal is shown in its place, never as a toast
       send({ type: "analysis" }, { intent: false });
     }
     if (ui.room.status === "over" && ui.room.challenge && !ui.challenge && !ui.challengeAsked) {
       ui.challengeAsked = true;
+      ui.quiet.add(ui.nextId);
       send({ type: "challenge" }, { intent: false });
     }
   } else if (msg.type === "presence") {
@@ -190,6 +226,13 @@ function receive(msg) {
     ui.room.spectators = msg.spectators;
     ui.room.watchers = msg.watchers;
     renderSeats(ui.room, ui.you);
+  } else if (msg.type === "error" && ui.quiet.has(msg.id)) {
+    ui.quiet.delete(msg.id); // the analysis (or challenge result) the page asked for is not to be had
+    if (msg.id === ui.analysisId) {
+      ui.analysis = msg.message;
+      ui.asked = false;
+      renderAnalysis(ui.analysis, ui.room);
+    }
   } else if (msg.type === "error") {
     ui.pending = false;
     toast(msg.message);
@@ -561,7 +604,7 @@ async function switchLanguage(wanted) {
   if (ui.ws && ui.ws.readyState === WebSocket.OPEN) {
     send({ type: "language", lang: code }, { intent: false });
     // the analysis names its moves in words: ask again for them in the new language
-    if (ui.analysis) send({ type: "analysis" }, { intent: false });
+    if (ui.analysis && typeof ui.analysis === "object") send({ type: "analysis" }, { intent: false });
     if (ui.challenge) send({ type: "challenge" }, { intent: false }); // its sentences are worded by the server
   }
   if (ui.room) {

@@ -2,6 +2,7 @@
 // every rule-set option in words (what each choice does, in the player's language), or a room by code.
 import { showHowToPlay } from "./how.js";
 import { currentLanguage, t } from "./i18n.js";
+import { boardLine } from "./end.js";
 import { byStrength, levelWord } from "./people.js";
 import { $, el } from "./render.js";
 
@@ -62,11 +63,6 @@ async function refreshDaily(api) {
   $("#daily-board").replaceChildren(
     ...(leaderboard.length ? leaderboard.slice(0, 5).map(boardLine) : [el("li", { class: "muted", text: t("No one has played today's challenge yet.") })]),
   );
-}
-
-// One line of a challenge's leaderboard (equal totals share a rank).
-export function boardLine(row) {
-  return el("li", { text: t("{place}. {name} — {total} points", { place: row.rank, name: row.name, total: row.total }) });
 }
 
 // The public rooms: join those waiting for players, watch those in play.
