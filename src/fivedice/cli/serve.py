@@ -68,6 +68,27 @@ __all__ = ["serve_cmd"]
     "--max-watchers", default=D.watchers, show_default=True, type=int, help=N_("Spectators per room at most.")
 )
 @click.option(
+    "--max-address-connections",
+    default=D.address_connections,
+    show_default=True,
+    type=click.IntRange(1),
+    help=N_("Open connections from one client address at most (not counted behind --trusted-proxy)."),
+)
+@click.option(
+    "--max-address-sockets",
+    default=D.address_sockets,
+    show_default=True,
+    type=click.IntRange(1),
+    help=N_("Open WebSockets from one client address at most."),
+)
+@click.option(
+    "--watch-idle",
+    default=D.watch_idle,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help=N_("Seconds a spectator's connection stays open without a sign from its page."),
+)
+@click.option(
     "--header-timeout",
     default=D.header_timeout,
     show_default=True,
@@ -190,6 +211,9 @@ def serve_cmd(
     requests_per_second: float,
     max_connections: int,
     max_watchers: int,
+    max_address_connections: int,
+    max_address_sockets: int,
+    watch_idle: float,
     header_timeout: float,
     db_timeout: float,
     presence_ttl: float,
@@ -233,6 +257,9 @@ def serve_cmd(
         request_burst=2 * requests_per_second,
         connections=max_connections,
         watchers=max_watchers,
+        address_connections=min(max_address_connections, max_connections),
+        address_sockets=max_address_sockets,
+        watch_idle=watch_idle,
         header_timeout=header_timeout,
         body_timeout=header_timeout,
         db_timeout=db_timeout,

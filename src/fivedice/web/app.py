@@ -59,7 +59,7 @@ from fivedice.players.levels import LEVELS
 from fivedice.rules import BUILTINS, describe, get
 from fivedice.rules.explain import explain_all
 from fivedice.services import chancejobs
-from fivedice.table.challenge import DAILY, challenge_code
+from fivedice.table.challenge import DAILY, challenge_code, check_open
 from fivedice.web import lobby, pwa, replay
 from fivedice.web.accounts_app import install_accounts
 from fivedice.web.auth import AccountSettings
@@ -81,7 +81,7 @@ from fivedice.web.models import (
 from fivedice.web.names import skeleton
 from fivedice.web.pubsub import Hub, channel, make_hub
 from fivedice.web.rooms import Client, Room
-from fivedice.web.service import RoomService
+from fivedice.web.service import RoomService, challenge_key
 from fivedice.web.specs import network_rules
 
 __all__ = ["create_app"]
@@ -89,9 +89,29 @@ __all__ = ["create_app"]
 log = logging.getLogger("fivedice.web")
 STATIC = Path(__file__).with_name("static")
 HELLO_TIMEOUT = 15.0
+GONE = 4404
+"""The WebSocket close code for a room that does not exist or has expired (the page offers the lobby)."""
+IDLE = 4408
+"""The WebSocket close code of a spectator idle for ``watch_idle`` (the page reconnects when shown again)."""
+CROWDED = 4429
+"""The WebSocket close code past the sockets of one client address (the page does not reconnect at once)."""
 HELLO = '{"type": "hello", "token": ...}'
 APP_NAME = "fivedice"
 _EXAMPLE = '{"name": "Ann"}'
+
+
+def _how_to_play(name: str) -> dict[str, Any]:
+    """A rule set's data for the page's "How to play": each box with what it needs and scores (in the
+    request's language; the label in English, translated by the page), the dice, rolls, rounds and bonus."""
+    rules = get(name)
+    return {
+        "boxes": [{"label": b.label, "section": b.section, "rule": b.describe()} for b in rules.boxes],
+        "dice": rules.dice,
+        "rolls": rules.rolls,
+        "rounds": len(rules.boxes) * len(rules.cards),
+        "upper_bonus": [{"threshold": t.threshold, "points": t.points} for t in rules.upper_bonus],
+        "yahtzee_bonus": rules.yahtzee_bonus,
+    }
 
 
 def create_app(
@@ -137,6 +157,13 @@ def create_app(
             raise
     else:
         hub, claimed = pubsub, getattr(pubsub, "name", "memory")
+    try:
+        key = challenge_key(store)  # made at the first start, kept with the database
+    except Exception as exc:
+        from fivedice.web.db import safe_url, store_error
+
+        store.dispose()
+        raise store_error(exc, limits.db_timeout, safe_url(store.url)) from None
     service = RoomService(
         store,
         hub,
@@ -147,6 +174,7 @@ def create_app(
         limits=limits,
         pubsub=claimed,
         chances=chances,
+        challenge_key=key,
     )
 
     @asynccontextmanager
@@ -213,6 +241,7 @@ def create_app(
                     "description": describe(get(b.name)),
                     "options": [{"name": o.name, "choices": list(o.choices), "help": _(o.help)} for o in b.options],
                     "explained": explain_all(b.name),
+                    **_how_to_play(b.name),
                 }
                 for b in BUILTINS.values()
             ],
@@ -223,7 +252,7 @@ def create_app(
     @app.get("/api/challenges/{code}")
     async def challenge(code: str, rules: str = "yahtzee") -> dict[str, Any]:
         """A challenge's code (``today``/``daily``: today's) and its leaderboard under the rule set ``rules``."""
-        key = challenge_code(DAILY if code == "today" else code[:200])
+        key = check_open(challenge_code(DAILY if code == "today" else code[:200]))
         spec = network_rules(rules).spec  # a built-in name with options: never a file
         return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
 
@@ -269,6 +298,27 @@ def create_app(
     async def socket(ws: WebSocket, code: str) -> None:
         await ws.accept()
         lang = request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
+        address, cap = client_address(ws.scope), limits.address_sockets
+        if service.sockets[address] >= cap:  # one address cannot hold every socket
+            with i18n.language(lang):
+                text = _(
+                    "There are {count} open WebSockets from {address}, its limit; close some and try again.",
+                    count=cap,
+                    address=address,
+                )
+            with contextlib.suppress(Exception):
+                await ws.send_text(json.dumps({"type": "error", "message": text}))
+                await ws.close(code=CROWDED)
+            return
+        service.sockets[address] += 1
+        try:
+            await session(ws, code, lang)
+        finally:
+            service.sockets[address] -= 1
+            if service.sockets[address] <= 0:
+                del service.sockets[address]
+
+    async def session(ws: WebSocket, code: str, lang: str) -> None:
         try:
             with i18n.language(lang):
                 first = await asyncio.wait_for(_receive(ws), HELLO_TIMEOUT)
@@ -286,8 +336,11 @@ def create_app(
                 text = str(exc) if isinstance(exc, FiveDiceError) else _("No hello message arrived in time.")
             with contextlib.suppress(Exception):
                 await ws.send_text(json.dumps({"type": "error", "message": text}))
-                # 1013 "try again later" for a database that is down or locked: the page reconnects
-                await ws.close(code=1013 if isinstance(exc, StoreError) else 4400)
+                # 1013 "try again later" for a database that is down or locked: the page reconnects; 4404 for
+                # a room that does not exist (a bad or expired invite): the page says it is gone
+                await ws.close(
+                    code=1013 if isinstance(exc, StoreError) else GONE if isinstance(exc, RoomNotFoundError) else 4400
+                )
             return
         await _serve(service, ws, room, client, lang)
 
@@ -381,9 +434,20 @@ async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client
 
     task = asyncio.create_task(writer())
     limits, refused = service.limits, 0
+    idle = limits.watch_idle if client.seat is None else None  # a watcher that shows no sign of life is let go
     try:
         while not task.done():
-            message = await ws.receive()
+            try:
+                message = await asyncio.wait_for(ws.receive(), idle)
+            except TimeoutError:
+                with i18n.language(lang):
+                    text = _(
+                        "Watching stopped after {seconds} s without a sign from this page; reload it to watch again.",
+                        seconds=format(limits.watch_idle, "g"),
+                    )
+                _reply_error(client, text)
+                client.close(IDLE)
+                break
             if message["type"] == "websocket.disconnect":
                 break
             with i18n.language(lang):

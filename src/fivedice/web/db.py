@@ -77,10 +77,11 @@ PSYCOPG_SCHEME = "postgresql+psycopg://"
 POSTGRES_SCHEME = "postgresql://"
 SQLITE_SCHEME = "sqlite:///"
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 """The version of the room tables this code writes; older databases are upgraded on start
 (1 -> 2 adds ``rooms.started``, when the current game began, for the per-turn deadline;
-2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`)."""
+2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`; 4 -> 5 the profile tables,
+:mod:`fivedice.web.profile_tables`)."""
 
 
 def normalize_url(url: str) -> str:
@@ -256,8 +257,17 @@ def _v3(conn: Connection, t: Tables) -> None:
     create_account_tables(conn, t)
 
 
-MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2, 3: _v3}
-"""Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v``."""
+def _v5(conn: Connection, t: Tables) -> None:
+    """Add the profile tables: each account's finished games and ratings (:mod:`fivedice.web.profile_tables`);
+    nothing existing changes, and nothing of step 4 is needed (an upgrade from 3 runs it too)."""
+    from fivedice.web.profile_tables import create_profile_tables
+
+    create_profile_tables(conn, t)
+
+
+MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2, 3: _v3, 5: _v5}
+"""Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v`` (a number without a
+step changes nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,7 +410,9 @@ class RoomStore:
                     )
                 )
             for v in range(version + 1, SCHEMA_VERSION + 1):
-                MIGRATIONS[v](conn, t)
+                step = MIGRATIONS.get(v)
+                if step is not None:
+                    step(conn, t)
             if found is None:
                 conn.execute(t.meta.insert().values(key="schema", value=str(SCHEMA_VERSION)))
             elif version != SCHEMA_VERSION:

@@ -158,7 +158,7 @@ class Connections:
         self._send_all(room, notice(N_("This room has expired; its finished games are in the history.")))
         for client in list(room.clients):
             room.clients.discard(client)
-            client.close(4400)
+            client.close(4404)  # gone: the page offers the lobby
 
     # -- WebSocket clients ---------------------------------------------------------------
     async def connect(self, code: str, hello: Hello, owned: int | None = None) -> tuple[Room, Client]:

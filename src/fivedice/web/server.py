@@ -1,10 +1,10 @@
-"""Running the app under uvicorn with connection limits: a cap on open connections and a header timeout.
+"""Running the app under uvicorn with connection limits: caps on open connections and a header timeout.
 
-uvicorn's own HTTP protocol (h11) is extended so that a connection past ``connections`` is
-answered at once with a JSON 503 and closed, and a connection that has not sent a complete
-request head within ``header_timeout`` seconds (a slow-header client, or an idle keep-alive
-one) gets a JSON 408 and is closed. Idle keep-alive connections close after ``keep_alive``
-seconds; WebSocket frames are at most 64 KiB.
+uvicorn's own HTTP protocol (h11) is extended so that a connection past ``connections`` (or past
+``address_connections`` from one client address) is answered at once with a JSON 503 and closed,
+and a connection that has not sent a complete request head within ``header_timeout`` seconds (a
+slow-header client, or an idle keep-alive one) gets a JSON 408 and is closed. Idle keep-alive
+connections close after ``keep_alive`` seconds; WebSocket frames are at most 64 KiB.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ def _raw_response(status: int, reason: str, message: str) -> bytes:
     return head.encode() + body
 
 
-def guarded_protocol(limits: Limits) -> type[H11Protocol]:
-    """uvicorn's h11 protocol with the connection cap and the header timeout of ``limits``."""
+def guarded_protocol(limits: Limits, proxied: bool = False) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with the connection caps (all, and per client address unless ``proxied``: behind
+    a reverse proxy every connection comes from it) and the header timeout of ``limits``."""
 
     class GuardedH11Protocol(H11Protocol):
         """One HTTP connection, refused past the cap and closed when its request head is too slow."""
@@ -53,7 +54,20 @@ def guarded_protocol(limits: Limits) -> type[H11Protocol]:
                 )
                 self._refuse(503, "Service Unavailable", message)
                 return
+            address = self.client[0] if self.client else None
+            if not proxied and address is not None and self._from(address) > limits.address_connections:
+                message = _(
+                    "There are {count} open connections from {address}, its limit; close some and try again.",
+                    count=limits.address_connections,
+                    address=address,
+                )
+                self._refuse(503, "Service Unavailable", message)
+                return
             self._arm()
+
+        def _from(self, address: str) -> int:
+            """How many open connections (HTTP or upgraded to WebSockets) come from ``address``."""
+            return sum(1 for c in self.connections if (getattr(c, "client", None) or ("",))[0] == address)
 
         def _arm(self) -> None:
             if self.head_timer is not None:
@@ -166,7 +180,7 @@ def run(app: Any, sock: socket.socket, limits: Limits, *, log_level: str, truste
         host=host,
         port=port,
         log_level=log_level,
-        http=guarded_protocol(limits),
+        http=guarded_protocol(limits, proxied=trusted is not None),
         ws_max_size=WS_MAX_SIZE,
         ws_ping_interval=20,
         timeout_keep_alive=limits.keep_alive,

@@ -1,11 +1,13 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
-import { playRoll, playScore, setSound, soundOn, tumble } from "./dice.js";
+import { celebrate, moments } from "./celebrate.js";
+import { chimeOn, playChime, playRoll, playScore, setChime, setSound, soundOn, tumble } from "./dice.js";
 import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
 import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
 import { notifyTurn, setTitle, setTurns } from "./notify.js";
-import { addComputer, dailyRequest, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
+import { initHowToPlay } from "./how.js";
+import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, relabelLobby, roomRequest, showLobby, storedName } from "./lobby.js";
 import {
   $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
 } from "./render.js";
@@ -21,13 +23,17 @@ const ui = {
   pending: false, // an intent is on its way: its buttons wait for the next state
   retry: 500,
   nextId: 1,
+  quiet: new Set(), // ids of requests the page made by itself (the analysis, a challenge's result)
   asking: null, // "again" while a hint is asked again for its chances (not announced anew)
   status: "", // the connection line, an English text translated when shown
   hint: null, // the last hint, drawn again after a language switch
   plan: null, // the hint's first choice: {keep: Set of positions} or {box: "card:box"}
-  analysis: undefined, // undefined: not asked; null: no solver; else the analysis
+  analysis: undefined, // undefined: not asked; null: no solver; a text: why there is none; else the analysis
   autostart: false, // start the game as soon as every seat is taken (play now)
   shared: null, // the replay link of the finished game
+  confirm: null, // "card:box" of a zero tapped once, waiting for the second tap
+  lit: new Set(), // "seat:card:box" of the boxes another player just filled
+  lastMove: "", // what the last other player did, shown above the card
 };
 
 const languageKey = "fivedice:language";
@@ -95,9 +101,14 @@ function openRoom(code, { autostart = false } = {}) {
   ui.challengeAsked = false;
   ui.shared = null;
   ui.turn = null;
+  ui.lit = new Set();
+  ui.lastMove = "";
+  ui.confirm = null;
   $("#lobby").hidden = true;
   $("#room").hidden = false;
   $("#room-code").textContent = ui.code;
+  $("#room-gone").hidden = true;
+  $("#room .room-grid").hidden = false;
   $("#chat-log").replaceChildren();
   const link = `${location.origin}/r/${ui.code}`;
   $("#invite-link").textContent = link;
@@ -127,13 +138,43 @@ function connect() {
   ws.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   ws.addEventListener("close", (event) => {
     if (ui.ws !== ws) return;
-    setStatus(N_("offline — reconnecting…"));
     ui.pending = false;
-    if (event.code === 4400) return; // the server refused the room or token: do not hammer it
+    if (event.code === 4404) {
+      // a bad or expired invite: the room is gone, say so and offer the lobby (never "reconnecting" forever)
+      setStatus(N_("not in this room"));
+      $("#room .room-grid").hidden = true;
+      $("#room-gone").hidden = false;
+      $("#room-gone a").focus();
+      return;
+    }
+    if (event.code === 4400 || event.code === 4429) {
+      setStatus(N_("not in this room")); // the server refused the token, or this address has too many sockets
+      return;
+    }
+    if (event.code === 4408 && document.visibilityState !== "visible") {
+      setStatus(N_("offline — reconnecting…")); // a hidden spectator's page, let go: back when it is shown
+      ui.idle = true;
+      return;
+    }
+    setStatus(N_("offline — reconnecting…"));
     setTimeout(connect, ui.retry);
     ui.retry = Math.min(ui.retry * 2, 8000);
   });
 }
+
+// A spectator's page shows a sign of life while it is shown (the server lets idle watchers go), and a page
+// let go while hidden comes back when it is shown again.
+setInterval(() => {
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN && ui.you === null && ui.room && document.visibilityState === "visible") {
+    ui.ws.send(JSON.stringify({ type: "ping", id: ui.nextId++ }));
+  }
+}, 60_000);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && ui.idle && ui.code) {
+    ui.idle = false;
+    connect();
+  }
+});
 
 // Send an intent; its buttons stay disabled until the state it causes (or an error) arrives.
 function send(message, { intent = true } = {}) {
@@ -175,10 +216,13 @@ function receive(msg) {
     }
     if (ui.room.status === "over" && ui.analysis === undefined && !ui.asked) {
       ui.asked = true;
+      ui.analysisId = ui.nextId;
+      ui.quiet.add(ui.nextId); // asked by the page itself: a refusal is shown in its place, never as a toast
       send({ type: "analysis" }, { intent: false });
     }
     if (ui.room.status === "over" && ui.room.challenge && !ui.challenge && !ui.challengeAsked) {
       ui.challengeAsked = true;
+      ui.quiet.add(ui.nextId);
       send({ type: "challenge" }, { intent: false });
     }
   } else if (msg.type === "presence") {
@@ -188,6 +232,13 @@ function receive(msg) {
     ui.room.spectators = msg.spectators;
     ui.room.watchers = msg.watchers;
     renderSeats(ui.room, ui.you);
+  } else if (msg.type === "error" && ui.quiet.has(msg.id)) {
+    ui.quiet.delete(msg.id); // the analysis (or challenge result) the page asked for is not to be had
+    if (msg.id === ui.analysisId) {
+      ui.analysis = msg.message;
+      ui.asked = false;
+      renderAnalysis(ui.analysis, ui.room);
+    }
   } else if (msg.type === "error") {
     ui.pending = false;
     toast(msg.message);
@@ -228,6 +279,8 @@ function followTurn(before) {
     if (saved && saved.turn === turn && g && g.dice) ui.kept = new Set(saved.kept.filter((i) => i < g.dice.length));
   }
   if (moved) {
+    ui.confirm = null;
+    seeOthersMove(before, room);
     ui.hint = null;
     ui.plan = null;
     $("#hint-box").replaceChildren();
@@ -241,6 +294,28 @@ function followTurn(before) {
     renderChallenge(null);
   }
   saveKept();
+}
+
+// Another player's move, shown where the player looks: the boxes they just filled light up on the card
+// and one line above it says what they did (the event log keeps the whole story).
+function seeOthersMove(before, room) {
+  const g = room.game;
+  const b = before && before.game_no === room.game_no ? before.game : null;
+  ui.lit = new Set();
+  if (!g || !b) {
+    ui.lastMove = "";
+    return;
+  }
+  g.cards.forEach((cards, seat) => {
+    if (seat === ui.you) return;
+    cards.forEach((card, c) =>
+      card.entries.forEach((v, i) => {
+        if (v !== null && b.cards[seat] && b.cards[seat][c] && b.cards[seat][c].entries[i] === null) ui.lit.add(`${seat}:${c}:${room.rules.boxes[i].name}`);
+      }),
+    );
+  });
+  const lines = eventLines(room);
+  if (b.current !== ui.you && lines.length) ui.lastMove = lines[lines.length - 1];
 }
 
 function saveKept() {
@@ -267,8 +342,15 @@ function tell(before, room) {
     }
   }
   const started = g && (!b || b.current !== g.current || (before && before.status !== "playing"));
+  const found = moments(before, room, ui.you);
+  if (found.length) {
+    const text = found.map(([, line]) => line).join(" ");
+    celebrate(found[found.length - 1][0], text);
+    parts.push(text);
+  }
   if (started && room.status === "playing" && g.current === ui.you) {
     parts.push(t("Your turn."));
+    if (before && g.phase === "play") playChime();
     if (before && g.phase === "play") notifyTurn(t("Your turn — round {round} of {rounds}.", g), `/r/${room.code}`);
   }
   if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
@@ -308,7 +390,8 @@ function render() {
     turn.className = g.current === ui.you && playing && g.phase === "play" ? "yours" : ""; // the roll-off is the table's
     const plan = ui.plan || {};
     renderDice(room, ui.you, ui.kept, plan.keep || new Set(), toggleKeep);
-    renderCards(room, ui.you, ui.selected, plan.box || null, score);
+    renderCards(room, ui.you, ui.selected, plan.box || null, score, { lit: ui.lit, confirm: ui.confirm });
+    $("#last-move").textContent = ui.lastMove || "";
     const mine = myTurn();
     if (ui.pending) {
       $("#roll").disabled = true;
@@ -358,8 +441,19 @@ function roll() {
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
-function score(card, box) {
+// Score a box; a tap on a box that would score 0 asks once more (a second tap scores it).
+function score(card, box, event = null) {
   if (!myTurn() || ui.pending) return;
+  const key = `${card}:${box}`;
+  const option = ui.room.game.options.find((o) => `${o.card}:${o.box}` === key);
+  if (event && event.pointerType === "touch" && option && option.points === 0 && ui.confirm !== key) {
+    ui.confirm = key;
+    render();
+    const label = ui.room.rules.boxes.find((b) => b.name === box).label;
+    announce(t("Tap again to score 0 in {box}", { box: t(label) }));
+    return;
+  }
+  ui.confirm = null;
   send({ type: "score", card, box });
 }
 
@@ -505,14 +599,30 @@ function route() {
       ws.close();
     }
     setTurns(0);
+    showOffline(false);
     showLobby(api, goToRoom, toast)
       .then(() => {
         setTitle("fivedice");
         return refreshLobby();
       })
-      .catch((err) => toast(err.message));
+      .catch((err) => (offline(err) ? showOffline(true) : toast(err.message)));
   }
 }
+
+// Without a network (a reload from the installed app's cache, a train's tunnel) the lobby says so, instead
+// of a raw "Failed to fetch", an empty rule-set list and "no public room"; it comes back when online.
+const offline = (err = null) => !navigator.onLine || err instanceof TypeError; // fetch's network failure
+
+function showOffline(on) {
+  $("#lobby").classList.toggle("offline", on);
+  $("#offline-note").hidden = !on;
+  if (on) setStatus(N_("offline"));
+  else if (!ui.code) setStatus("");
+}
+
+window.addEventListener("online", () => {
+  if (!$("#lobby").hidden && $("#lobby").classList.contains("offline")) route();
+});
 
 $("#create-form").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -529,6 +639,8 @@ $("#open-form").addEventListener("submit", (event) => {
   goToRoom(new FormData(event.target).get("code").toUpperCase());
 });
 $("#add-computer").addEventListener("click", addComputer);
+$("#how-to-play").addEventListener("click", howToPlay);
+initHowToPlay();
 $("#join-form").addEventListener("submit", joinRoom);
 $("#chat-form").addEventListener("submit", sendChat);
 $("#start").addEventListener("click", () => send({ type: "start" }));
@@ -565,6 +677,12 @@ soundButton.addEventListener("click", () => {
   soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
   announce(soundOn() ? t("Sound on.") : t("Sound off."));
 });
+const chime = $("#chime");
+chime.checked = chimeOn();
+chime.addEventListener("change", () => {
+  setChime(chime.checked);
+  if (chime.checked) playChime(); // a sample, and the browser's leave to play sound later
+});
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
 
@@ -577,7 +695,7 @@ async function switchLanguage(wanted) {
   if (ui.ws && ui.ws.readyState === WebSocket.OPEN) {
     send({ type: "language", lang: code }, { intent: false });
     // the analysis names its moves in words: ask again for them in the new language
-    if (ui.analysis) send({ type: "analysis" }, { intent: false });
+    if (ui.analysis && typeof ui.analysis === "object") send({ type: "analysis" }, { intent: false });
     if (ui.challenge) send({ type: "challenge" }, { intent: false }); // its sentences are worded by the server
   }
   if (ui.room) {
@@ -587,10 +705,9 @@ async function switchLanguage(wanted) {
     if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
     setTitle("fivedice — " + t("room {code}", { code: ui.code }));
   }
-  if (!$("#lobby").hidden) {
-    await loadCatalogue(api, true);
-    showRuleOptions();
-    relabelComputers();
+  if (!$("#lobby").hidden && !offline()) {
+    await relabelLobby(api);
+    await refreshLobby(); // my games and friends, their lines in the new language
   }
 }
 
