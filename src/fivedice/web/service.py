@@ -50,6 +50,7 @@ from fivedice.web.errors import (
     StaleIntentError,
     StoreBusyError,
 )
+from fivedice.web.fanout import Outbox
 from fivedice.web.limits import DEFAULT_LIMITS, KeyedBuckets, Limits
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
@@ -64,6 +65,8 @@ __all__ = ["RoomService", "challenge_key", "hash_token"]
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+DEGRADED_POLL = 2.0
+"""Seconds between looks in the database for the rooms of this process while the fan-out is degraded."""
 IDLE = 900.0
 """Seconds after which a room nobody is connected to is dropped from memory (it stays in the database)."""
 
@@ -113,6 +116,8 @@ class RoomService(Connections):
         self.extras = RoomExtras(store)
         """The chat and the lobby's public rooms (tables beside the room tables)."""
         self.hub: Hub = hub or NullHub()
+        self.outbox = Outbox(self.hub)
+        """The events for the other processes, published off the request path (see :mod:`fivedice.web.fanout`)."""
         self.roller: DiceRoller = RandomRoller(random.Random(seed)) if seed is not None else SecretsRoller()
         self.computer_delay = computer_delay
         self.scores = scores
@@ -150,12 +155,15 @@ class RoomService(Connections):
         from fivedice.web import upkeep
 
         await self.hub.start(self._on_event)
+        self._spawn(self.outbox.run())
         self._spawn(self._timer_loop())
         self._spawn(upkeep.heartbeats(self))
         self._spawn(upkeep.sweeps(self))
 
     async def close(self) -> None:
-        """Stop background work and release connections."""
+        """Stop background work and release connections (the last events published, within a second)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.idle(), 1)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -416,8 +424,12 @@ class RoomService(Connections):
                 self._broadcast(room)
 
     async def _timer_loop(self) -> None:
+        polled = 0.0
         while True:
             await asyncio.sleep(0.5)
+            if not self.outbox.health()["ok"] and time.monotonic() - polled >= DEGRADED_POLL:
+                polled = time.monotonic()  # no news from the other processes: look in the database instead
+                self._spawn(self._poll())
             now = self.clock()
             for room in list(self.rooms.values()):
                 if not room.clients and not room.driving and not room.lock.locked() and now - room.row.updated > IDLE:
@@ -433,6 +445,22 @@ class RoomService(Connections):
                     room.notified_timeout = (room.row.game_no, room.seq)
                     text = N_("Time is up for {who}; the room waits for them.")
                     await self._message(room, notice(text, who=seat.name))
+
+    async def _poll(self) -> None:
+        """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
+        for room in list(self.rooms.values()):
+            if room.clients and not room.lock.locked():
+                with contextlib.suppress(FiveDiceError):
+                    await self.fresh(room)
+
+    async def fresh(self, room: Room) -> Room:
+        """``room`` brought up to date from the database (a reload always shows what is stored, whatever the
+        news between processes said), its clients told if anything changed."""
+        async with room.lock:
+            if await self.db(self._refresh, room):
+                self._broadcast(room)
+        self._after_change(room)
+        return room
 
     # -- HTTP operations ----------------------------------------------------------------
     async def create(self, req: CreateRoom) -> dict[str, Any]:
