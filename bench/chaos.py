@@ -177,8 +177,13 @@ FLOOD_ADDRESS = "127.0.0.2"
 
 
 def flood(port: int, count: int, tally: Tally) -> None:
-    """Open ``count`` connections from :data:`FLOOD_ADDRESS`; count those refused at once (503) and whether a
-    request from 127.0.0.1 is still answered while they are held."""
+    """Open ``count`` connections from :data:`FLOOD_ADDRESS`; count those refused (503 within 2 s, before the
+    head timeout) and whether a request from 127.0.0.1 is still answered while they are held."""
+    try:
+        if httpx.get(f"http://127.0.0.1:{port}/api/rules", timeout=5).status_code != 200:
+            return
+    except httpx.HTTPError:
+        return  # a server being restarted: flood another time
     held: list[socket.socket] = []
     try:
         for _ in range(count):
@@ -195,12 +200,19 @@ def flood(port: int, count: int, tally: Tally) -> None:
         with selectors.DefaultSelector() as sel:  # a refusal is answered at once
             for sock in held:
                 sel.register(sock, selectors.EVENT_READ)
-            readable = [key.fileobj for key, _events in sel.select(0.5)]
+            readable: list[object] = []
+            deadline = time.monotonic() + 2
+            while len(readable) < len(held) and time.monotonic() < deadline:
+                found = [key.fileobj for key, _events in sel.select(max(0.0, deadline - time.monotonic()))]
+                for sock in found:
+                    sel.unregister(sock)
+                readable += found
         for sock in readable:
             assert isinstance(sock, socket.socket)
             with contextlib.suppress(OSError):
                 if sock.recv(64).startswith(b"HTTP/1.1 503"):
                     refused += 1
+        tally.faults["flood"] += 1
         tally.flood["opened"] += len(held)
         tally.flood["refused"] += refused
         try:
@@ -397,6 +409,7 @@ async def monkey(
             await asyncio.to_thread(lock_database, db, prefix, rng.uniform(0.5, 2.0))
         elif kind == "flood":
             await asyncio.to_thread(flood, servers.ports[rng.choice(servers.live() or [0])], flood_count, tally)
+            continue  # counted by flood() when a server was up to take it
         elif kind == "redis_kill" and redis is not None:
             redis.kill()
             await asyncio.sleep(rng.uniform(1.0, 3.0))
