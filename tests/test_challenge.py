@@ -16,7 +16,8 @@ from fivedice.table.challenge import ChallengeError, challenge_code, replay_on_t
 
 
 def play(args: list[str], lines: list[str], db: Path) -> str:
-    result = CliRunner().invoke(main, ["play", "--plain", "--db", str(db), *args], input="\n".join(lines) + "\n")
+    command = ["play", "--plain", "--no-confirm", "--db", str(db), *args]
+    result = CliRunner().invoke(main, command, input="\n".join(lines) + "\n")
     assert result.exit_code == 0, result.output
     return result.output
 

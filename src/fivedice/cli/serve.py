@@ -124,6 +124,21 @@ __all__ = ["serve_cmd"]
     help=N_("Seconds without any change after which a room is deleted."),
 )
 @click.option(
+    "--chance-builds",
+    default=D.chance_builds,
+    show_default=True,
+    type=click.IntRange(0),
+    help=N_("Tables (chances, solvers) prepared at once at most, queued ones included; more are refused."),
+)
+@click.option(
+    "--chance-memory",
+    default=4096,
+    show_default=True,
+    type=click.IntRange(0),
+    metavar="MB",
+    help=N_("Resident memory of the server above which no table preparation starts (one takes up to 1280 MB)."),
+)
+@click.option(
     "--trusted-proxy",
     default=None,
     metavar="ADDRESSES",
@@ -204,6 +219,8 @@ def serve_cmd(
     presence_ttl: float,
     finished_expiry: float,
     idle_expiry: float,
+    chance_builds: int,
+    chance_memory: int,
     trusted_proxy: str | None,
     chances: bool,
     origins: tuple[str, ...],
@@ -227,8 +244,9 @@ def serve_cmd(
     from fivedice.web.app import create_app
     from fivedice.web.auth import AccountSettings, check_origin
     from fivedice.web.db import safe_url
-    from fivedice.web.server import run
+    from fivedice.web.server import listen, run
 
+    sock = listen(host, port)  # first: a bad or busy port is one sentence before any work
     limits = dataclasses.replace(
         D,
         message_rate=rate,
@@ -249,8 +267,10 @@ def serve_cmd(
         finished_expiry=finished_expiry,
         idle_expiry=idle_expiry,
         sweep_every=min(D.sweep_every, max(1.0, min(finished_expiry, idle_expiry) / 4)),
+        chance_builds=chance_builds,
+        chance_memory=chance_memory,
     )
-    app = create_app(
+    app = create_app(  # a failure exits, closing the socket
         db,
         pubsub=pubsub,
         prefix=table_prefix,
@@ -277,9 +297,9 @@ def serve_cmd(
         _(
             "fivedice: serving on http://{host}:{port}  (database: {url}, pub/sub: {pubsub})",
             host=host,
-            port=port,
+            port=sock.getsockname()[1],
             url=url,
             pubsub=service.pubsub,
         )
     )
-    run(app, host, port, limits, log_level=log_level, trusted=trusted_proxy)
+    run(app, sock, limits, log_level=log_level, trusted=trusted_proxy)

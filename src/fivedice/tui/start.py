@@ -19,7 +19,7 @@ from fivedice.i18n import N_, _
 from fivedice.players import LEVELS
 from fivedice.rules import RuleSet, parse_options
 from fivedice.table.challenge import challenge_code
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui.help import HelpScreen
 from fivedice.tui.session import delete_save, saved_games
 from fivedice.tui.widgets import I18nFooter, language_cycle
@@ -67,8 +67,9 @@ class ScoresScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     ScoresScreen { align: center middle; }
-    ScoresScreen > VerticalScroll { width: 78; max-width: 100%; height: auto; max-height: 100%;
-                                    border: round $accent; padding: 0 1; background: $surface; }
+    ScoresScreen > VerticalScroll { width: auto; max-width: 100%; height: auto; max-height: 100%;
+                                    border: round $accent; padding: 0 1; background: $surface; overflow-x: auto; }
+    ScoresScreen #scores-text { width: auto; text-wrap: nowrap; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f2", "close", N_("Close"))]
 
@@ -161,7 +162,7 @@ class StartScreen(Screen[None]):
                 last = []
             if last:
                 return list(last)
-        return [Seat(_("Player")), Seat(_("Computer"), "computer", "medium")]
+        return [Seat(_("Player")), Seat(_("Computer"), SeatKind.COMPUTER, "medium")]
 
     def _challenge_default(self) -> str:
         cfg = self.fd_app.config
@@ -318,7 +319,7 @@ class StartScreen(Screen[None]):
             if not name:
                 continue
             if isinstance(kind, str) and kind.startswith("computer:"):
-                out.append(Seat(name, "computer", kind.partition(":")[2]))
+                out.append(Seat(name, SeatKind.COMPUTER, kind.partition(":")[2]))
             else:
                 out.append(Seat(name))
         return out

@@ -56,8 +56,9 @@ from fivedice import i18n
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.players.levels import LEVELS
-from fivedice.rules import BUILTINS, describe, get, parse_spec
+from fivedice.rules import BUILTINS, describe, get
 from fivedice.rules.explain import explain_all
+from fivedice.services import chancejobs
 from fivedice.table.challenge import DAILY, challenge_code, check_open
 from fivedice.web import lobby, pwa, replay
 from fivedice.web.accounts_app import install_accounts
@@ -77,9 +78,11 @@ from fivedice.web.models import (
     SetLanguage,
     parse_message,
 )
+from fivedice.web.names import skeleton
 from fivedice.web.pubsub import Hub, channel, make_hub
 from fivedice.web.rooms import Client, Room
 from fivedice.web.service import RoomService, challenge_key
+from fivedice.web.specs import network_rules
 
 __all__ = ["create_app"]
 
@@ -95,6 +98,20 @@ CROWDED = 4429
 HELLO = '{"type": "hello", "token": ...}'
 APP_NAME = "fivedice"
 _EXAMPLE = '{"name": "Ann"}'
+
+
+def _how_to_play(name: str) -> dict[str, Any]:
+    """A rule set's data for the page's "How to play": each box with what it needs and scores (in the
+    request's language; the label in English, translated by the page), the dice, rolls, rounds and bonus."""
+    rules = get(name)
+    return {
+        "boxes": [{"label": b.label, "section": b.section, "rule": b.describe()} for b in rules.boxes],
+        "dice": rules.dice,
+        "rolls": rules.rolls,
+        "rounds": len(rules.boxes) * len(rules.cards),
+        "upper_bonus": [{"threshold": t.threshold, "points": t.points} for t in rules.upper_bonus],
+        "yahtzee_bonus": rules.yahtzee_bonus,
+    }
 
 
 def create_app(
@@ -118,6 +135,7 @@ def create_app(
     Raises a one-sentence :class:`~fivedice.errors.FiveDiceError` when the database cannot be
     written, the pub/sub channel cannot be reached, or it differs from the one the database's
     other processes use (every process of one database must hear the others)."""
+    chancejobs.configure(chancejobs.Budget(limits.chance_builds, limits.chance_memory))  # for the whole process
     store = RoomStore(db, prefix, timeout=limits.db_timeout)
     if isinstance(pubsub, str):
         asked = channel(pubsub, store.url)
@@ -161,6 +179,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(skeleton, "")  # the confusables table (0.6 s to read): never on the event loop
         await service.start()
         await seating.start()
         try:
@@ -218,6 +237,7 @@ def create_app(
                     "description": describe(get(b.name)),
                     "options": [{"name": o.name, "choices": list(o.choices), "help": _(o.help)} for o in b.options],
                     "explained": explain_all(b.name),
+                    **_how_to_play(b.name),
                 }
                 for b in BUILTINS.values()
             ],
@@ -229,7 +249,7 @@ def create_app(
     async def challenge(code: str, rules: str = "yahtzee") -> dict[str, Any]:
         """A challenge's code (``today``/``daily``: today's) and its leaderboard under the rule set ``rules``."""
         key = check_open(challenge_code(DAILY if code == "today" else code[:200]))
-        spec = parse_spec(rules[:200]).spec
+        spec = network_rules(rules).spec  # a built-in name with options: never a file
         return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
 
     @app.get("/healthz")
@@ -243,11 +263,15 @@ def create_app(
     async def languages(request: Request) -> dict[str, Any]:
         return {"languages": i18n.available_languages(), "current": i18n.current_language()}
 
+    catalogs: dict[str, bytes] = {}
+
     @app.get("/i18n/{lang}.json")
     async def catalog(lang: str) -> Response:
         if i18n.resolve(lang) != lang:
             return _error(404, _("Language {code!r} is not available.", code=lang[:20]))
-        body = json.dumps(i18n.catalog_json(lang), ensure_ascii=False, separators=(",", ":"))
+        body = catalogs.get(lang)
+        if body is None:  # made once per language, in a worker thread (milliseconds of CPU)
+            body = catalogs[lang] = await asyncio.to_thread(_catalog_body, lang)
         return Response(body, media_type="application/json", headers={"Cache-Control": "max-age=300"})
 
     @app.post("/api/rooms", status_code=201)
@@ -324,6 +348,10 @@ def create_app(
         await _serve(service, ws, room, client, lang)
 
     return app
+
+
+def _catalog_body(lang: str) -> bytes:
+    return json.dumps(i18n.catalog_json(lang), ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _kind(text: str) -> Any:

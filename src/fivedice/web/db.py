@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -74,10 +75,11 @@ PSYCOPG_SCHEME = "postgresql+psycopg://"
 POSTGRES_SCHEME = "postgresql://"
 SQLITE_SCHEME = "sqlite:///"
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 """The version of the room tables this code writes; older databases are upgraded on start
 (1 -> 2 adds ``rooms.started``, when the current game began, for the per-turn deadline;
-2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`)."""
+2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`; 4 -> 5 the profile tables,
+:mod:`fivedice.web.profile_tables`)."""
 
 
 def normalize_url(url: str) -> str:
@@ -140,6 +142,19 @@ def store_error(exc: BaseException, timeout: float, url: str | None = None) -> S
     return StoreError(
         _("The database cannot be reached ({reason}); nothing was changed, try again in a moment.", reason=reason)
     )
+
+
+def _make_folder(database: str, url: str) -> None:
+    """Create the folder of a SQLite file (a fresh install has no user data folder yet)."""
+    folder = Path(database).parent
+    if not database or database.startswith("file:") or folder.is_dir():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            _("Database {url} cannot be used (its folder cannot be made: {reason}).", url=url, reason=exc.strerror)
+        ) from None
 
 
 def default_url() -> str:
@@ -228,8 +243,17 @@ def _v3(conn: Connection, t: Tables) -> None:
     create_account_tables(conn, t)
 
 
-MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2, 3: _v3}
-"""Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v``."""
+def _v5(conn: Connection, t: Tables) -> None:
+    """Add the profile tables: each account's finished games and ratings (:mod:`fivedice.web.profile_tables`);
+    nothing existing changes, and nothing of step 4 is needed (an upgrade from 3 runs it too)."""
+    from fivedice.web.profile_tables import create_profile_tables
+
+    create_profile_tables(conn, t)
+
+
+MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2, 3: _v3, 5: _v5}
+"""Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v`` (a number without a
+step changes nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +334,8 @@ class RoomStore:
                 self.url, pool_size=8, max_overflow=8, pool_recycle=1800, pool_pre_ping=True, connect_args=args
             )
         memory = self.url in ("sqlite://", "sqlite:///:memory:")
+        if not memory:
+            _make_folder(make_url(self.url).database or "", safe_url(self.url))
         kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": self.timeout}}
         if memory:
             kwargs["poolclass"] = StaticPool
@@ -350,7 +376,9 @@ class RoomStore:
                     )
                 )
             for v in range(version + 1, SCHEMA_VERSION + 1):
-                MIGRATIONS[v](conn, t)
+                step = MIGRATIONS.get(v)
+                if step is not None:
+                    step(conn, t)
             if found is None:
                 conn.execute(t.meta.insert().values(key="schema", value=str(SCHEMA_VERSION)))
             elif version != SCHEMA_VERSION:

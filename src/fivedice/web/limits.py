@@ -55,6 +55,10 @@ class Limits:
     sweep_every: float = 60.0
     abuse_close: int = 100
     """Refused frames in a row after which a WebSocket is closed."""
+    chance_builds: int = 2
+    """Tables (chances, solvers) this process prepares at once at most, queued ones included."""
+    chance_memory: int | None = None
+    """Resident MB of this process above which no preparation starts (None: no bound; ``fivedice serve`` sets one)."""
 
 
 DEFAULT_LIMITS = Limits()

@@ -17,11 +17,12 @@ from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.services.advice import BEAT, WIN, Advice
+from fivedice.services import chancejobs
+from fivedice.services.advice import BEAT, WIN, Advice, advise
 from fivedice.storage import Store
+from fivedice.storage.finished import record_finished
 from fivedice.table import Table
-from fivedice.table.challenge import goal as challenge_goal
-from fivedice.table.challenge import report, report_lines
+from fivedice.table.challenge import aim_for, report, report_lines
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import RoomError
 from fivedice.web.lobby import RoomExtras
@@ -85,17 +86,18 @@ class Results:
             return self._score_store
 
     async def goal(self, room: Room, table: Table) -> bool:
-        """Work out a solo challenge's goal: what the benchmark player made of the same dice tape (the hints'
-        chances are then of beating it). True if it was found."""
-        assert table.challenge is not None
+        """Work out a solo challenge's goal (:func:`fivedice.table.challenge.aim_for`): what the benchmark player
+        made of the same dice tape (the hints' chances are then of beating it). True if it was found."""
         try:
-            aim = await asyncio.to_thread(challenge_goal, table.rules, table.challenge, table.challenge_key)
+            aim = await asyncio.to_thread(aim_for, table)
         except FiveDiceError as exc:
             log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
             return False
+        if aim is None:
+            return False
         async with room.lock:
             room.goal = {"total": aim.total, "level": aim.level}
-            room.aim_at(room.goal["total"])
+            room.aim_at(aim.total)
         return True
 
     async def best(self, room: Room) -> bool:
@@ -115,7 +117,7 @@ class Results:
         return True
 
     def _record_sync(self, table: Table) -> None:
-        self.score_store().record_table(table, source="web")
+        record_finished(self.score_store(), table, "web")
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the
@@ -143,7 +145,12 @@ class Results:
         return hint_data(advice, note, chances=self.chances)
 
     def _advise(self, table: Table, state: GameState) -> tuple[str | None, Advice]:
-        """In a worker: the note on the chances (starting their preparation, in a daemon thread) and the advice."""
+        """In a worker: the note on the chances (starting their preparation, in a daemon thread) and the advice.
+        A solver that is neither loaded nor shipped nor cached is never built here: the hint ranks the boxes
+        by their points and says that the solver is being prepared (within the process's budget)."""
+        solver = chancejobs.solver_need(table.rules)
+        if solver is not None:
+            return chancejobs.describe(chancejobs.start(solver)), advise(state, chances=False, exact=False)
         note = table.chances_note() if self.chances else None
         advice = table.advice(state)
         return (None if advice.chances is not None else note), advice
@@ -156,6 +163,10 @@ class Results:
             game, key = room.table.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
             if room.analysis is not None and room.analysis[0] == key:
                 return room.analysis[1]
+        solver = chancejobs.solver_need(game.rules)
+        if solver is not None:  # never built on a request's path: prepared meanwhile, ask again later
+            chancejobs.start(solver)
+            return None
         result = await asyncio.to_thread(_analyze, game)
         room.analysis = (key, result)
         return result

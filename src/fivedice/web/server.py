@@ -10,16 +10,19 @@ connections close after ``keep_alive`` seconds; WebSocket frames are at most 64 
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import socket
 from typing import Any
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.web.limits import Limits
 
-__all__ = ["guarded_protocol", "run"]
+__all__ = ["ListenError", "guarded_protocol", "listen", "run"]
 
 WS_MAX_SIZE = 65536
 
@@ -102,11 +105,65 @@ def guarded_protocol(limits: Limits, proxied: bool = False) -> type[H11Protocol]
     return GuardedH11Protocol
 
 
-def run(app: Any, host: str, port: int, limits: Limits, *, log_level: str, trusted: str | None = None) -> None:
-    """Serve ``app`` until interrupted. ``trusted``: addresses of reverse proxies whose
-    ``X-Forwarded-For`` names the client (none by default: the peer's address is the client's)."""
+class ListenError(FiveDiceError):
+    """The server cannot listen on the address and port it was given."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host`` and ``port`` (0: any free port), or :class:`ListenError` in one sentence
+    (a port out of range, an address that is not this machine's, a port in use or reserved)."""
+    if not 0 <= port <= 65535:
+        raise ListenError(_("Port {port} is not valid; expected a number from 0 to 65535.", port=port))
+    try:
+        family, kind, proto, _name, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ListenError(
+            _(
+                "Address {host!r} cannot be listened on ({reason}); expected an address of this machine, "
+                "like 127.0.0.1 or 0.0.0.0.",
+                host=host,
+                reason=getattr(exc, "strerror", None) or exc,
+            )
+        ) from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            text = _(
+                "Port {port} on {host} is already in use by another program; stop it or choose another --port.",
+                port=port,
+                host=host,
+            )
+        elif exc.errno == errno.EACCES:
+            text = _(
+                "Port {port} on {host} needs more privileges than this user has; choose a port above 1023.",
+                port=port,
+                host=host,
+            )
+        else:
+            text = _(
+                "Cannot listen on {host} port {port} ({reason}); expected an address of this machine and a free port.",
+                host=host,
+                port=port,
+                reason=exc.strerror or exc,
+            )
+        raise ListenError(text) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def run(app: Any, sock: socket.socket, limits: Limits, *, log_level: str, trusted: str | None = None) -> None:
+    """Serve ``app`` on the bound socket ``sock`` (see :func:`listen`) until interrupted. ``trusted``: addresses
+    of reverse proxies whose ``X-Forwarded-For`` names the client (none by default: the peer's address is the
+    client's)."""
     import uvicorn
 
+    host, port = sock.getsockname()[:2]
     config = uvicorn.Config(
         app,
         host=host,
@@ -119,4 +176,4 @@ def run(app: Any, host: str, port: int, limits: Limits, *, log_level: str, trust
         proxy_headers=trusted is not None,
         forwarded_allow_ips=trusted,
     )
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])

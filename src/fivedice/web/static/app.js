@@ -1,11 +1,13 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
-import { playRoll, playScore, setSound, soundOn, tumble } from "./dice.js";
+import { celebrate, moments } from "./celebrate.js";
+import { chimeOn, playChime, playRoll, playScore, setChime, setSound, soundOn, tumble } from "./dice.js";
 import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
 import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
 import { notifyTurn, setTitle, setTurns } from "./notify.js";
-import { addComputer, dailyRequest, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
+import { initHowToPlay } from "./how.js";
+import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, relabelLobby, roomRequest, showLobby, storedName } from "./lobby.js";
 import {
   $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
 } from "./render.js";
@@ -29,6 +31,9 @@ const ui = {
   analysis: undefined, // undefined: not asked; null: no solver; a text: why there is none; else the analysis
   autostart: false, // start the game as soon as every seat is taken (play now)
   shared: null, // the replay link of the finished game
+  confirm: null, // "card:box" of a zero tapped once, waiting for the second tap
+  lit: new Set(), // "seat:card:box" of the boxes another player just filled
+  lastMove: "", // what the last other player did, shown above the card
 };
 
 const languageKey = "fivedice:language";
@@ -96,6 +101,9 @@ function openRoom(code, { autostart = false } = {}) {
   ui.challengeAsked = false;
   ui.shared = null;
   ui.turn = null;
+  ui.lit = new Set();
+  ui.lastMove = "";
+  ui.confirm = null;
   $("#lobby").hidden = true;
   $("#room").hidden = false;
   $("#room-code").textContent = ui.code;
@@ -271,6 +279,8 @@ function followTurn(before) {
     if (saved && saved.turn === turn && g && g.dice) ui.kept = new Set(saved.kept.filter((i) => i < g.dice.length));
   }
   if (moved) {
+    ui.confirm = null;
+    seeOthersMove(before, room);
     ui.hint = null;
     ui.plan = null;
     $("#hint-box").replaceChildren();
@@ -284,6 +294,28 @@ function followTurn(before) {
     renderChallenge(null);
   }
   saveKept();
+}
+
+// Another player's move, shown where the player looks: the boxes they just filled light up on the card
+// and one line above it says what they did (the event log keeps the whole story).
+function seeOthersMove(before, room) {
+  const g = room.game;
+  const b = before && before.game_no === room.game_no ? before.game : null;
+  ui.lit = new Set();
+  if (!g || !b) {
+    ui.lastMove = "";
+    return;
+  }
+  g.cards.forEach((cards, seat) => {
+    if (seat === ui.you) return;
+    cards.forEach((card, c) =>
+      card.entries.forEach((v, i) => {
+        if (v !== null && b.cards[seat] && b.cards[seat][c] && b.cards[seat][c].entries[i] === null) ui.lit.add(`${seat}:${c}:${room.rules.boxes[i].name}`);
+      }),
+    );
+  });
+  const lines = eventLines(room);
+  if (b.current !== ui.you && lines.length) ui.lastMove = lines[lines.length - 1];
 }
 
 function saveKept() {
@@ -310,8 +342,15 @@ function tell(before, room) {
     }
   }
   const started = g && (!b || b.current !== g.current || (before && before.status !== "playing"));
+  const found = moments(before, room, ui.you);
+  if (found.length) {
+    const text = found.map(([, line]) => line).join(" ");
+    celebrate(found[found.length - 1][0], text);
+    parts.push(text);
+  }
   if (started && room.status === "playing" && g.current === ui.you) {
     parts.push(t("Your turn."));
+    if (before && g.phase === "play") playChime();
     if (before && g.phase === "play") notifyTurn(t("Your turn — round {round} of {rounds}.", g), `/r/${room.code}`);
   }
   if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
@@ -351,7 +390,8 @@ function render() {
     turn.className = g.current === ui.you && playing && g.phase === "play" ? "yours" : ""; // the roll-off is the table's
     const plan = ui.plan || {};
     renderDice(room, ui.you, ui.kept, plan.keep || new Set(), toggleKeep);
-    renderCards(room, ui.you, ui.selected, plan.box || null, score);
+    renderCards(room, ui.you, ui.selected, plan.box || null, score, { lit: ui.lit, confirm: ui.confirm });
+    $("#last-move").textContent = ui.lastMove || "";
     const mine = myTurn();
     if (ui.pending) {
       $("#roll").disabled = true;
@@ -401,8 +441,19 @@ function roll() {
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
-function score(card, box) {
+// Score a box; a tap on a box that would score 0 asks once more (a second tap scores it).
+function score(card, box, event = null) {
   if (!myTurn() || ui.pending) return;
+  const key = `${card}:${box}`;
+  const option = ui.room.game.options.find((o) => `${o.card}:${o.box}` === key);
+  if (event && event.pointerType === "touch" && option && option.points === 0 && ui.confirm !== key) {
+    ui.confirm = key;
+    render();
+    const label = ui.room.rules.boxes.find((b) => b.name === box).label;
+    announce(t("Tap again to score 0 in {box}", { box: t(label) }));
+    return;
+  }
+  ui.confirm = null;
   send({ type: "score", card, box });
 }
 
@@ -548,14 +599,30 @@ function route() {
       ws.close();
     }
     setTurns(0);
+    showOffline(false);
     showLobby(api, goToRoom, toast)
       .then(() => {
         setTitle("fivedice");
         return refreshLobby();
       })
-      .catch((err) => toast(err.message));
+      .catch((err) => (offline(err) ? showOffline(true) : toast(err.message)));
   }
 }
+
+// Without a network (a reload from the installed app's cache, a train's tunnel) the lobby says so, instead
+// of a raw "Failed to fetch", an empty rule-set list and "no public room"; it comes back when online.
+const offline = (err = null) => !navigator.onLine || err instanceof TypeError; // fetch's network failure
+
+function showOffline(on) {
+  $("#lobby").classList.toggle("offline", on);
+  $("#offline-note").hidden = !on;
+  if (on) setStatus(N_("offline"));
+  else if (!ui.code) setStatus("");
+}
+
+window.addEventListener("online", () => {
+  if (!$("#lobby").hidden && $("#lobby").classList.contains("offline")) route();
+});
 
 $("#create-form").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -572,6 +639,8 @@ $("#open-form").addEventListener("submit", (event) => {
   goToRoom(new FormData(event.target).get("code").toUpperCase());
 });
 $("#add-computer").addEventListener("click", addComputer);
+$("#how-to-play").addEventListener("click", howToPlay);
+initHowToPlay();
 $("#join-form").addEventListener("submit", joinRoom);
 $("#chat-form").addEventListener("submit", sendChat);
 $("#start").addEventListener("click", () => send({ type: "start" }));
@@ -608,6 +677,12 @@ soundButton.addEventListener("click", () => {
   soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
   announce(soundOn() ? t("Sound on.") : t("Sound off."));
 });
+const chime = $("#chime");
+chime.checked = chimeOn();
+chime.addEventListener("change", () => {
+  setChime(chime.checked);
+  if (chime.checked) playChime(); // a sample, and the browser's leave to play sound later
+});
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
 
@@ -630,10 +705,9 @@ async function switchLanguage(wanted) {
     if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
     setTitle("fivedice — " + t("room {code}", { code: ui.code }));
   }
-  if (!$("#lobby").hidden) {
-    await loadCatalogue(api, true);
-    showRuleOptions();
-    relabelComputers();
+  if (!$("#lobby").hidden && !offline()) {
+    await relabelLobby(api);
+    await refreshLobby(); // my games and friends, their lines in the new language
   }
 }
 
