@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -304,9 +305,9 @@ async def test_physical_dice_help_and_theme(tmp_path: Path) -> None:
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("x")
         assert isinstance(app.screen, GameScreen)
-        assert app.theme == "textual-dark"
+        assert app.theme == "fivedice-dark"
         await pilot.press("t")
-        assert app.theme == "textual-light"
+        assert app.theme == "fivedice-light"
 
 
 async def test_solo_players_see_their_best(tmp_path: Path) -> None:
@@ -329,6 +330,8 @@ async def test_end_screen_shows_the_analysis_and_stores_its_losses(tmp_path: Pat
         text = text_of(app, "#analysis")
         assert "Ann: grade" in text
         assert "decisions" in text
+        assert "Luck and decisions" in text
+        assert re.search(r"Ann: \d+ = 169\.8 expected [+−] [\d.]+ luck − [\d.]+ decisions", text)
     with Store(db) as store:
         history = store.history("Ann")
         assert history.games[0].decisions is not None

@@ -10,13 +10,14 @@ A locked, damaged or unreachable database raises :class:`StoreError` with a clea
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, delete, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
@@ -34,6 +35,9 @@ from fivedice.storage import migrate
 from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
 from fivedice.storage.url import ENV_VAR, resolve_url
 from fivedice.table import Table
+
+if TYPE_CHECKING:
+    from fivedice.services.profile import PlayedGame
 from fivedice.table.seat import Seat
 
 __all__ = ["ENV_VAR", "GameSummary", "History", "PlayerProfile", "ScoreRow", "Store", "StoreError", "resolve_url"]
@@ -132,6 +136,34 @@ def _has_upper_bonus(spec: str) -> bool:
         return bool(parse_spec(spec).upper_bonus)
     except FiveDiceError:
         return True
+
+
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    bonus: bool
+    optimal: float | None
+    benchmark: int | None
+
+
+@functools.lru_cache(maxsize=256)
+def _facts(spec: str, challenge: str | None, analysed: bool) -> _Facts:
+    """What a profile needs of a rule set (and a challenge): whether it has an upper bonus, its optimal mean
+    (only for analysed games: it loads the solver) and the challenge's benchmark total."""
+    optimal = benchmark = None
+    try:
+        rules = parse_spec(spec)
+    except FiveDiceError:
+        return _Facts(True, None, None)
+    if analysed and rules.solver_refusal() is None:
+        from fivedice.players.solved import solver_for
+
+        optimal = float(solver_for(rules).expected_score)
+    if challenge is not None:
+        from fivedice.table.challenge import goal
+
+        with contextlib.suppress(FiveDiceError):
+            benchmark = goal(rules, challenge).total
+    return _Facts(bool(rules.upper_bonus), optimal, benchmark)
 
 
 class Store:
@@ -358,6 +390,13 @@ class Store:
             raise StoreError(_("Game {id!r} is not in the score database.", id=game_id))
         return saves.loads(text)
 
+    def last_game_id(self) -> int | None:
+        """The id of the newest stored game (None in an empty store)."""
+        query = select(games.c.id).order_by(games.c.played_at.desc(), games.c.id.desc()).limit(1)
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else int(found)
+
     def game_count(self) -> int:
         """How many games are stored."""
         with self._guard(), self.engine.connect() as conn:
@@ -422,6 +461,55 @@ class Store:
             out.append(ScoreRow(rank, name, total, spec, players, _utc(played), gid, kind, level, undos, code))
         return out
 
+    def challenge_board(self, rules: RuleSet, challenge: str, limit: int = 10, scan: int = 50_000) -> list[ScoreRow]:
+        """Challenge ``challenge``'s fair leaderboard under that exact rule set, best first: only each player's
+        first attempt counts (later ones are practice: they knew the dice), and only when it was unassisted
+        (no hint, no computer seat in the game; a challenge's undo only takes back a mis-click, the own last
+        score before the next roll). One rank per name, compared without regard to case; equal totals share a
+        rank, the earlier game first. Reads at most ``scan`` results (the oldest)."""
+        computer = select(results.c.game_id).where(results.c.kind == "computer")
+        query = (
+            select(
+                results.c.name, results.c.name_key, results.c.total, results.c.hints, results.c.kind,
+                games.c.players, games.c.played_at, games.c.id, games.c.undos, games.c.id.in_(computer),
+            )
+            .join(games, games.c.id == results.c.game_id)
+            .where(games.c.challenge == challenge, games.c.rules_spec == rules.spec)
+            .order_by(games.c.played_at, games.c.id, results.c.seat)
+            .limit(scan)
+        )  # fmt: skip
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).all()
+        seen: set[str] = set()
+        firsts = []
+        for name, key, total, hints, kind, players, played, gid, undos, assisted in found:
+            if kind == "computer" or key in seen:
+                continue
+            seen.add(key)  # this player's first attempt: ranked if unassisted, else none of theirs is
+            if not hints and not assisted:
+                firsts.append((total, _utc(played), gid, name, players, undos))
+        firsts.sort(key=lambda r: (-r[0], r[1], r[2]))
+        out: list[ScoreRow] = []
+        for i, (total, played, gid, name, players, undos) in enumerate(firsts[: max(0, limit)]):
+            rank = out[-1].rank if out and out[-1].total == total else i + 1
+            out.append(ScoreRow(rank, name, total, rules.spec, players, played, gid, "human", None, undos, challenge))
+        return out
+
+    def attempts(self, player: str, rules: RuleSet, challenge: str) -> int:
+        """How many of ``player``'s games of challenge ``challenge`` under that exact rule set are stored."""
+        query = (
+            select(func.count())
+            .select_from(results.join(games, games.c.id == results.c.game_id))
+            .where(
+                results.c.name_key == player.strip().casefold(),
+                results.c.kind == "human",
+                games.c.challenge == challenge,
+                games.c.rules_spec == rules.spec,
+            )
+        )
+        with self._guard(), self.engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
+
     def history(self, player: str, rules: str | RuleSet | None = None) -> History:
         """A player's games, newest first (name matched without regard to case)."""
         query = (
@@ -451,6 +539,49 @@ class Store:
             )
         name = found[0][-1] if found else player.strip()
         return History(name, tuple(summaries))
+
+    def played_games(self, player: str, rules: str | RuleSet | None = None) -> list[PlayedGame]:
+        """A player's games, oldest first, as :func:`fivedice.services.profile.profile` reads them: with
+        the rule set's optimal mean (for the luck) where the game was analysed, the opponents' places, the
+        Yahtzees from the move log and a challenge's benchmark total."""
+        from fivedice.services.profile import PlayedGame, count_yahtzees
+
+        query = (
+            select(
+                games.c.id, games.c.played_at, games.c.rules_spec, games.c.players, results.c.seat,
+                results.c.total, results.c.place, results.c.upper_bonus, results.c.loss, results.c.decisions,
+                games.c.challenge, games.c.save_json,
+            )
+            .join(games, games.c.id == results.c.game_id)
+            .where(results.c.name_key == player.strip().casefold())
+            .order_by(games.c.played_at, games.c.id)
+        )  # fmt: skip
+        clause = self._rules_clause(rules)
+        if clause is not None:
+            query = query.where(clause)
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).all()
+            ids = [row[0] for row in found]
+            others = conn.execute(
+                select(results.c.game_id, results.c.seat, results.c.name, results.c.place).where(
+                    results.c.game_id.in_(ids)
+                )
+            ).all()
+        rivals: dict[int, list[tuple[int, str, int]]] = {}
+        for gid, seat, name, place in others:
+            rivals.setdefault(gid, []).append((seat, name, place))
+        out = []
+        for gid, played, spec, players, seat, total, place, ub, loss, decisions, code, save in found:
+            facts = _facts(spec, code, loss is not None)
+            game = saves.loads(save)
+            out.append(
+                PlayedGame(
+                    str(gid), _utc(played).timestamp(), spec, players, total, place, ub, facts.bonus,
+                    count_yahtzees(game, seat), decisions, loss, facts.optimal,
+                    tuple((n, p) for s, n, p in sorted(rivals.get(gid, [])) if s != seat), code, facts.benchmark,
+                )
+            )  # fmt: skip
+        return out
 
     def best(self, player: str, rules: str | RuleSet) -> int | None:
         """The player's best total under these rules (a :class:`RuleSet` or spec means that exact variant)."""
