@@ -17,13 +17,15 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection
 
 from fivedice.engine import notation
+from fivedice.engine.actions import Score
 from fivedice.i18n import _
 from fivedice.table import By, StaleStateError, Table
 from fivedice.table.driver import Driver
 from fivedice.table.steps import Automatic, Move, Prepare, Step, Think
 from fivedice.web.decisions import Change
+from fivedice.web.presence import notice
 from fivedice.web.rooms import Room
-from fivedice.web.timeouts import Timeout, on_timeout
+from fivedice.web.timeouts import NOTICES, Timeout, on_timeout
 
 if TYPE_CHECKING:
     from fivedice.web.service import RoomService
@@ -81,9 +83,17 @@ class RoomDriver(Driver):
                 raise StaleStateError(_("The game moved on while the computer was thinking."))
             return Change(entry=notation.to_json(r.table.commit(move)))
 
+        seat = move.state.current
+        forfeits = (
+            move.by is By.TIMER
+            and isinstance(move.action, Score)
+            and on_timeout(room.policy, room.missed(seat)) is Timeout.FORFEIT
+        )
         async with room.lock:
             try:
-                await service.db(service._write, room, move.state.current, move.by, decide)
+                await service.db(service._write, room, seat, move.by, decide)
             finally:
                 service._broadcast(room)
         await service._publish(room, "changed", version=room.version)
+        if forfeits:  # this missed turn was one too many: the room is told once
+            await service._message(room, notice(NOTICES[Timeout.FORFEIT], who=room.names[seat]))

@@ -432,7 +432,7 @@ class RoomService(Connections):
                 if action is not Timeout.WAIT:
                     room.driving = True
                     self._spawn(self._drive(room))
-                if action is not Timeout.PLAY and room.notified_timeout != (room.row.game_no, room.seq):
+                if action is Timeout.WAIT and room.notified_timeout != (room.row.game_no, room.seq):
                     room.notified_timeout = (room.row.game_no, room.seq)
                     await self._message(room, notice(NOTICES[action], who=seat.name))
 
