@@ -189,6 +189,23 @@ def test_a_solo_challenge_shows_its_goal_from_the_same_dice(client: TestClient) 
     assert client.get(f"/api/rooms/{two['code']}").json()["goal"] is None  # side by side: each other's score
 
 
+def test_a_resumed_solo_challenge_keeps_its_goal(client: TestClient) -> None:
+    """A room loaded again from the database (a restart, another process) plays to the same goal."""
+    made = create(client, rules="yacht", humans=1, challenge="goal")
+    service = client.app.state.service  # type: ignore[attr-defined]
+    bench = replay_on_tape(get("yacht"), "goal").state.total(0)
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        ann.send(type="roll", version=ann.until(lambda m: m["type"] == "ack")["version"])
+        ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)
+    del service.rooms[made["code"]]  # resumed: rebuilt from the stored moves
+    with hello(client, made["code"], made["token"]) as ann:
+        state = ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)["state"]
+        assert state["game"]["moves"] > 0
+    assert state["goal"] == {"total": bench, "level": "optimal"}
+    assert service.rooms[made["code"]].table.goal == bench  # the hints play to beat it
+
+
 def test_hints_are_counted_in_the_high_scores_even_after_a_reload(tmp_path: Path) -> None:
     import sqlite3
 

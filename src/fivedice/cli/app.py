@@ -301,10 +301,11 @@ def play_cmd(
             click.echo(_("The game was not stored: {reason}", reason=str(reason)), err=True)
             return
         from fivedice.storage import Store, StoreError
+        from fivedice.storage.finished import record_finished
 
         try:
             with Store(db) as scores:
-                scores.record_table(table, source="plain")
+                record_finished(scores, table, "plain")
                 board = scores.high_scores(limit=5, challenge=table.challenge) if table.challenge else None
         except StoreError as exc:
             click.echo(_("The game was not stored: {reason}", reason=str(exc)), err=True)

@@ -40,10 +40,12 @@ from fivedice.i18n import (
 from fivedice.rules import RuleSet
 from fivedice.services import chancejobs
 from fivedice.services.advice import describe
-from fivedice.table import Table
-from fivedice.table.challenge import goal, report, report_lines
+from fivedice.table import By, Table
+from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, report, report_lines
+from fivedice.table.driver import Driver
 from fivedice.table.events import Event, narrate
 from fivedice.table.seat import Seat, parse_seats
+from fivedice.table.steps import Automatic, HumanTurn, Prepare, Step
 
 __all__ = ["HELP", "PlainSession", "ask_players", "play_plain"]
 
@@ -125,9 +127,12 @@ class PlainSession:
         read: Callable[[str], str | None],
         physical: bool = False,
         save_to: Path | None = None,
+        best: Callable[[str, RuleSet], int | None] | None = None,
         confirm: bool = True,
     ) -> None:
         self.table = table
+        self.best = best
+        """Looks up a player's best total (the score store's): alone, the player plays to beat it."""
         self.confirm = confirm
         self.out = out
         self.read = read
@@ -194,8 +199,10 @@ class PlainSession:
         )
         if table.challenge is not None:
             self.say(_("Challenge {code}: every player of it meets the same dice.", code=table.challenge))
-            if table.solitaire and not table.game.log:
-                aim = goal(table.rules, table.challenge)
+        aim = aim_for(table, self.best)  # a resumed game plays to the same goal as before its save
+        if aim is not None:
+            table.goal = aim.total
+            if aim.kind is AimKind.BENCHMARK:
                 self.say(
                     _(
                         "Your goal: beat {total}, what the {level} player scored on these dice.",
@@ -203,9 +210,8 @@ class PlainSession:
                         level=aim.level,
                     )
                 )
-                table.goal = aim.total
-        elif table.goal is not None and not table.game.log:
-            self.say(_("Beat your best: {best}", best=table.goal))
+            else:
+                self.say(_("Beat your best: {best}", best=aim.total))
         try:
             while not table.is_over:
                 self._turn()
@@ -262,20 +268,13 @@ class PlainSession:
         return path
 
     def _turn(self) -> None:
-        """One step: the table's automatic and computer actions, or one command of the player to act."""
+        """One step: the table's automatic and computer actions (the driver), or one command of the player to act."""
         table = self.table
-        if table.automatic() is not None:
-            if self.physical and table.dice_needed():
-                self._roll((), by="auto")
-            else:
-                table.run_automatic()
+        step = _PlainDriver(self).run_sync()
+        if isinstance(step, Automatic):  # a turn's first roll of physical dice: their faces are asked
+            self._roll((), by=By.AUTO)
             return
-        if table.computer_to_move:
-            job = table.computer_preparation()
-            if job is not None:  # its level plays for chances: prepared once, a few minutes
-                self.say(chancejobs.describe(job))
-                job.done.wait()
-            table.play_computer()
+        if not isinstance(step, HumanTurn):
             return
         state = table.state
         if state.dice is None:
@@ -293,7 +292,7 @@ class PlainSession:
         except FiveDiceError as exc:
             self.say(_("Error: {message}", message=exc))
 
-    def _roll(self, held: tuple[int, ...], by: str = "seat") -> None:
+    def _roll(self, held: tuple[int, ...], by: By = By.SEAT) -> None:
         table = self.table
         table.verify_roll(held)
         typed = None
@@ -377,6 +376,8 @@ class PlainSession:
         self.say(_("Saved to {path}.", path=path))
 
     def _hint(self) -> None:
+        if self.table.challenge is not None:
+            raise FiveDiceError(_(NO_HINTS))
         advice = self.table.hint()
         rules = self.table.rules
         for option in advice.options[:5]:
@@ -499,6 +500,25 @@ def split_lines(table: Table) -> list[str]:
     return [_("Luck and decisions:"), *(split_line(p) for p in analysis.players)]
 
 
+class _PlainDriver(Driver):
+    """The driver of the line mode: it says what a computer waits for, and hands over a turn's first roll
+    of physical dice (whose faces the player types)."""
+
+    def __init__(self, session: PlainSession) -> None:
+        super().__init__(session.table)
+        self.session = session
+
+    def hands_over(self, step: Step) -> bool:
+        """A person's turn, the end, and an automatic roll of physical dice never seen."""
+        physical = self.session.physical and isinstance(step, Automatic) and self.session.table.dice_needed() > 0
+        return physical or super().hands_over(step)
+
+    async def prepare(self, step: Prepare) -> None:
+        """Say what the computer waits for (its chances, prepared once: a few minutes), then wait."""
+        self.session.say(chancejobs.describe(step.job))
+        await super().prepare(step)
+
+
 def _positions(text: str, dice: int) -> list[int]:
     """Die positions as players say them (1 = the first die), checked to be whole numbers."""
     out = []
@@ -559,10 +579,8 @@ def play_plain(
             return 1
         table = Table(rules, seats, seed=seed, challenge=challenge)
     table.chances = chances
-    if best is not None and table.solitaire and not table.seats[0].is_computer and table.challenge is None:
-        table.goal = best(table.seats[0].name, table.rules)
     save_to = Path(load) if load is not None else None
-    session = PlainSession(table, out, read, physical, save_to=save_to, confirm=confirm)
+    session = PlainSession(table, out, read, physical, save_to=save_to, best=best, confirm=confirm)
     with hangup.on_signals(session.stop, stop_signals):
         code = session.run()
     if table.is_over and on_finish is not None:

@@ -15,13 +15,14 @@ chances once :func:`ready` says so.
 >>> from fivedice import rules
 >>> from fivedice.engine.state import GameState
 >>> need(GameState.new(rules.get("yacht"), ("Ann", "Bo")), None).kind
-'win'
+ChanceKind.WIN
 >>> need(GameState.new(rules.get("yacht"), ("Ann",)), 250).kind
-'beat'
+ChanceKind.BEAT
 """
 
 from __future__ import annotations
 
+import enum
 import os
 import threading
 from collections.abc import Callable
@@ -32,9 +33,23 @@ from fivedice.i18n import N_, _, format_percent
 from fivedice.rules import RuleSet
 
 __all__ = [
-    "BUILD_MB", "Budget", "Job", "Need", "configure", "describe", "for_level", "job", "message", "need", "needs_build",
-    "note", "ready", "resident_mb", "start", "wait",
+    "BUILD_MB", "Budget", "ChanceKind", "Job", "Need", "configure", "describe", "for_level", "job", "message", "need",
+    "needs_build", "note", "ready", "resident_mb", "start", "wait",
 ]  # fmt: skip
+
+
+class ChanceKind(enum.StrEnum):
+    """What a preparation is for (:attr:`Need.kind`; the chance values are those the web sends)."""
+
+    WIN = "win"
+    """The chance to finish first (two or more players): the beat table."""
+    BEAT = "beat"
+    """The chance to finish above a goal (alone): a target table."""
+    SOLVER = "solver"
+    """The solver of a rule set alone (a hint or a computer level needs it)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +58,12 @@ class Need:
     target table covering final scores above ``goal``); ``"solver"`` is the solver of ``rules`` alone (a
     hint or a computer level needs it, and it is not shipped or cached)."""
 
-    kind: str
+    kind: ChanceKind
     rules: RuleSet
     goal: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ChanceKind(self.kind))
 
 
 @dataclass(slots=True, eq=False)
@@ -128,9 +146,9 @@ def need(state: GameState, goal: int | None) -> Need | None:
     if state.rules.solver_refusal() is not None:
         return None
     if len(state.players) > 1:
-        return Need("win", state.rules)
+        return Need(ChanceKind.WIN, state.rules)
     if goal is not None:
-        return Need("beat", state.rules, goal)
+        return Need(ChanceKind.BEAT, state.rules, goal)
     return None
 
 
@@ -188,9 +206,9 @@ def _prepare(need: Need, progress: Callable[[float], None]) -> None:
     from fivedice.players.solved import solver_for
 
     solver_for(need.rules)
-    if need.kind == "solver":
+    if need.kind is ChanceKind.SOLVER:
         return
-    if need.kind == "win":
+    if need.kind is ChanceKind.WIN:
         from fivedice.players.win import prepare_win
 
         prepare_win(need.rules, progress)
@@ -210,10 +228,10 @@ def for_level(level: str, state: GameState) -> Need | None:
         return None
     key = check_level(level, state.rules)  # "Target:0300" is target:300
     if key == "win" and len(state.players) > 1:
-        return Need("win", state.rules)
+        return Need(ChanceKind.WIN, state.rules)
     target = target_of(key)
     if target:
-        return Need("beat", state.rules, target - 1)
+        return Need(ChanceKind.BEAT, state.rules, target - 1)
     return solver_need(state.rules) if key in SOLVER_LEVELS or key == "win" else None
 
 
@@ -227,7 +245,7 @@ def solver_need(rules: RuleSet) -> Need | None:
     if readiness(rules).ready:  # looks at the cache folder once per rule set
         _SOLVER_READY.add(rules)
         return None
-    return Need("solver", rules)
+    return Need(ChanceKind.SOLVER, rules)
 
 
 _SOLVER_READY: set[RuleSet] = set()
@@ -236,14 +254,14 @@ _SOLVER_READY: set[RuleSet] = set()
 def needs_build(need: Need) -> bool:
     """Whether preparing ``need`` would build a table (minutes for Yahtzee): it is neither in memory nor
     in the user cache. Looks, builds nothing."""
-    if need.kind == "solver":
+    if need.kind is ChanceKind.SOLVER:
         return True  # asked for only when the solver is neither loaded nor ready to load
     from fivedice.players.solved import solver_for
     from fivedice.players.win import beat_cap
     from fivedice.solver.chances import is_cached, target_cap
 
     solver = solver_for(need.rules)
-    if need.kind == "win":
+    if need.kind is ChanceKind.WIN:
         return not is_cached(solver, beat_cap(need.rules), 0.5)
     assert need.goal is not None
     return not is_cached(solver, target_cap(solver, need.goal + 1), 1.0)
@@ -272,9 +290,9 @@ def message(job: Job) -> tuple[str, dict[str, object]]:
     if job.refusal is not None:
         return job.refusal
     done = format_percent(job.share, 0)
-    if job.need.kind == "solver":
+    if job.need.kind is ChanceKind.SOLVER:
         return N_("Preparing the solver for these rules (once, up to a few minutes): {done} done."), {"done": done}
-    if job.need.kind == "win":
+    if job.need.kind is ChanceKind.WIN:
         return N_("Preparing the chances to win (once, a few minutes): {done} done."), {"done": done}
     text = N_("Preparing the chances to beat {goal} (once, a few minutes): {done} done.")
     return text, {"goal": job.need.goal, "done": done}

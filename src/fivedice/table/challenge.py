@@ -16,23 +16,30 @@ True
 
 from __future__ import annotations
 
+import enum
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import _, format_decimal
+from fivedice.i18n import N_, _, format_decimal
 from fivedice.rules import RuleSet
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.table.table import Table
 
 __all__ = [
     "DAILY",
+    "NO_HINTS",
+    "Aim",
+    "AimKind",
     "ChallengeError",
     "ChallengeReport",
     "Goal",
     "PlayerReport",
+    "aim_for",
+    "aim_kind",
     "benchmark_level",
     "challenge_code",
     "check_open",
@@ -44,6 +51,9 @@ __all__ = [
 
 DAILY = "daily"
 """The code that stands for today's challenge (the local date, ``YYYY-MM-DD``)."""
+
+NO_HINTS = N_("A challenge is played without hints, as on the web: its leaderboard compares your own decisions.")
+"""Why the terminal game and the line mode give no hints in a challenge (show it as ``_(NO_HINTS)``)."""
 
 MAX_LENGTH = 64
 
@@ -105,7 +115,7 @@ def replay_on_tape(rules: RuleSet, code: str, level: str | None = None, key: byt
     tape (sealed by ``key`` on a server): the same dice a player met wherever it makes the same choices,
     replayed, not simulated anew."""
     level = level or benchmark_level(rules)
-    table = Table(rules, [Seat(level.capitalize(), "computer", level)], challenge=code, challenge_key=key)
+    table = Table(rules, [Seat(level.capitalize(), SeatKind.COMPUTER, level)], challenge=code, challenge_key=key)
     table.advance()
     return table
 
@@ -125,6 +135,47 @@ def goal(rules: RuleSet, code: str, key: bytes | None = None) -> Goal:
     compares with it at the end)."""
     level = benchmark_level(rules)
     return Goal(replay_on_tape(rules, code, level, key).state.total(0), level)
+
+
+class AimKind(enum.StrEnum):
+    """What a player alone plays to beat."""
+
+    BENCHMARK = "benchmark"
+    """A solo challenge: what the benchmark player scored on the same dice (:func:`goal`)."""
+    BEST = "best"
+    """A solo game: the player's best total under these rules (from the high scores)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Aim:
+    """The score a player alone plays to beat: its ``kind``, the ``total`` and the benchmark's ``level``."""
+
+    kind: AimKind
+    total: int
+    level: str | None = None
+
+
+def aim_kind(table: Table) -> AimKind | None:
+    """The goal rule, the one place it is written: a solo challenge plays to beat the benchmark, a solo game
+    one's best, anything else (several players, a computer alone) nothing."""
+    if not table.solitaire or table.seats[0].is_computer:
+        return None
+    return AimKind.BENCHMARK if table.challenge is not None else AimKind.BEST
+
+
+def aim_for(table: Table, best: Callable[[str, RuleSet], int | None] | None = None) -> Aim | None:
+    """The goal of ``table`` by :func:`aim_kind` (whether it is new or resumed), or None; ``best`` looks up a
+    player's best total (the high scores'; None: not kept). The benchmark is replayed once per process
+    (slow the first time: call it in a worker). The hints' chances are of beating it: set ``table.goal``."""
+    kind = aim_kind(table)
+    if kind is AimKind.BENCHMARK:
+        assert table.challenge is not None
+        bench = goal(table.rules, table.challenge, table.challenge_key)
+        return Aim(kind, bench.total, bench.level)
+    if kind is AimKind.BEST and best is not None:
+        total = best(table.seats[0].name, table.rules)
+        return Aim(kind, total) if total is not None else None
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,9 +20,9 @@ from fivedice.rules import parse_spec
 from fivedice.services import chancejobs
 from fivedice.services.advice import BEAT, WIN, Advice, advise
 from fivedice.storage import Store
+from fivedice.storage.finished import record_finished
 from fivedice.table import Table
-from fivedice.table.challenge import goal as challenge_goal
-from fivedice.table.challenge import report, report_lines
+from fivedice.table.challenge import aim_for, report, report_lines
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import RoomError
 from fivedice.web.lobby import RoomExtras
@@ -86,17 +86,18 @@ class Results:
             return self._score_store
 
     async def goal(self, room: Room, table: Table) -> bool:
-        """Work out a solo challenge's goal: what the benchmark player made of the same dice tape (the hints'
-        chances are then of beating it). True if it was found."""
-        assert table.challenge is not None
+        """Work out a solo challenge's goal (:func:`fivedice.table.challenge.aim_for`): what the benchmark player
+        made of the same dice tape (the hints' chances are then of beating it). True if it was found."""
         try:
-            aim = await asyncio.to_thread(challenge_goal, table.rules, table.challenge, table.challenge_key)
+            aim = await asyncio.to_thread(aim_for, table)
         except FiveDiceError as exc:
             log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
             return False
+        if aim is None:
+            return False
         async with room.lock:
             room.goal = {"total": aim.total, "level": aim.level}
-            room.aim_at(room.goal["total"])
+            room.aim_at(aim.total)
         return True
 
     async def best(self, room: Room) -> bool:
@@ -116,7 +117,7 @@ class Results:
         return True
 
     def _record_sync(self, table: Table) -> None:
-        self.score_store().record_table(table, source="web")
+        record_finished(self.score_store(), table, "web")
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the

@@ -31,7 +31,7 @@ from fivedice.rules import RuleSet, parse_spec
 from fivedice.table import BY, Table, UndoPolicy, default_policy
 from fivedice.table.challenge import ChallengeReport
 from fivedice.table.events import Event, message
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 from fivedice.web.limits import TokenBucket
 
@@ -127,9 +127,9 @@ def english_text(event: Mapping[str, Any]) -> str:
 def room_seats(seats: Sequence[SeatRow]) -> list[Seat]:
     """The table's seats of a room's stored seats: a computer of its level, or a human playing from elsewhere."""
     return [
-        Seat(s.name or f"Seat {s.seat + 1}", "computer", s.level or "greedy")
+        Seat(s.name or f"Seat {s.seat + 1}", SeatKind.COMPUTER, s.level or "greedy")
         if s.kind == "computer"
-        else Seat(s.name or f"Seat {s.seat + 1}", "remote")
+        else Seat(s.name or f"Seat {s.seat + 1}", SeatKind.REMOTE)
         for s in seats
     ]
 

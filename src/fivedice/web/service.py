@@ -31,7 +31,6 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fivedice.dice import DiceRoller, RandomRoller
-from fivedice.engine import notation
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
 from fivedice.players.levels import check_level
@@ -39,21 +38,23 @@ from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
 from fivedice.services import chancejobs
 from fivedice.services.chancejobs import Job
-from fivedice.table import StaleStateError
-from fivedice.table.challenge import challenge_code, check_open
+from fivedice.table.challenge import AimKind, aim_kind, challenge_code, check_open
+from fivedice.table.steps import GameOver, HumanTurn
 from fivedice.web import decisions
-from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
+from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.decisions import Change, Decide
+from fivedice.web.driving import RoomDriver, stand_in_due
 from fivedice.web.errors import (
     RoomError,
     RoomNotFoundError,
     StaleIntentError,
     StoreBusyError,
 )
+from fivedice.web.fanout import Outbox
 from fivedice.web.limits import DEFAULT_LIMITS, KeyedBuckets, Limits
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
-from fivedice.web.names import skeleton
+from fivedice.web.names import looks_alike
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
@@ -65,6 +66,8 @@ __all__ = ["RoomService", "challenge_key", "hash_token"]
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+DEGRADED_POLL = 2.0
+"""Seconds between looks in the database for the rooms of this process while the fan-out is degraded."""
 REFUSED_WAIT = 5.0
 """Seconds a computer waits before asking again for a preparation the process's budget refused."""
 IDLE = 900.0
@@ -116,6 +119,8 @@ class RoomService(Connections):
         self.extras = RoomExtras(store)
         """The chat and the lobby's public rooms (tables beside the room tables)."""
         self.hub: Hub = hub or NullHub()
+        self.outbox = Outbox(self.hub)
+        """The events for the other processes, published off the request path (see :mod:`fivedice.web.fanout`)."""
         self.roller: DiceRoller = RandomRoller(random.Random(seed)) if seed is not None else SecretsRoller()
         self.computer_delay = computer_delay
         self.scores = scores
@@ -155,12 +160,16 @@ class RoomService(Connections):
         from fivedice.web import upkeep
 
         await self.hub.start(self._on_event)
+        self._spawn(self.outbox.run())
         self._spawn(self._timer_loop())
+        self._spawn(self._resume_rooms())
         self._spawn(upkeep.heartbeats(self))
         self._spawn(upkeep.sweeps(self))
 
     async def close(self) -> None:
-        """Stop background work and release connections."""
+        """Stop background work and release connections (the last events published, within a second)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.idle(), 1)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -183,6 +192,7 @@ class RoomService(Connections):
         timeout = self.limits.db_timeout
 
         def run() -> T:
+            DEADLINE.set(queued + timeout)  # in this call's own context: its lock waits end then
             if time.monotonic() - queued > timeout:
                 raise StoreBusyError(
                     _(
@@ -341,69 +351,35 @@ class RoomService(Connections):
             room.recording = True
             self._spawn(self.results.record(room))
         table = room.table
-        if table is not None and table.challenge is not None and table.solitaire and not room.goal_pending:
+        aim = aim_kind(table) if table is not None else None
+        if aim is AimKind.BENCHMARK and table is not None and not room.goal_pending:
             room.goal_pending = True
             self._spawn(self._show(self.results.goal(room, table), room))
-        if table is not None and room.solo and self.scores and room.best_for != room.row.game_no:
+        if aim is AimKind.BEST and self.scores and room.best_for != room.row.game_no:
             room.best_for = room.row.game_no  # once per game and room load
             self._spawn(self._show(self.results.best(room), room))
-        if (
-            drive
-            and room.current_seat() is not None
-            and table is not None
-            and (table.automatic() is not None or table.computer_to_move)
-            and not room.driving
-        ):
+        if drive and self._drivable(room):
             room.driving = True
             self._spawn(self._drive(room))
 
-    async def _drive(self, room: Room, timer: bool = False) -> None:
-        """Make the table's automatic actions and play computer seats (and, with ``timer``, a timed-out
-        human's turn by the table's stand-in) one action at a time, paced, until a human is to act."""
+    def _drivable(self, room: Room) -> bool:
+        """Whether the room's driver has a step to take now (whoever is connected): the table's own roll, a
+        computer's move, or a stand-in's for a person whose time ran out."""
+        table = room.table
+        if room.driving or room.current_seat() is None or table is None:
+            return False
+        return not isinstance(table.next_step(stand_in_due(room, self.clock())), HumanTurn | GameOver)
+
+    async def _drive(self, room: Room) -> None:
+        """Run the room's driver (:class:`~fivedice.web.driving.RoomDriver`) until a person is to act (or the
+        end), whether or not anyone is connected: computers and stand-ins play on, paced."""
         room.driving = True
         try:
-            while True:
-                quick = timer or (room.table is not None and room.table.automatic() is not None)
-                await asyncio.sleep(min(self.computer_delay, 0.3) if quick else self.computer_delay)
-                job = room.table.computer_preparation() if room.table and room.table.computer_to_move else None
-                if job is not None and not job.done.is_set():  # its level plays by chances not yet prepared
-                    await self._prepared(room, job)
-                    continue
-                async with room.lock:
-                    if await self.db(self._refresh, room):
-                        self._broadcast(room)
-                    table, seat = room.table, room.current_seat()
-                    if seat is None or table is None:
-                        break
-                    state = table.state
-                    timed_out = room.deadline is not None and self.clock() >= room.deadline
-                    automatic = table.automatic()
-                    if automatic is not None:
-                        intent, by = automatic, "auto"
-                    elif table.computer_to_move:
-                        intent, by = await asyncio.to_thread(table.computer_intent, state), "computer"
-                    elif timer and timed_out and room.settings.get("away") == "computer":
-                        intent, by = await asyncio.to_thread(table.stand_in_intent, state), "timer"
-                    else:
-                        break
-
-                    def decide(r: Room, _c: Connection, seen: Any = state, act: Any = intent, who: str = by) -> Change:
-                        if r.table is None or r.table.state is not seen:
-                            raise StaleStateError(_("The game moved on while the computer was thinking."))
-                        if who == "computer":
-                            return Change(entry=notation.to_json(r.table.play_computer(act, seen)))
-                        return Change(entry=notation.to_json(r.table.play(act, who)))
-
-                    try:
-                        await self.db(self._write, room, seat.seat, by, decide)
-                    except StaleStateError:
-                        continue
-                    except FiveDiceError as exc:
-                        log.warning("automatic or computer move failed in room %s: %s", room.code, exc)
-                        break
-                    finally:
-                        self._broadcast(room)
-                await self._publish(room, "changed", version=room.version)
+            await RoomDriver(self, room).run()
+        except FiveDiceError as exc:
+            log.warning("automatic or computer move failed in room %s: %s", room.code, exc)
+        except Exception:  # a failing computer player must not take the server down
+            log.exception("the driver of room %s failed", room.code)
         finally:
             room.driving = False
         self._after_change(room, drive=False)
@@ -431,23 +407,61 @@ class RoomService(Connections):
                 self._broadcast(room)
 
     async def _timer_loop(self) -> None:
+        """Every half second: the turn timers of the rooms held (a stand-in plays, or the room is told that
+        time is up), and rooms nobody needs dropped from memory (a room its driver still has work in, a
+        computer's move or a timer to fire, is kept: it plays on with nobody connected); while the fan-out
+        is degraded, every ``DEGRADED_POLL`` seconds the rooms watched here are read from the database."""
+        polled = 0.0
         while True:
             await asyncio.sleep(0.5)
+            if not self.outbox.health()["ok"] and time.monotonic() - polled >= DEGRADED_POLL:
+                polled = time.monotonic()  # no news from the other processes: look in the database instead
+                self._spawn(self._poll())
             now = self.clock()
             for room in list(self.rooms.values()):
-                if not room.clients and not room.driving and not room.lock.locked() and now - room.row.updated > IDLE:
+                deadline, seat = room.deadline, room.current_seat()
+                pending = deadline is not None and room.settings.get("away") == "computer"
+                busy = room.clients or room.driving or room.lock.locked()
+                idle = not busy and now - room.row.updated > IDLE
+                if idle and not pending:
                     del self.rooms[room.code]  # nobody here for a while: reloaded from the database on demand
                     continue
-                deadline, seat = room.deadline, room.current_seat()
                 if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
                     continue
-                if room.settings.get("away") == "computer":
+                if pending:
                     room.driving = True
-                    self._spawn(self._drive(room, timer=True))
+                    self._spawn(self._drive(room))
                 elif room.notified_timeout != (room.row.game_no, room.seq):
                     room.notified_timeout = (room.row.game_no, room.seq)
                     text = N_("Time is up for {who}; the room waits for them.")
                     await self._message(room, notice(text, who=seat.name))
+
+    async def _poll(self) -> None:
+        """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
+        for room in list(self.rooms.values()):
+            if room.clients and not room.lock.locked():
+                with contextlib.suppress(FiveDiceError):
+                    await self.fresh(room)
+
+    async def fresh(self, room: Room) -> Room:
+        """``room`` brought up to date from the database (a reload always shows what is stored, whatever the
+        news between processes said), its clients told if anything changed."""
+        async with room.lock:
+            if await self.db(self._refresh, room):
+                self._broadcast(room)
+        self._after_change(room)
+        return room
+
+    async def _resume_rooms(self, limit: int = 1000) -> None:
+        """At start: load the rooms in play (up to ``limit``), so that their computers, stand-ins and timers
+        play on although nobody is connected (after a restart, say)."""
+        try:
+            codes = await self.db(self.store.codes, ("playing",))
+        except FiveDiceError:
+            return  # logged by db(); rooms are then driven once someone opens them
+        for code in codes[:limit]:
+            with contextlib.suppress(FiveDiceError):
+                await self.room(code)
 
     # -- HTTP operations ----------------------------------------------------------------
     async def create(self, req: CreateRoom) -> dict[str, Any]:
@@ -464,7 +478,7 @@ class RoomService(Connections):
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
         for n, level in enumerate(levels, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
-        if skeleton(req.name) in {skeleton(s.name) for s in seats[1:] if s.name}:
+        if any(looks_alike(req.name, s.name) for s in seats[1:] if s.name):
             raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
         settings: dict[str, Any] = {
             "hints": req.hints,
@@ -500,7 +514,7 @@ class RoomService(Connections):
         def decide(r: Room, conn: Connection) -> Change:
             if r.status != "lobby":
                 raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
-            clash = next((n for n in r.names if skeleton(n) == skeleton(name)), None)
+            clash = next((n for n in r.names if looks_alike(n, name)), None)
             if clash == name or (clash is not None and clash.casefold() == name.casefold()):
                 raise RoomError(
                     _("Name {name!r} is already taken in room {code!r}; choose another.", name=name, code=r.code)

@@ -78,7 +78,10 @@ async function start() {
     if (view.data) show();
   });
   const id = location.pathname.split("/").pop();
-  const response = await fetch(`/api/replays/${encodeURIComponent(id)}?lang=${encodeURIComponent(select.value)}`);
+  const query = `${encodeURIComponent(id)}?lang=${encodeURIComponent(select.value)}`;
+  let response = await fetch(`/api/replays/${query}`);
+  // a game on a player's profile outlives its room: its moves are kept with the profile
+  if (response.status === 404) response = await fetch(`/api/replays/kept/${query}`);
   const data = await response.json();
   if (!response.ok) {
     $("#replay-event").textContent = data.error || t("The server answered {status}.", { status: response.status });
