@@ -90,6 +90,7 @@ def test_the_profile_page_on_desktop_and_phone(server: Server, browser: Any, tmp
     width = public.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390  # nothing wider than the phone: tables scroll in their own boxes
     assert axe_problems(public) == []
+    public.screenshot(path=str(tmp_path / "profile-phone.png"), full_page=True)
 
     page.locator("#public").uncheck()
     page.locator("#profile-status").filter(has_text="Your profile is hidden.").wait_for()
