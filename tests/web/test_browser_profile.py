@@ -97,4 +97,8 @@ def test_the_profile_page_on_desktop_and_phone(server: Server, browser: Any, tmp
     public.reload()
     public.locator("#profile[data-ready]").wait_for()
     assert public.locator("#profile-status").inner_text() == "There is no public profile called 'Ann'."
+    assert public.locator("#boards").is_visible()  # the leaderboards are public, without Ann now
+    public.locator("#boards-rules").select_option("yacht")
+    public.locator("#boards-title").filter(has_text="Ratings: yacht").wait_for()
+    assert axe_problems(public) == []
     assert errors == []
