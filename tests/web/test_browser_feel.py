@@ -15,6 +15,7 @@ import pytest
 
 from tests.web.conftest import CHROMIUM, RemoteConn, Server, axe_problems, play_remote
 from tests.web.test_browser import version, wait_newer
+from tests.web.test_browser_looks import measure
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is not installed; browser tests skipped.", allow_module_level=True)
@@ -266,3 +267,6 @@ def test_the_replay_ranks_once_shows_scored_dice_and_plays_itself(server: Server
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         assert axe_problems(page) == [], scheme
+    for width, height in ((390, 844), (360, 740), (1366, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        assert measure(page, f"replay {width}", width) == []

@@ -237,5 +237,12 @@ def test_names_on_chips_a_zero_asks_twice_moves_lit_and_the_hint_in_words(server
     assert move is not None
     assert card is not None
     assert 0 <= card["y"] - (move["y"] + move["height"]) < 40  # right above the card
+    # the room's own rules, one tap away
+    page.locator("#room-how").tap()
+    dialog = page.get_by_role("dialog")
+    assert dialog.get_by_role("heading", level=2).inner_text() == "How to play Yahtzee"
+    assert dialog.locator(".how-boxes tbody tr").count() == 13
+    dialog.get_by_role("button", name="Close").tap()
+    dialog.wait_for(state="hidden")
     assert errors == []
     phone.close()
