@@ -420,7 +420,9 @@ def test_history_json_is_the_profile_of_the_stored_games(store: Store, tmp_path:
         store.record_game(game, losses={0: (10.0 * (i + 1), 10)})
     duel = finished_game(["Ann", "Bob"], 7, rules="yahtzee")
     store.record_game(duel)
-    played = store.played_games("ann")
+    from fivedice.storage.profiles import played_games
+
+    played = played_games(store, "ann")
     assert [g.total for g in played] == [g.state.total(0) for g in [*games, duel]]  # oldest first
     assert played[0].optimal is not None
     assert played[0].optimal == pytest.approx(254.5877, abs=1e-3)
