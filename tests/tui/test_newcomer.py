@@ -18,7 +18,7 @@ from fivedice.cli.plain import PlainSession
 from fivedice.players import get as get_strategy
 from fivedice.storage import Store
 from fivedice.table import Table
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
@@ -29,7 +29,7 @@ from tests.tui.helpers import SIZE, finish, no_analysis, session_of, solo, text_
 
 @pytest.mark.asyncio
 async def test_the_end_screen_names_each_computers_level(tmp_path: Path) -> None:
-    session = finish(session_of("yacht", [Seat("Ann"), Seat("Hal", "computer", "greedy")], seed=3))
+    session = finish(session_of("yacht", [Seat("Ann"), Seat("Hal", SeatKind.COMPUTER, "greedy")], seed=3))
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -40,7 +40,7 @@ async def test_the_end_screen_names_each_computers_level(tmp_path: Path) -> None
 @pytest.mark.asyncio
 async def test_the_high_scores_notes_stay_on_their_row_at_80x24(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
-    seats = [Seat("Annabelle"), Seat("Hal", "computer", "greedy")]
+    seats = [Seat("Annabelle"), Seat("Hal", SeatKind.COMPUTER, "greedy")]
     session = session_of("yahtzee", seats, seed=4, challenge="daily")
     table = session.table
     table.run_automatic()

@@ -10,6 +10,7 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``GET  /api/rooms/{code}/log``     the stored move log of the room's current (or ``?game=N``, 1..current) game
 ``WS   /ws/{code}``                first send ``{"type": "hello", "token": ..., "lang": ...}``; then intents
 ``GET  /api/challenges/{code}``    a challenge's code (``today``: today's) and leaderboard (``?rules=`` a rule set)
+``GET  /healthz``                  the process's health: ``ok``, or ``degraded`` while its pub/sub fan-out fails
 ``GET  /api/languages``            the languages (code -> own name) and the one the request asks for
 ``GET  /i18n/{lang}.json``         a language's catalog for the browser (English text -> translation)
 ``GET  /api/lobby``                public rooms waiting for players or in play (:mod:`fivedice.web.lobby`)
@@ -255,6 +256,13 @@ def create_app(
         key = check_open(challenge_code(DAILY if code == "today" else code[:200]))
         spec = network_rules(rules).spec  # a built-in name with options: never a file
         return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        """This process's health: ``degraded`` while its fan-out to the other processes fails (publishing or
+        the subscription; players on other processes then catch up from the database every few seconds)."""
+        fanout = service.outbox.health()
+        return {"status": "ok" if fanout["ok"] else "degraded", "process": service.proc, "fanout": fanout}
 
     @app.get("/api/languages")
     async def languages(request: Request) -> dict[str, Any]:
