@@ -193,10 +193,9 @@ function send(message, { intent = true } = {}) {
   return true;
 }
 
+// The current turn's id, as the server says it (the same between a turn's rolls; null outside play).
 function turnOf(room) {
-  const g = room.game;
-  if (!g || room.status !== "playing") return null;
-  return `${room.game_no}:${g.phase}:${g.round}:${g.current}:${g.totals.join(",")}:${g.cards.map((c) => c.map((k) => k.entries.filter((e) => e !== null).length).join()).join()}`;
+  return room.turn;
 }
 
 function receive(msg) {
