@@ -214,3 +214,28 @@ def test_the_line_mode_ends_with_each_players_luck_and_decisions() -> None:
     tail = text[text.index("Luck and decisions:") :].splitlines()
     assert tail[1].startswith("Max: ")
     assert "169.8 expected" in tail[1]
+
+
+def test_by_win_the_chance_splits_into_luck_and_decisions_exactly(tmp_path: Path) -> None:
+    rs = rules.get("yacht")
+    for seed, levels in ((5, ("win", "greedy")), (9, ("easy", "win", "greedy"))):
+        names = [f"P{i}" for i in range(len(levels))]
+        game = play_game(Game(rs, names, seed=seed), [get(level, rs, seed=seed) for level in levels])
+        analysis = analyze(game, by="win")
+        firsts = [s.seat for s in game.state.standings() if s.place == 1]
+        for p in analysis.players:
+            assert p.win_start == pytest.approx(1 / len(levels))
+            assert p.win_outcome == (1 / len(firsts) if p.seat in firsts else 0.0)
+            assert p.win_luck is not None
+            assert p.win_outcome is not None
+            assert p.win_start is not None
+            assert p.win_outcome - p.win_start == pytest.approx(p.win_luck - p.total_loss, abs=1e-9)
+            # the points split stays beside it
+            assert p.score - p.optimal == pytest.approx(p.luck - p.points_loss, abs=1e-6)
+    assert sum(p.win_outcome or 0.0 for p in analysis.players) == pytest.approx(1.0)
+    path = tmp_path / "game.json"
+    saves.save(game, path)
+    out = CliRunner().invoke(main, ["analyze", str(path), "--by", "win"])
+    assert out.exit_code == 0, out.output
+    assert "P1: won " in out.output
+    assert "at the start" in out.output

@@ -14,6 +14,8 @@ from fivedice.web.messages import RoomSnapshot, StateMessage
 from tests.web.conftest import create, hello, play
 
 STATIC = Path(messages.__file__).parent / "static"
+PAGE = {"app.js", "moves.js"}
+"""The room page's scripts that read the room snapshot."""
 DOM = {"length", "disabled", "name"}
 """What the page reads of an array or an element it also names ``g``."""
 
@@ -63,7 +65,7 @@ def test_the_schema_has_every_field_the_page_reads_of_a_room() -> None:
     schema = messages.schema()
     room, game = properties(schema, "RoomSnapshot"), properties(schema, "GameData")
     assert "turn" in room
-    source = (STATIC / "app.js").read_text(encoding="utf-8")
+    source = "".join(p.read_text(encoding="utf-8") for p in sorted(STATIC.glob("*.js")) if p.name in PAGE)
     read_room = set(re.findall(r"\b(?:ui\.room|room|before)\.([a-z_]+)\b", source))
     read_game = set(re.findall(r"\b(?:g|room\.game)\.([a-z_]+)\b", source))
     assert read_room - {"game"} <= room, read_room - room

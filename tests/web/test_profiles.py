@@ -74,7 +74,12 @@ def test_a_finished_game_makes_both_profiles_with_luck_ratings_and_leaderboards(
     _newest, oldest = data["history"]
     assert oldest["game"] == f"{code}/1"
     assert oldest["replay"].startswith("/replay/")
-    assert client.get("/api/replays/" + oldest["replay"].rsplit("/", 1)[1]).status_code == 200
+    replay_id = oldest["replay"].rsplit("/", 1)[1]
+    live = client.get("/api/replays/" + replay_id).json()
+    kept = client.get("/api/replays/kept/" + replay_id).json()  # what the replay page reads once the room is gone
+    assert kept["frames"] == live["frames"]
+    assert kept["standings"] == live["standings"]
+    assert client.get("/api/replays/kept/" + "x" * 12).status_code == 404
     assert oldest["opponents"][0]["name"] == "Bob"
     assert data["rivals"] == [{"name": "Bob", "games": 2, "wins": data["wins"], "rate": data["wins"] / 2}]
     for game in data["history"]:  # the split: total - optimal mean = luck - loss
@@ -101,6 +106,7 @@ def test_a_finished_game_makes_both_profiles_with_luck_ratings_and_leaderboards(
     assert shown["games"] == 2
     assert shown["rivals"] == []
     assert "opponents" not in shown["history"][0]
+    assert shown["history"][0]["replay"] is None  # replays name the other players: on the own page only
     assert ann.put("/api/me/profile", json={"public": False}).json() == {"public": False}
     hidden, unknown = client.get("/api/profiles/Ann"), client.get("/api/profiles/Nobody")
     assert hidden.status_code == unknown.status_code == 404
@@ -110,6 +116,15 @@ def test_a_finished_game_makes_both_profiles_with_luck_ratings_and_leaderboards(
     assert [row["name"] for row in boards["skill"]] == ["Bob"]
     assert client.get("/profile/Bob").status_code == 200
     assert client.get("/api/me/stats").status_code == 401
+
+    # a deleted account leaves other players' histories anonymised, and its own games go with it
+    assert bob.delete("/api/me", json={"password": "correct horse battery"}).status_code == 200
+    after = ann.get("/api/me/stats").json()
+    assert after["games"] == 2
+    assert [r["name"] for r in after["rivals"]] == [after["history"][0]["opponents"][0]["name"]]
+    assert after["rivals"][0]["name"].startswith("Former player ")
+    boards = client.get("/api/leaderboards/ratings", params={"rules": "yacht"}).json()
+    assert boards["skill"] == []  # Ann is hidden, Bob is gone
 
 
 def test_a_schema_3_database_gains_the_profile_tables(tmp_path: Any) -> None:

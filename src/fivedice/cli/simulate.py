@@ -330,7 +330,7 @@ def _analysed_game(path: str | None, last: bool) -> Game:
 
 def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
     """The analysis as tables: the decisions (mistakes only unless ``show_all``) and a summary."""
-    from fivedice.services.analysis import Analysis, split_line
+    from fivedice.services.analysis import Analysis, split_line, win_split_line
 
     assert isinstance(analysis, Analysis)
     decisions = Table(title=_("{rules}: decisions", rules=analysis.rules), title_justify="left")
@@ -361,10 +361,13 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
             if analysis.by == "win"
             else (_num(p.total_loss), _num(p.mean_loss, 3))
         )
-        luck = _num(p.luck) if analysis.by == "points" else "–"
+        luck = _num(p.luck) if p.win_luck is None else _pct(p.win_luck)
         summary.add_row(p.player, str(p.decisions), str(p.mistakes), total, mean, p.grade, luck, str(p.score))
     split = Table(title=_("luck and decisions"), title_justify="left", show_header=False, box=None)
     split.add_column("")
     for p in analysis.players:
         split.add_row(split_line(p))
+        by_win = win_split_line(p)
+        if by_win is not None:
+            split.add_row(by_win)
     return [decisions, summary, split] if shown else [summary, split]

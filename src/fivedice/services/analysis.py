@@ -15,7 +15,7 @@ from fivedice.engine.actions import Roll, Score
 from fivedice.engine.game import Game
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import _, box_label, format_decimal
+from fivedice.i18n import _, box_label, format_decimal, format_percent
 from fivedice.players.solved import solver_for
 from fivedice.services.grades import GRADES, grade
 
@@ -30,6 +30,7 @@ __all__ = [
     "analyze",
     "grade",
     "split_line",
+    "win_split_line",
 ]
 
 
@@ -54,7 +55,7 @@ class Decision:
     loss: float
     luck: float = 0.0
     """The luck of the roll that made these dice: the best option's value minus what was expected
-    before the roll (points; 0 when rating by the chance to win)."""
+    before the roll (points; by the chance to win, everything since the player's previous decision)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,13 @@ class PlayerSummary:
     """The rule set's optimal expected final score (where every player started)."""
     points_loss: float = 0.0
     """Expected points lost by decisions (``total_loss`` itself unless rating by the chance to win)."""
+    win_start: float | None = None
+    """Rating by the chance to win: the chance before any dice (``1 / players``), else None."""
+    win_outcome: float | None = None
+    """Rating by the chance to win, of a finished game: the share of first place (1, 1/k on a k-way tie, 0)."""
+    win_luck: float | None = None
+    """Rating by the chance to win: how much everything between the player's own decisions (their rolls and the
+    rivals' turns) moved their chance; ``win_outcome - win_start = win_luck - total_loss`` exactly."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +143,23 @@ def split_line(p: PlayerSummary) -> str:
         optimal=format_decimal(p.optimal, 1),
         luck=_signed(p.luck).replace("+", "+ ").replace("−", "− "),
         loss=format_decimal(p.points_loss, 1),
+    )
+
+
+def win_split_line(p: PlayerSummary) -> str | None:
+    """By the chance to win: ``Ann: won 100% = 50.0% at the start + 62.0% luck − 12.0% decisions`` (None
+    without that rating or before the game ends)."""
+    if p.win_outcome is None or p.win_start is None or p.win_luck is None:
+        return None
+    sign = "−" if p.win_luck < 0 else "+"
+    return _(
+        "{player}: won {outcome} = {start} at the start {sign} {luck} luck − {loss} decisions",
+        player=p.player,
+        outcome=format_percent(p.win_outcome),
+        start=format_percent(p.win_start),
+        sign=sign,
+        luck=format_percent(abs(p.win_luck)),
+        loss=format_percent(p.total_loss),
     )
 
 
@@ -199,6 +224,9 @@ def analyze(game: Game, by: str = "points") -> Analysis:
     ahead = [optimal] * len(state.players)
     luck = [0.0] * len(state.players)
     lost = [0.0] * len(state.players)
+    # by the chance to win: the chance after each player's last decision, and what moved it in between
+    win_ahead = [1.0 / len(state.players)] * len(state.players)
+    win_luck = [0.0] * len(state.players)
     for record in game.log:
         seat = state.current
         if state.phase is Phase.PLAY and state.dice is not None and isinstance(record, Roll | Score):
@@ -212,6 +240,10 @@ def analyze(game: Game, by: str = "points") -> Analysis:
             luck[seat] += rolled
             lost[seat] += float(points_options[0].value) - float(mine.value)
             ahead[seat] = float(mine.value)
+            if rate is not None:
+                rolled = float(best.value) - win_ahead[seat]
+                win_luck[seat] += rolled
+                win_ahead[seat] = float(best.value) - loss
             decisions.append(
                 Decision(
                     seat=seat,
@@ -224,7 +256,7 @@ def analyze(game: Game, by: str = "points") -> Analysis:
                     chosen_value=float(chosen.value),
                     best_value=float(best.value),
                     loss=loss,
-                    luck=rolled if rate is None else 0.0,
+                    luck=rolled,
                 )
             )
         before = state
@@ -240,7 +272,11 @@ def analyze(game: Game, by: str = "points") -> Analysis:
                 RoundPoint(len(progress[seat]), state.total(seat), state.total(seat) + left, luck[seat], lost[seat])
             )
     players = []
+    firsts = [s.seat for s in state.standings() if s.place == 1] if state.is_over else []
     for seat, name in enumerate(state.players):
+        outcome = (1.0 / len(firsts) if seat in firsts else 0.0) if state.is_over else None
+        if rate is not None and outcome is not None:
+            win_luck[seat] += outcome - win_ahead[seat]
         mine = [d for d in decisions if d.seat == seat]
         total = sum(d.loss for d in mine)
         mean = total / len(mine) if mine else 0.0
@@ -258,6 +294,9 @@ def analyze(game: Game, by: str = "points") -> Analysis:
                 luck=luck[seat],
                 optimal=optimal,
                 points_loss=lost[seat],
+                win_start=None if rate is None else 1.0 / len(state.players),
+                win_outcome=None if rate is None else outcome,
+                win_luck=None if rate is None else win_luck[seat],
             )
         )
     return Analysis(rules.spec, tuple(decisions), tuple(players), tuple(tuple(p) for p in progress), by)

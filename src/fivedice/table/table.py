@@ -115,6 +115,9 @@ class Table:
         self.auto_first_roll = auto_first_roll
         self.undos = 0
         self.hints: list[tuple[int, int]] = []
+        self.kept: tuple[int, ...] = ()
+        """Dice positions (0-based) the player to move has set aside for the next roll: a view's selection,
+        not a move, kept in the save so a resumed game shows them set aside still."""
         self.goal: int | None = None
         """A score the solitaire player plays to beat (their best): hints then carry each option's chance of it."""
         self.chances = True
@@ -577,6 +580,8 @@ class Table:
             "hints": [list(h) for h in self.hints],
             "sealed": self.challenge_key is not None,  # the key stays with the server: the tape holds every die seen
         }
+        if self.kept:
+            table["kept"] = list(self.kept)
         return saves.to_data(self.game, table=table)
 
     def save(self, path: Any) -> None:

@@ -5,7 +5,8 @@ store's schema step 5 (:data:`fivedice.web.db.MIGRATIONS`).
 ``{prefix}account_games``  each finished game of each account's seat: rule set, totals, place, upper
                            bonus, Yahtzees, the analysis's loss and decisions and the optimal mean (so
                            the luck), the opponents and their places, a challenge's benchmark, the
-                           replay id; kept after the room expires (gone with the account)
+                           replay id and the moves it replays; kept after the room expires (gone with
+                           the account)
 ``{prefix}ratings``        each account's OpenSkill (Weng-Lin) rating per rule set: mu, sigma, games
 =========================  ============================================================================
 
@@ -82,6 +83,7 @@ def profile_tables(t: Tables) -> ProfileTables:
         Column("challenge", String(64), nullable=True),
         Column("benchmark", Integer, nullable=True),
         Column("replay", String(16), nullable=True),
+        Column("kept", Text, nullable=True),
         UniqueConstraint("code", "game_no", "seat", name=f"{p}account_games_seat"),
         Index(f"{p}account_games_account", "account", "at"),
         Index(f"{p}account_games_spec", "spec", "at"),

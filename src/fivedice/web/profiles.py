@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,7 @@ from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.services.profile import PlayedGame, count_yahtzees, decision_rating, profile
 from fivedice.web.account_errors import AccountError
+from fivedice.web.accounts import FORMER
 from fivedice.web.profile_tables import ProfileTables, profile_tables
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ BOARD = 20
 BOARD_GAMES = 5000
 """Newest games of a rule set the decision leaderboard reads at most."""
 STATIC = Path(__file__).with_name("static")
+_REPLAY_ID = re.compile(r"^[A-Za-z0-9_-]{12}$")
 
 
 class ProfileNotFoundError(AccountError):
@@ -122,7 +125,14 @@ class Profiles:
 
     # -- recording ------------------------------------------------------------------------------
     def on_change(self, room: Room) -> None:
-        """A room changed: a game just over is recorded for its account seats (once per process)."""
+        """A room changed: a game just over is recorded for its account seats (once per process). Never
+        raises: the room service's other work after a change (high scores, computers) goes on."""
+        try:
+            self._on_change(room)
+        except Exception as exc:
+            log.warning("could not start recording room %s in the profiles: %s", room.code, exc)
+
+    def _on_change(self, room: Room) -> None:
         if room.status != "over" or room.table is None or not room.table.is_over:
             return
         key = (room.code, room.row.game_no)
@@ -131,7 +141,9 @@ class Profiles:
         self.seen.add(key)
         if len(self.seen) > 10_000:
             self.seen = {key}
-        task = asyncio.get_running_loop().create_task(self.record(room.code, room.row.game_no, room.table))
+        seats = [[s.seat, s.name, s.kind, s.level] for s in room.seats]  # never the token hashes
+        kept = {"spec": room.spec, "names": list(room.names), "seats": seats, "settings": room.settings}
+        task = asyncio.get_running_loop().create_task(self.record(room.code, room.row.game_no, room.table, kept))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -140,19 +152,31 @@ class Profiles:
         while self.tasks:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
 
-    async def record(self, code: str, game_no: int, table: Table) -> None:
-        """Record game ``game_no`` of room ``code`` for each seat an account owns (nothing without one)."""
+    async def record(self, code: str, game_no: int, table: Table, kept: dict[str, Any] | None = None) -> None:
+        """Record game ``game_no`` of room ``code`` for each seat an account owns (nothing without one), with
+        what its replay needs once the room is gone (``kept``: the room's spec, names, seats and settings)."""
         accounts = self.accounts
         try:
             owners = await accounts.db(accounts.store.owners, code)
-            if not owners:
-                return
+            if not owners or await accounts.db(self._recorded, code, game_no):
+                return  # no account seat, or another process recorded it already
             now = accounts.service.clock()
             replay = await accounts.db(self._replay, code, game_no, now)
-            rows = await asyncio.to_thread(_rows, table, owners, now, replay)
+            if kept is not None:
+                moves = await accounts.db(accounts.service.store.moves, code, game_no)
+                kept = kept | {"moves": [[m.seq, m.seat, m.by, m.record, m.at] for m in moves]}
+            rows = await asyncio.to_thread(
+                _rows, table, owners, now, replay, None if kept is None else json.dumps(kept)
+            )
             await accounts.db(self._insert, code, game_no, rows, table.rules.spec, now)
         except Exception as exc:  # the game itself is kept; only its profile entry is missing
             log.warning("could not record room %s game %d in the profiles: %s", code, game_no, exc)
+
+    def _recorded(self, code: str, game_no: int) -> bool:
+        g = self.t.games
+        with self.accounts.store.begin() as conn:
+            found = conn.execute(select(g.c.id).where(g.c.code == code, g.c.game_no == game_no).limit(1)).first()
+        return found is not None
 
     def _replay(self, code: str, game_no: int, now: float) -> str | None:
         from fivedice.web.replay import ReplayStore
@@ -190,14 +214,37 @@ class Profiles:
             else:
                 conn.execute(insert(r).values(account=account, spec=spec, **values))
 
+    def kept_replay(self, replay: str) -> dict[str, Any]:
+        """The frames of a recorded game by its replay id, from the moves kept with it (the room may be gone)."""
+        from fivedice.web.db import MoveRow, SeatRow
+        from fivedice.web.errors import RoomNotFoundError
+        from fivedice.web.replay import frames
+
+        g = self.t.games
+        found = None
+        if _REPLAY_ID.match(replay):
+            with self.accounts.store.begin() as conn:
+                query = select(g.c.game_no, g.c.kept).where(g.c.replay == replay, g.c.kept.is_not(None)).limit(1)
+                found = conn.execute(query).first()
+        if found is None:
+            raise RoomNotFoundError(_("Replay {id!r} does not exist; check the link.", id=replay[:20]))
+        kept = json.loads(found.kept)
+        moves = [MoveRow(int(q), int(s), str(b), dict(r), float(a)) for q, s, b, r, a in kept["moves"]]
+        seats = [SeatRow(int(s), n, str(k), lv, None) for s, n, k, lv in kept["seats"]]
+        data = frames(kept["spec"], tuple(kept["names"]), moves, seats, kept["settings"])
+        return {"id": replay, "game_no": int(found.game_no), **data}
+
     # -- reading --------------------------------------------------------------------------------
     def played(self, account: int) -> list[PlayedGame]:
         """The account's newest :data:`HISTORY` games, oldest first."""
         g = self.t.games
         query = select(g).where(g.c.account == account).order_by(g.c.at.desc(), g.c.id.desc()).limit(HISTORY)
+        a = self.accounts.store.t.accounts
         with self.accounts.store.begin() as conn:
             found = conn.execute(query).mappings().all()
-        return [_played(m) for m in reversed(found)]
+            rivals = {int(o[2]) for m in found for o in json.loads(m["opponents"]) if len(o) > 2 and o[2] is not None}
+            names = {int(x.id): str(x.name) for x in conn.execute(select(a.c.id, a.c.name).where(a.c.id.in_(rivals)))}
+        return [_played(m, names) for m in reversed(found)]
 
     def ratings(self, account: int) -> dict[str, Rating]:
         """The account's skill rating per rule set."""
@@ -278,8 +325,16 @@ def _public(prefs: str | None) -> bool:
         return True
 
 
-def _played(m: Any) -> PlayedGame:
-    opponents = tuple((str(n), int(p)) for n, p in json.loads(m["opponents"]))
+def _opponent(entry: list[Any], names: dict[int, str]) -> tuple[str, int]:
+    """``(name, place)`` of an opponent: an account's current name (a deleted one's anonymised)."""
+    name, place, account = (*entry, None)[:3]
+    if account is None:
+        return str(name), int(place)
+    return names.get(int(account), FORMER.format(id=int(account))), int(place)
+
+
+def _played(m: Any, names: dict[int, str]) -> PlayedGame:
+    opponents = tuple(_opponent(o, names) for o in json.loads(m["opponents"]))
     return PlayedGame(
         game=f"{m['code']}/{m['game_no']}",
         played_at=float(m["at"]),
@@ -300,7 +355,7 @@ def _played(m: Any) -> PlayedGame:
     )
 
 
-def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None) -> list[_Row]:
+def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None, kept: str | None) -> list[_Row]:
     """In a worker: each account seat's row, with the game's analysis (where the solver rates the rules)."""
     game, state, rules = table.game, table.state, table.rules
     places = {s.seat: s.place for s in state.standings()}
@@ -344,10 +399,13 @@ def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None) 
                     "decisions": None if summary is None else summary.decisions,
                     "loss": None if summary is None else summary.points_loss,
                     "optimal": None if summary is None else summary.optimal,
-                    "opponents": json.dumps([[names[s], places[s]] for s in range(len(names)) if s != seat]),
+                    "opponents": json.dumps(
+                        [[names[s], places[s], owners.get(s)] for s in range(len(names)) if s != seat]
+                    ),
                     "challenge": table.challenge,
                     "benchmark": benchmark,
                     "replay": replay,
+                    "kept": kept,
                 },
             )
         )
@@ -393,8 +451,13 @@ def router(profiles: Profiles) -> APIRouter:
         data = await db(profiles.stats, account.id)
         for game in data["history"]:
             game.pop("opponents", None)  # other players' names stay on the player's own page
+            game["replay"] = None
         data["rivals"] = []
         return {"name": account.name, "public": True} | data
+
+    @api.get("/api/replays/kept/{replay}")
+    async def kept_replay(replay: str) -> dict[str, Any]:
+        return await db(profiles.kept_replay, replay)
 
     @api.get("/api/leaderboards/ratings")
     async def boards(rules: str = "yahtzee") -> dict[str, Any]:

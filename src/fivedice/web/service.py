@@ -41,7 +41,7 @@ from fivedice.services.chancejobs import Job
 from fivedice.table.challenge import AimKind, aim_kind, challenge_code, check_open
 from fivedice.table.steps import GameOver, HumanTurn
 from fivedice.web import decisions
-from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
+from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.decisions import Change, Decide
 from fivedice.web.driving import RoomDriver, stand_in_due
 from fivedice.web.errors import (
@@ -50,10 +50,11 @@ from fivedice.web.errors import (
     StaleIntentError,
     StoreBusyError,
 )
+from fivedice.web.fanout import Outbox
 from fivedice.web.limits import DEFAULT_LIMITS, KeyedBuckets, Limits
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
-from fivedice.web.names import skeleton
+from fivedice.web.names import looks_alike
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
@@ -65,6 +66,8 @@ __all__ = ["RoomService", "challenge_key", "hash_token"]
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+DEGRADED_POLL = 2.0
+"""Seconds between looks in the database for the rooms of this process while the fan-out is degraded."""
 REFUSED_WAIT = 5.0
 """Seconds a computer waits before asking again for a preparation the process's budget refused."""
 IDLE = 900.0
@@ -116,6 +119,8 @@ class RoomService(Connections):
         self.extras = RoomExtras(store)
         """The chat and the lobby's public rooms (tables beside the room tables)."""
         self.hub: Hub = hub or NullHub()
+        self.outbox = Outbox(self.hub)
+        """The events for the other processes, published off the request path (see :mod:`fivedice.web.fanout`)."""
         self.roller: DiceRoller = RandomRoller(random.Random(seed)) if seed is not None else SecretsRoller()
         self.computer_delay = computer_delay
         self.scores = scores
@@ -155,13 +160,16 @@ class RoomService(Connections):
         from fivedice.web import upkeep
 
         await self.hub.start(self._on_event)
+        self._spawn(self.outbox.run())
         self._spawn(self._timer_loop())
         self._spawn(self._resume_rooms())
         self._spawn(upkeep.heartbeats(self))
         self._spawn(upkeep.sweeps(self))
 
     async def close(self) -> None:
-        """Stop background work and release connections."""
+        """Stop background work and release connections (the last events published, within a second)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.idle(), 1)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -184,6 +192,7 @@ class RoomService(Connections):
         timeout = self.limits.db_timeout
 
         def run() -> T:
+            DEADLINE.set(queued + timeout)  # in this call's own context: its lock waits end then
             if time.monotonic() - queued > timeout:
                 raise StoreBusyError(
                     _(
@@ -400,9 +409,14 @@ class RoomService(Connections):
     async def _timer_loop(self) -> None:
         """Every half second: the turn timers of the rooms held (a stand-in plays, or the room is told that
         time is up), and rooms nobody needs dropped from memory (a room its driver still has work in, a
-        computer's move or a timer to fire, is kept: it plays on with nobody connected)."""
+        computer's move or a timer to fire, is kept: it plays on with nobody connected); while the fan-out
+        is degraded, every ``DEGRADED_POLL`` seconds the rooms watched here are read from the database."""
+        polled = 0.0
         while True:
             await asyncio.sleep(0.5)
+            if not self.outbox.health()["ok"] and time.monotonic() - polled >= DEGRADED_POLL:
+                polled = time.monotonic()  # no news from the other processes: look in the database instead
+                self._spawn(self._poll())
             now = self.clock()
             for room in list(self.rooms.values()):
                 deadline, seat = room.deadline, room.current_seat()
@@ -421,6 +435,22 @@ class RoomService(Connections):
                     room.notified_timeout = (room.row.game_no, room.seq)
                     text = N_("Time is up for {who}; the room waits for them.")
                     await self._message(room, notice(text, who=seat.name))
+
+    async def _poll(self) -> None:
+        """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
+        for room in list(self.rooms.values()):
+            if room.clients and not room.lock.locked():
+                with contextlib.suppress(FiveDiceError):
+                    await self.fresh(room)
+
+    async def fresh(self, room: Room) -> Room:
+        """``room`` brought up to date from the database (a reload always shows what is stored, whatever the
+        news between processes said), its clients told if anything changed."""
+        async with room.lock:
+            if await self.db(self._refresh, room):
+                self._broadcast(room)
+        self._after_change(room)
+        return room
 
     async def _resume_rooms(self, limit: int = 1000) -> None:
         """At start: load the rooms in play (up to ``limit``), so that their computers, stand-ins and timers
@@ -448,7 +478,7 @@ class RoomService(Connections):
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
         for n, level in enumerate(levels, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
-        if skeleton(req.name) in {skeleton(s.name) for s in seats[1:] if s.name}:
+        if any(looks_alike(req.name, s.name) for s in seats[1:] if s.name):
             raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
         settings: dict[str, Any] = {
             "hints": req.hints,
@@ -484,7 +514,7 @@ class RoomService(Connections):
         def decide(r: Room, conn: Connection) -> Change:
             if r.status != "lobby":
                 raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
-            clash = next((n for n in r.names if skeleton(n) == skeleton(name)), None)
+            clash = next((n for n in r.names if looks_alike(n, name)), None)
             if clash == name or (clash is not None and clash.casefold() == name.casefold()):
                 raise RoomError(
                     _("Name {name!r} is already taken in room {code!r}; choose another.", name=name, code=r.code)
