@@ -11,7 +11,12 @@ the commit). Faults, at random while the games go on:
 - ``drop``: a player's connection is cut right after it sends an intent;
 - ``duplicate``: an intent is sent twice (to the same server, or to two servers at once);
 - ``replay``: an intent already answered is sent again;
-- ``malformed``/``oversized``/``binary``: bad WebSocket frames; ``chunked``/``badjson``: bad HTTP requests.
+- ``malformed``/``oversized``/``binary``: bad WebSocket frames; ``chunked``/``badjson``: bad HTTP requests;
+- ``attack``: a hostile visitor's requests (:data:`ATTACKS`): file paths as rule sets (a readable rule-set
+  file, ``/etc/passwd``, a missing path, an empty name), resource orders (a computer aiming at 100,000
+  points), and inputs outside the API's shape (unknown routes and methods, invalid UTF-8, a 5,000-digit
+  number, deep nesting). Each must be refused at once with a 4xx ``{"error": "<one sentence>"}`` and the
+  same sentence for every unknown rule set (``attacks_not_refused`` counts the others).
 - ``flood``: one address (127.0.0.2) opens more connections than the server allows one address
   (``--max-address-connections``) while the players' address (127.0.0.1) must still be served;
 - ``redis_kill``/``redis_hang``: the bench's own Redis (when ``redis-server`` is installed and the
@@ -204,13 +209,13 @@ def flood(port: int, count: int, tally: Tally) -> None:
             deadline = time.monotonic() + 2
             while len(readable) < len(held) and time.monotonic() < deadline:
                 found = [key.fileobj for key, _events in sel.select(max(0.0, deadline - time.monotonic()))]
-                for sock in found:
-                    sel.unregister(sock)
+                for fileobj in found:
+                    sel.unregister(fileobj)
                 readable += found
-        for sock in readable:
-            assert isinstance(sock, socket.socket)
+        for answered in readable:
+            assert isinstance(answered, socket.socket)
             with contextlib.suppress(OSError):
-                if sock.recv(64).startswith(b"HTTP/1.1 503"):
+                if answered.recv(64).startswith(b"HTTP/1.1 503"):
                     refused += 1
         tally.faults["flood"] += 1
         tally.flood["opened"] += len(held)
@@ -247,9 +252,59 @@ class Tally:
     refusals: Counter[str] = field(default_factory=Counter)
     bad_refusals: list[str] = field(default_factory=list)
     reconnects: int = 0
+    attacks: Counter[str] = field(default_factory=Counter)
+    attack_problems: list[str] = field(default_factory=list)
+    attack_ms: list[float] = field(default_factory=list)
+    unknown_sentences: set[str] = field(default_factory=set)
     answers: list[float] = field(default_factory=list)
     """Seconds from sending an intent to seeing the state it caused."""
     flood: Counter[str] = field(default_factory=Counter)
+
+
+TOML = 'base = "yahtzee"\nname = "smuggled"\n'
+"""A readable rule-set file on the server's disk: a visitor naming it must not get it read."""
+ATTACKS: list[tuple[str, str, str, bytes | None]] = [
+    ("path", "GET", "/api/challenges/today?rules=/etc/passwd", None),
+    ("path", "GET", "/api/challenges/today?rules=/nonexistent/x.toml", None),
+    ("path", "GET", "/api/challenges/today?rules={toml}", None),
+    ("path", "GET", "/api/challenges/today?rules=", None),
+    ("order", "POST", "/api/rooms", b'{"name": "Eve", "rules": "yahtzee", "computers": ["target:100000"]}'),
+    ("order", "POST", "/api/rooms", b'{"name": "Eve", "rules": "kismet", "computers": ["target:99999999"]}'),
+    ("shape", "GET", "/nope", None),
+    ("shape", "DELETE", "/api/rules", None),
+    ("shape", "POST", "/api/rooms", b'{"name": "\xff\xfe"}'),
+    ("shape", "POST", "/api/rooms", b'{"name": "Eve", "humans": ' + b"9" * 5000 + b"}"),
+    ("shape", "POST", "/api/rooms", b"[" * 4000 + b"]" * 4000),
+]
+"""A hostile visitor's requests: (kind, method, path, body); ``{toml}`` is a rule-set file's path."""
+
+
+async def attack(http: httpx.AsyncClient, base: str, toml: Path, tally: Tally) -> None:
+    """Send every :data:`ATTACKS` request; each must be a quick 4xx with one sentence."""
+    for kind, method, path, body in ATTACKS:
+        path = path.replace("{toml}", str(toml))
+        started = time.monotonic()
+        try:
+            r = await http.request(method, base + path, content=body, headers={"content-type": "application/json"})
+        except httpx.ConnectError:
+            return  # that server was just killed: the next round tries a live one
+        except httpx.HTTPError as exc:
+            tally.attack_problems.append(f"{method} {path[:60]}: no answer ({type(exc).__name__})")
+            continue
+        finally:
+            tally.attack_ms.append(1000 * (time.monotonic() - started))
+        tally.attacks[kind] += 1
+        try:
+            error = (
+                r.json().get("error", "") if r.headers.get("content-type", "").startswith("application/json") else ""
+            )
+        except (ValueError, AttributeError):
+            error = ""
+        if not 400 <= r.status_code < 500 or not one_sentence(str(error)):
+            tally.attack_problems.append(f"{method} {path[:60]}: {r.status_code} {r.text[:100]}")
+        elif "rules=" in path:
+            name = path.split("rules=", 1)[1]
+            tally.unknown_sentences.add(str(error).replace(repr(name[:40]), "NAME"))
 
 
 def one_sentence(text: str) -> bool:
@@ -388,8 +443,10 @@ async def monkey(
     flood_count: int = 0,
 ) -> None:
     """Kill and restart servers, lock the database, send bad HTTP requests, flood from one address, kill and
-    hang the bench's own Redis, until ``until``."""
-    kinds = ["lock", "kill", "chunked", "badjson"]
+    hang the bench's own Redis, send attacks, until ``until``."""
+    toml = servers.logs / "smuggled.toml"
+    toml.write_text(TOML)
+    kinds = ["lock", "kill", "chunked", "badjson", "attack"]
     kinds += ["flood"] if flood_count else []
     kinds += ["redis_kill", "redis_hang"] if redis is not None else []
     n = 0
@@ -407,6 +464,10 @@ async def monkey(
             servers.start(victim)  # back on its port once it has started (the players retry meanwhile)
         elif kind == "lock":
             await asyncio.to_thread(lock_database, db, prefix, rng.uniform(0.5, 2.0))
+        elif kind == "attack":
+            with contextlib.suppress(httpx.HTTPError):
+                async with httpx.AsyncClient(timeout=10) as http:
+                    await attack(http, servers.url(rng.choice(servers.live() or [0])), toml, tally)
         elif kind == "flood":
             await asyncio.to_thread(flood, servers.ports[rng.choice(servers.live() or [0])], flood_count, tally)
             continue  # counted by flood() when a server was up to take it
@@ -554,7 +615,11 @@ async def chaos(
         "lost": checked["lost"],
         "duplicated": checked["duplicated"],
         "logs_replayed": checked["replayed"],
-        "problems": checked["problems"][:10] + tally.bad_refusals[:5],
+        "attacks": dict(sorted(tally.attacks.items())),
+        "attacks_not_refused": len(tally.attack_problems),
+        "attack_ms_max": round(max(tally.attack_ms, default=0.0), 1),
+        "unknown_rule_set_sentences": len(tally.unknown_sentences),
+        "problems": checked["problems"][:10] + tally.bad_refusals[:5] + tally.attack_problems[:8],
         "wall_s": round(wall, 1),
     }
 
@@ -564,7 +629,10 @@ def _percentiles(seconds: list[float]) -> dict[str, float]:
     if not seconds:
         return {}
     ordered = sorted(seconds)
-    at = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
     return {"p50": round(at(0.5) * 1000), "p99": round(at(0.99) * 1000), "max": round(ordered[-1] * 1000)}
 
 
@@ -649,7 +717,8 @@ def main() -> int:
     else:
         for key, value in report.items():
             print(f"{key:28} {value}")
-    bad = report["lost"] or report["duplicated"] or report["refusals_not_one_sentence"]
+    bad = report["lost"] or report["duplicated"] or report["refusals_not_one_sentence"] or report["attacks_not_refused"]
+    bad = bad or report["unknown_rule_set_sentences"] > 1
     return 1 if bad or report["logs_replayed"] != report["rooms"] else 0
 
 

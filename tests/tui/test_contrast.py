@@ -9,13 +9,18 @@ import pytest
 from rich.color import Color as RichColor
 from textual.color import Color
 
-from fivedice.tui import FiveDiceApp
+from fivedice.table.seat import Seat
+from fivedice.tui import Config, FiveDiceApp
+from fivedice.tui.end import EndScreen
+from fivedice.tui.start import StartScreen
 from fivedice.tui.themes import TEXT_ALPHAS, TEXT_COLOURS, THEME_OBJECTS
-from tests.tui.helpers import app_with_a_best, wait_for_human
+from tests.tui.helpers import app_with_a_best, finish, no_analysis, session_of, wait_for_human
 
 AA = 4.5
 GRAPHICS = 3.0
-"""WCAG's ratio for graphics (the dice's borders) and its ratio for text."""
+"""WCAG's ratio for text, and for graphics (the dice's borders, a drop-down's arrow)."""
+CHECKBOX = {"▐", "▌", "X"}
+"""A check box's drawing: its ends and, unticked, a faint X (not text)."""
 
 
 def luminance(rgb: tuple[float, float, float]) -> float:
@@ -55,6 +60,16 @@ def test_every_text_colour_of_the_themes_is_aa_on_the_background_and_the_surface
     assert not failing
 
 
+def _low(app: FiveDiceApp) -> dict[str, float]:
+    """The texts (and glyphs) drawn below their WCAG AA ratio."""
+    drawn = _drawn_contrasts(app)
+    return {
+        k: round(v, 2)
+        for k, v in drawn.items()
+        if k.removeprefix("glyphs ") not in CHECKBOX and v < (GRAPHICS if k.startswith("glyphs ") else AA)
+    }
+
+
 def _drawn_contrasts(app: FiveDiceApp) -> dict[str, float]:
     """The lowest contrast of each piece of text on the screen as drawn (dim taken as halfway to the
     background, as Textual's dim filter and most terminals draw it); box-drawing glyphs apart."""
@@ -70,7 +85,7 @@ def _drawn_contrasts(app: FiveDiceApp) -> dict[str, float]:
                 fore, back = back, fore
             if style.dim:
                 fore = type(fore)(*((f + b) // 2 for f, b in zip(fore, back, strict=True)))
-            glyphs = all(0x2500 <= ord(c) <= 0x257F for c in text)
+            glyphs = all(0x2500 <= ord(c) <= 0x259F or c == "▼" for c in text)
             key = ("glyphs " if glyphs else "") + text
             out[key] = min(out.get(key, 99.0), contrast(tuple(fore), tuple(back)))  # type: ignore[arg-type]
     return out
@@ -88,5 +103,24 @@ async def test_the_game_screen_draws_every_text_at_aa(tmp_path: Path, theme: str
         drawn = _drawn_contrasts(app)
         assert f"Beat your best: {best}" in drawn
         assert any(key.startswith("(") for key in drawn)  # a box's preview
-        low = {k: round(v, 2) for k, v in drawn.items() if v < (GRAPHICS if k.startswith("glyphs ") else AA)}
-        assert not low
+        assert not _low(app)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_the_start_and_end_screens_draw_every_text_at_aa(tmp_path: Path, theme: str) -> None:
+    session_of("yacht", [Seat("Ann")], seed=3).save(folder=tmp_path)  # Resume and Delete are enabled
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, theme=theme, analyser=no_analysis))
+    async with app.run_test(size=(100, 34)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        drawn = _drawn_contrasts(app)
+        assert any(key.startswith("Option") for key in drawn)  # the options' sentences, once dim
+        assert not _low(app)
+    session = finish(session_of("yacht", [Seat("Ann")], seed=3))
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, theme=theme, session=session, analyser=no_analysis))
+    async with app.run_test(size=(100, 34)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+        assert not _low(app)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import types
 from datetime import date
@@ -13,9 +14,11 @@ from textual.widgets import Input, Static
 
 from fivedice import rules
 from fivedice.cli import main
+from fivedice.cli.plain import PlainSession
 from fivedice.players import get as get_strategy
 from fivedice.storage import Store
-from fivedice.table.seat import Seat
+from fivedice.table import Table
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
@@ -23,11 +26,10 @@ from fivedice.tui.start import ScoresScreen
 from fivedice.tui.widgets import CardLine, Die, ScoreCardView
 from tests.tui.helpers import SIZE, finish, no_analysis, session_of, solo, text_of, wait_for_human
 
-pytestmark = pytest.mark.asyncio
 
-
+@pytest.mark.asyncio
 async def test_the_end_screen_names_each_computers_level(tmp_path: Path) -> None:
-    session = finish(session_of("yacht", [Seat("Ann"), Seat("Hal", "computer", "greedy")], seed=3))
+    session = finish(session_of("yacht", [Seat("Ann"), Seat("Hal", SeatKind.COMPUTER, "greedy")], seed=3))
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -35,9 +37,10 @@ async def test_the_end_screen_names_each_computers_level(tmp_path: Path) -> None
         assert "Hal (computer · greedy)" in text_of(app, "#ranking")
 
 
+@pytest.mark.asyncio
 async def test_the_high_scores_notes_stay_on_their_row_at_80x24(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
-    seats = [Seat("Annabelle"), Seat("Hal", "computer", "greedy")]
+    seats = [Seat("Annabelle"), Seat("Hal", SeatKind.COMPUTER, "greedy")]
     session = session_of("yahtzee", seats, seed=4, challenge="daily")
     table = session.table
     table.run_automatic()
@@ -70,6 +73,7 @@ async def test_the_high_scores_notes_stay_on_their_row_at_80x24(tmp_path: Path) 
         assert shown[written.index(row)].startswith(row[: scores.size.width].rstrip()[:40])
 
 
+@pytest.mark.asyncio
 async def test_at_60x20_every_die_is_whole_and_smaller_terminals_are_told(tmp_path: Path) -> None:
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=solo(rule_set="yahtzee"), analyser=no_analysis))
     async with app.run_test(size=(60, 20)) as pilot:
@@ -90,6 +94,7 @@ async def test_at_60x20_every_die_is_whole_and_smaller_terminals_are_told(tmp_pa
         assert app.screen.query_one(ScoreCardView).widths == (16, 7)  # the widest cards again
 
 
+@pytest.mark.asyncio
 async def test_jetsi_with_two_players_shows_both_players_cards_at_80x24(tmp_path: Path) -> None:
     session = session_of(rules.get("yahtzee", cards="jetsi"), [Seat("Ann"), Seat("Bob")])
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
@@ -122,6 +127,7 @@ def test_daily_on_the_command_line_reaches_the_start_screen_as_daily(monkeypatch
     assert seen == ["daily"]
 
 
+@pytest.mark.asyncio
 async def test_the_start_screen_remembers_daily_and_plays_the_days_challenge(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
     app = FiveDiceApp(Config(db=db, saves=tmp_path, challenge="daily", analyser=no_analysis))
@@ -134,3 +140,52 @@ async def test_the_start_screen_remembers_daily_and_plays_the_days_challenge(tmp
         assert app.screen.table.challenge == date.today().isoformat()
     with Store(db) as store:
         assert store.get_setting("challenge") == "daily"  # not the date: tomorrow's Start plays tomorrow's
+
+
+@pytest.mark.asyncio
+async def test_kept_dice_are_still_set_aside_after_save_and_resume(tmp_path: Path) -> None:
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=solo(rule_set="yacht"), analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_human(pilot, app)
+        await pilot.press("space", "2", "4", "q")
+        await pilot.pause()
+    [path] = list(tmp_path.glob("*.json"))
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, load=path, analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_human(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        assert screen.kept == {1, 3}
+        assert [die.has_class("kept") for die in screen.query(Die)] == [False, True, False, True, False]
+        dice = screen.table.state.dice
+        await pilot.press("space")
+        await pilot.pause()
+        after = screen.table.state.dice
+        assert dice is not None
+        assert after is not None
+        assert (after[1], after[3]) == (dice[1], dice[3])  # the resumed roll kept them
+
+
+@pytest.mark.asyncio
+async def test_a_challenge_is_played_without_hints_and_the_board_says_so(tmp_path: Path) -> None:
+    """Issue 28: the daily challenge gave hints in the terminal (the web plays it without) and did not say so."""
+    session = solo(rule_set="yacht", challenge="2026-12-01")
+    app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_human(pilot, app)
+        assert "A challenge is played without hints" in text_of(app, "#status")
+        await pilot.press("space", "h")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "A challenge is played without hints" in text_of(app, "#status")
+        assert session.table.hints == []
+        assert text_of(app, "#panel") == ""
+
+
+def test_the_line_mode_gives_no_hints_in_a_challenge() -> None:
+    out = io.StringIO()
+    feed = iter(["hint", "quit"])
+    table = Table("yacht", ["Ann"], seed=1, challenge="2026-12-01")
+    PlainSession(table, out, lambda prompt: next(feed, None)).run()
+    assert "Error: A challenge is played without hints, as on the web: its leaderboard compares" in out.getvalue()
+    assert table.hints == []

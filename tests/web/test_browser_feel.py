@@ -15,6 +15,7 @@ import pytest
 
 from tests.web.conftest import CHROMIUM, RemoteConn, Server, axe_problems, play_remote
 from tests.web.test_browser import version, wait_newer
+from tests.web.test_browser_looks import measure
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is not installed; browser tests skipped.", allow_module_level=True)
@@ -237,6 +238,15 @@ def test_the_replay_ranks_once_shows_scored_dice_and_plays_itself(server: Server
     conn.close()
     link = httpx.post(f"{server.url}/api/rooms/{made['code']}/replay?game=1").json()["link"]
     page = browser.new_page(bypass_csp=True)
+    # the end screen (ranking, analysis) passes axe-core in both schemes
+    page.goto(server.url + "/")
+    page.evaluate("([c, t]) => localStorage.setItem(`fivedice:token:${c}`, t)", [made["code"], made["token"]])
+    page.goto(server.url + made["link"])
+    page.locator("#over").wait_for()
+    page.locator("#analysis h3, #analysis p:not(.muted)").first.wait_for(timeout=120_000)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        assert axe_problems(page) == [], scheme
     page.goto(server.url + link)
     page.locator("#replay[data-ready]").wait_for()
     # a frame after a score shows the dice that were scored
@@ -266,3 +276,6 @@ def test_the_replay_ranks_once_shows_scored_dice_and_plays_itself(server: Server
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         assert axe_problems(page) == [], scheme
+    for width, height in ((390, 844), (360, 740), (1366, 768)):
+        page.set_viewport_size({"width": width, "height": height})
+        assert measure(page, f"replay {width}", width) == []

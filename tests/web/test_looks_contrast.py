@@ -52,6 +52,9 @@ PAIRS: list[tuple[str, str, float]] = [
     ("hint-ring", "hint-bg", GRAPHIC),
     ("accent", "dock", GRAPHIC),
     ("expected", "card", GRAPHIC),
+    ("luck", "card", GRAPHIC),  # the analysis chart's lines
+    ("loss", "card", GRAPHIC),
+    ("chart-zero", "card", GRAPHIC),
     ("star", "bg", GRAPHIC),
     ("dot-on", "card", GRAPHIC),
 ]

@@ -329,10 +329,9 @@ def play_cmd(
 
     from fivedice import hangup
 
-    seats = players if players is not None else None
     code = play_plain(
         rs,
-        seats,
+        players,
         sys.stdout,
         read,
         seed=seed,

@@ -41,7 +41,7 @@ from fivedice.rules import RuleSet
 from fivedice.services import chancejobs
 from fivedice.services.advice import describe
 from fivedice.table import By, Table
-from fivedice.table.challenge import AimKind, aim_for, report, report_lines
+from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, report, report_lines
 from fivedice.table.driver import Driver
 from fivedice.table.events import Event, narrate
 from fivedice.table.seat import Seat, parse_seats
@@ -376,6 +376,8 @@ class PlainSession:
         self.say(_("Saved to {path}.", path=path))
 
     def _hint(self) -> None:
+        if self.table.challenge is not None:
+            raise FiveDiceError(_(NO_HINTS))
         advice = self.table.hint()
         rules = self.table.rules
         for option in advice.options[:5]:

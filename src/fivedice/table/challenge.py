@@ -24,13 +24,14 @@ from datetime import date
 from functools import lru_cache
 
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import _, format_decimal
+from fivedice.i18n import N_, _, format_decimal
 from fivedice.rules import RuleSet
 from fivedice.table.seat import Seat, SeatKind
 from fivedice.table.table import Table
 
 __all__ = [
     "DAILY",
+    "NO_HINTS",
     "Aim",
     "AimKind",
     "ChallengeError",
@@ -50,6 +51,9 @@ __all__ = [
 
 DAILY = "daily"
 """The code that stands for today's challenge (the local date, ``YYYY-MM-DD``)."""
+
+NO_HINTS = N_("A challenge is played without hints, as on the web: its leaderboard compares your own decisions.")
+"""Why the terminal game and the line mode give no hints in a challenge (show it as ``_(NO_HINTS)``)."""
 
 MAX_LENGTH = 64
 

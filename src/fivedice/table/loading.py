@@ -44,6 +44,7 @@ def load_table(cls: type[Table], game: Game, extra: object, rng: object, auto_fi
             raise SaveFormatError(_("The saved undo count {count!r} is not a whole number.", count=undos))
         table.undos = undos
         table.hints = [(int(s), int(m)) for s, m in hints]
+        table.kept = _kept(extra.get("kept", []), table)
     except SaveFormatError:
         raise
     except FiveDiceError as exc:
@@ -51,3 +52,17 @@ def load_table(cls: type[Table], game: Game, extra: object, rng: object, auto_fi
     except (KeyError, TypeError, ValueError) as exc:
         raise SaveFormatError(_("The saved table lacks or garbles {what}.", what=exc)) from None
     return table
+
+
+def _kept(kept: list[int], table: Table) -> tuple[int, ...]:
+    """The saved set-aside dice (a list of whole numbers, as the save's check found), checked to be
+    distinct positions of dice; none once nothing can be rolled again."""
+    state = table.state
+    dice = state.rules.dice
+    if len(set(kept)) != len(kept) or not all(0 <= p < dice for p in kept):
+        raise SaveFormatError(
+            _("The saved kept dice {kept!r} are not distinct die positions 0 to {last}.", kept=kept, last=dice - 1)
+        )
+    if state.dice is None or state.rolls_left == 0:
+        return ()
+    return tuple(sorted(kept))

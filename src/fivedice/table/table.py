@@ -115,6 +115,9 @@ class Table:
         self.auto_first_roll = auto_first_roll
         self.undos = 0
         self.hints: list[tuple[int, int]] = []
+        self.kept: tuple[int, ...] = ()
+        """Dice positions (0-based) the player to move has set aside for the next roll: a view's selection,
+        not a move, kept in the save so a resumed game shows them set aside still."""
         self.goal: int | None = None
         """A score the solitaire player plays to beat (their best): hints then carry each option's chance of it."""
         self.chances = True
@@ -138,7 +141,7 @@ class Table:
         """Replay completed records (a saved or stored game line, and its redo stack, next to redo last)
         onto this fresh table, writing their dice on the tape; raises if any record is illegal or
         contradicts the tape. No events are emitted."""
-        if self.game.log or self.game.can_redo:
+        if self.game.log or self.game.can_redo():
             raise FiveDiceError(_("Only a fresh table can take a game's records."))
         by = list(by) if by is not None else [By.SEAT] * len(log)
         redo_by = list(redo_by) if redo_by is not None else [By.SEAT] * len(redo)
@@ -533,6 +536,10 @@ class Table:
                 self._publish([undo_event("undone", before, record)])
         return undone
 
+    def can_redo(self) -> bool:
+        """Whether :meth:`redo` is allowed now."""
+        return self.why_not_redo() is None
+
     def why_not_redo(self) -> str | None:
         """Why :meth:`redo` is not allowed now, or None."""
         if not self._redo_by:
@@ -573,6 +580,8 @@ class Table:
             "hints": [list(h) for h in self.hints],
             "sealed": self.challenge_key is not None,  # the key stays with the server: the tape holds every die seen
         }
+        if self.kept:
+            table["kept"] = list(self.kept)
         return saves.to_data(self.game, table=table)
 
     def save(self, path: Any) -> None:

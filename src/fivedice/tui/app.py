@@ -27,7 +27,7 @@ from fivedice.rules import RuleSet
 from fivedice.table.seat import Seat
 from fivedice.tui.end import GameAnalysis, analyse
 from fivedice.tui.session import Session, new_table, saves_dir
-from fivedice.tui.themes import THEME_OBJECTS, THEMES
+from fivedice.tui.themes import MUTED, MUTED_DEFAULT, THEME_OBJECTS, THEMES
 from fivedice.tui.widgets import language_cycle
 
 if TYPE_CHECKING:
@@ -89,6 +89,10 @@ class FiveDiceApp(App[int]):
         }
         self.farewell: str | None = None
         """A line to print after the app ended (where the game was saved and how to resume it), if any."""
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """fivedice's own theme variables, for any theme that lacks them (CSS is parsed before ours is set)."""
+        return {**super().get_theme_variable_defaults(), MUTED: MUTED_DEFAULT}
 
     # -- the store (optional: the game plays without it) -----------------------------------------
     def open_store(self) -> None:

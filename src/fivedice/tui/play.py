@@ -31,7 +31,7 @@ from fivedice.players import SOLVER_LEVELS
 from fivedice.services import chancejobs
 from fivedice.services.advice import Advice, describe_action, preparing
 from fivedice.table import Table
-from fivedice.table.challenge import AimKind, aim_for, aim_kind
+from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, aim_kind
 from fivedice.table.driver import Driver
 from fivedice.table.events import Event, narrate
 from fivedice.table.steps import GameOver, HumanTurn, Move, Prepare, Step, Think
@@ -89,7 +89,6 @@ class GameScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.table = session.table
-        self.kept: set[int] = set()
         self.cursor: tuple[int, str] | None = None
         self.events: list[Event] = list(self.table.events[-3:])
         self.status: Callable[[], str] = str
@@ -103,6 +102,15 @@ class GameScreen(Screen[None]):
         self.advice: tuple[GameState, Advice] | None = None
         self._cursor_moves = -1
         self.table.listen(self._on_event)
+
+    @property
+    def kept(self) -> set[int]:
+        """The dice set aside for the next roll (0-based): the session's, so a save keeps them."""
+        return self.session.kept
+
+    @kept.setter
+    def kept(self, positions: set[int]) -> None:
+        self.session.kept = positions
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -150,6 +158,8 @@ class GameScreen(Screen[None]):
                 table.goal = self.best  # hints then carry the chance of beating it
         if kind is AimKind.BENCHMARK:
             self._goal_worker()
+        if table.challenge is not None:
+            self.status = lambda: _(NO_HINTS)  # the board says so from the start
         self.redraw()
         self.schedule()
 
@@ -161,7 +171,7 @@ class GameScreen(Screen[None]):
             rules = self.table.rules
             self.status = lambda: narrate(event, rules)
         elif event.kind == "scored":
-            self.kept.clear()
+            self.kept = set()
 
     # -- drawing -------------------------------------------------------------------------------
     @property
@@ -474,6 +484,9 @@ class GameScreen(Screen[None]):
         if not self._human():
             return
         state = self.table.state
+        if self.table.challenge is not None:
+            self.say(lambda: _(NO_HINTS))
+            return
         if state.dice is None:
             self.say(_("Roll first: hints are for the dice showing."))
             return

@@ -22,6 +22,7 @@ from fivedice.table.challenge import challenge_code
 from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui.help import HelpScreen
 from fivedice.tui.session import delete_save, saved_games
+from fivedice.tui.themes import MUTED
 from fivedice.tui.widgets import I18nFooter, language_cycle
 
 if TYPE_CHECKING:
@@ -42,13 +43,13 @@ def options_text(name: str) -> str:
     """A built-in rule set's description and each of its options in a sentence (markup; wraps).
 
     >>> print(options_text("yacht").splitlines()[1])
-    [dim]Option [b]four_kind[/b] (all_dice | four_dice): Four of a Kind counts all five dice or the four alike.[/]
+    [$fd-muted]Option [b]four_kind[/b] (all_dice | four_dice): Four of a Kind counts all five dice or the four alike.[/]
     """
     builtin = rules_mod.BUILTINS[name]
     lines = [escape(_(builtin.description))]
     for o in builtin.options:
         lines.append(
-            "[dim]"
+            f"[${MUTED}]"
             + _(
                 "Option [b]{name}[/b] ({choices}): {help}.",
                 name=escape(o.name),
@@ -58,7 +59,7 @@ def options_text(name: str) -> str:
             + "[/]"
         )
     if not builtin.options:
-        lines.append("[dim]" + _("No options.") + "[/]")
+        lines.append(f"[${MUTED}]" + _("No options.") + "[/]")
     return "\n".join(lines)
 
 
@@ -131,6 +132,9 @@ class StartScreen(Screen[None]):
     StartScreen #buttons { height: 1; }
     StartScreen Button { margin-right: 1; width: auto; min-width: 10; }
     StartScreen #message { height: auto; max-height: 3; color: $warning; }
+    StartScreen Input > .input--placeholder { color: $fd-muted; }
+    StartScreen SelectCurrent .arrow { color: $fd-muted; }
+    StartScreen #start { background: $primary-darken-1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", N_("Start")),

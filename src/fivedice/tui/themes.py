@@ -13,16 +13,18 @@ from dataclasses import replace
 
 from textual.theme import BUILTIN_THEMES, Theme
 
-__all__ = ["MUTED", "TEXT_ALPHAS", "TEXT_COLOURS", "THEMES", "THEME_OBJECTS"]
+__all__ = ["MUTED", "MUTED_DEFAULT", "TEXT_ALPHAS", "TEXT_COLOURS", "THEMES", "THEME_OBJECTS"]
 
 MUTED = "fd-muted"
 """The theme variable for secondary text (markup ``[$fd-muted]``)."""
+MUTED_DEFAULT = "#A8A8A8"
+"""Its value in a theme that does not set it (Textual's dark ones)."""
 
 DARK = replace(
     BUILTIN_THEMES["textual-dark"],
     name="fivedice-dark",
     error="#E35A7A",
-    variables={**BUILTIN_THEMES["textual-dark"].variables, MUTED: "#A8A8A8"},
+    variables={**BUILTIN_THEMES["textual-dark"].variables, MUTED: MUTED_DEFAULT},
 )
 LIGHT = replace(
     BUILTIN_THEMES["textual-light"],

@@ -51,6 +51,7 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from fivedice import i18n
 from fivedice.errors import FiveDiceError
@@ -209,6 +210,10 @@ def create_app(
     async def bad_request(_request: Request, exc: FiveDiceError) -> Response:
         return _error(400, str(exc))
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return _error(exc.status_code, _http_message(request, exc), dict(exc.headers or {}))
+
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> Response:
         return _error(422, _validation_message(exc))
@@ -358,9 +363,31 @@ def _kind(text: str) -> Any:
     """The ``type`` of a JSON object message (None for anything else)."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # parse_message says what is wrong with it
         return None
     return data.get("type") if isinstance(data, dict) else None
+
+
+def _http_message(request: Request, exc: StarletteHTTPException) -> str:
+    """One plain sentence for a refusal of the framework's own: no such route, a method the route does not
+    take, a body that is not JSON text (invalid UTF-8, a number of thousands of digits, deep nesting)."""
+    path = request.url.path[:80]
+    if exc.status_code == 404:
+        return _("Path {path!r} is not a page or an API route of this server.", path=path)
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return _("Method {method} is not allowed on {path!r}; expected {allowed}.", method=request.method[:10],
+                 path=path, allowed=allowed)  # fmt: skip
+    cause = exc.__cause__
+    if isinstance(cause, UnicodeDecodeError):
+        return _("Request body is not valid UTF-8 (at byte {position}); expected JSON text.", position=cause.start)
+    if isinstance(cause, RecursionError):
+        return _("Request body nests too deeply; expected an object like {example}.", example=_EXAMPLE)
+    if isinstance(cause, ValueError):
+        return _("Request body has a number too long to read; expected an object like {example}.", example=_EXAMPLE)
+    if exc.status_code == 400:
+        return _("Request body could not be read; expected a JSON object like {example}.", example=_EXAMPLE)
+    return _("The request was refused with status {status}.", status=exc.status_code)
 
 
 def _validation_message(exc: RequestValidationError) -> str:

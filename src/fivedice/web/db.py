@@ -15,9 +15,12 @@ are serialised by a row lock on the room (``SELECT ... FOR UPDATE`` on PostgreSQ
 
 from __future__ import annotations
 
+import enum
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +65,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "MoveRow",
     "RoomRow",
+    "RoomStatus",
     "RoomStore",
     "SeatRow",
     "Tables",
@@ -142,6 +146,18 @@ def store_error(exc: BaseException, timeout: float, url: str | None = None) -> S
     return StoreError(
         _("The database cannot be reached ({reason}); nothing was changed, try again in a moment.", reason=reason)
     )
+
+
+DEADLINE: ContextVar[float | None] = ContextVar("fivedice_db_deadline", default=None)
+"""When (``time.monotonic()``) the current database call gives up waiting for a lock: the server sets it to
+the moment the call was queued plus ``--db-timeout``, so that queueing and lock waits together stay within it."""
+
+
+def wait_ms(timeout: float) -> int:
+    """Milliseconds a lock may still be waited for: ``timeout``, or less when :data:`DEADLINE` is nearer."""
+    deadline = DEADLINE.get()
+    left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
+    return max(1, int(left * 1000))
 
 
 def _make_folder(database: str, url: str) -> None:
@@ -278,6 +294,14 @@ class MoveRow:
     at: float
 
 
+class RoomStatus(enum.StrEnum):
+    """Where a room is (the values are those the database holds and the page reads)."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    OVER = "over"
+
+
 @dataclass(frozen=True, slots=True)
 class RoomRow:
     """A room as stored: rule-set spec, settings, status (lobby/playing/over), game number, version."""
@@ -285,7 +309,7 @@ class RoomRow:
     code: str
     spec: str
     settings: dict[str, Any]
-    status: str
+    status: RoomStatus
     game_no: int
     version: int
     recorded: int
@@ -293,6 +317,9 @@ class RoomRow:
     updated: float
     seats: tuple[SeatRow, ...]
     started: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", RoomStatus(self.status))  # a changed row's status may come as text
 
 
 class RoomStore:
@@ -330,13 +357,31 @@ class RoomStore:
                     "options": f"{given} -c lock_timeout={ms} -c statement_timeout={2 * ms}".strip(),
                     "connect_timeout": max(1, int(self.timeout)),
                 }
-            return create_engine(
-                self.url, pool_size=8, max_overflow=8, pool_recycle=1800, pool_pre_ping=True, connect_args=args
+            engine = create_engine(
+                self.url,
+                pool_size=8,
+                max_overflow=8,
+                pool_recycle=1800,
+                pool_pre_ping=True,
+                connect_args=args,
+                hide_parameters=True,  # an error in the logs never shows a token hash or a name
             )
+            if self.is_postgres:
+
+                @event.listens_for(engine, "begin")
+                def _bound(conn: Connection) -> None:
+                    ms = wait_ms(self.timeout)
+                    if ms < int(self.timeout * 1000) - 20:  # queued a while: the lock waits only what is left
+                        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
+
+            return engine
         memory = self.url in ("sqlite://", "sqlite:///:memory:")
         if not memory:
             _make_folder(make_url(self.url).database or "", safe_url(self.url))
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": self.timeout}}
+        kwargs: dict[str, Any] = {
+            "connect_args": {"check_same_thread": False, "timeout": self.timeout},
+            "hide_parameters": True,  # an error in the logs never shows a token hash or a name
+        }
         if memory:
             kwargs["poolclass"] = StaticPool
         engine = create_engine(self.url, **kwargs)
@@ -353,6 +398,8 @@ class RoomStore:
 
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
+            # a lock is waited for only until the call's deadline (the time it queued for a worker counts)
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {wait_ms(self.timeout)}")
             conn.exec_driver_sql("BEGIN IMMEDIATE")  # one writer at a time, across processes
 
         return engine
@@ -592,7 +639,7 @@ def _room_row(m: Any, seats: tuple[SeatRow, ...] = ()) -> RoomRow:
         code=m["code"],
         spec=m["spec"],
         settings=json.loads(m["settings"]),
-        status=m["status"],
+        status=RoomStatus(m["status"]),
         game_no=m["game_no"],
         version=m["version"],
         recorded=m["recorded"],

@@ -91,6 +91,17 @@ def guarded_protocol(limits: Limits, proxied: bool = False) -> type[H11Protocol]
                 )
                 self._refuse(408, "Request Timeout", message)
 
+        def send_400_response(self, msg: str) -> None:
+            """A request h11 cannot parse (a bad request line or header): a JSON 400, then the connection closes."""
+            body = json.dumps(
+                {"error": _("The request is not valid HTTP/1.1; send a well-formed request line and headers.")}
+            ).encode()
+            headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body)):
+                self.transport.write(self.conn.send(event) or b"")
+            self.transport.write(self.conn.send(h11.EndOfMessage()) or b"")
+            self.transport.close()
+
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing():

@@ -41,7 +41,7 @@ from fivedice.services.chancejobs import Job
 from fivedice.table.challenge import AimKind, aim_kind, challenge_code, check_open
 from fivedice.table.steps import GameOver, HumanTurn
 from fivedice.web import decisions
-from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
+from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.decisions import Change, Decide
 from fivedice.web.driving import RoomDriver, stand_in_due
 from fivedice.web.errors import (
@@ -54,7 +54,7 @@ from fivedice.web.fanout import Outbox
 from fivedice.web.limits import DEFAULT_LIMITS, KeyedBuckets, Limits
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
-from fivedice.web.names import skeleton
+from fivedice.web.names import looks_alike
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
@@ -192,6 +192,7 @@ class RoomService(Connections):
         timeout = self.limits.db_timeout
 
         def run() -> T:
+            DEADLINE.set(queued + timeout)  # in this call's own context: its lock waits end then
             if time.monotonic() - queued > timeout:
                 raise StoreBusyError(
                     _(
@@ -477,7 +478,7 @@ class RoomService(Connections):
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
         for n, level in enumerate(levels, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
-        if skeleton(req.name) in {skeleton(s.name) for s in seats[1:] if s.name}:
+        if any(looks_alike(req.name, s.name) for s in seats[1:] if s.name):
             raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
         settings: dict[str, Any] = {
             "hints": req.hints,
@@ -513,7 +514,7 @@ class RoomService(Connections):
         def decide(r: Room, conn: Connection) -> Change:
             if r.status != "lobby":
                 raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
-            clash = next((n for n in r.names if skeleton(n) == skeleton(name)), None)
+            clash = next((n for n in r.names if looks_alike(n, name)), None)
             if clash == name or (clash is not None and clash.casefold() == name.casefold()):
                 raise RoomError(
                     _("Name {name!r} is already taken in room {code!r}; choose another.", name=name, code=r.code)

@@ -1,15 +1,15 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
-import { celebrate, moments } from "./celebrate.js";
-import { chimeOn, playChime, playRoll, playScore, setChime, setSound, soundOn, tumble } from "./dice.js";
+import { initChrome } from "./chrome.js";
 import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
 import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
-import { notifyTurn, setTitle, setTurns } from "./notify.js";
+import { othersMove, tellChanges, turnOf } from "./moves.js";
+import { setTitle, setTurns } from "./notify.js";
 import { initHowToPlay } from "./how.js";
 import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, relabelLobby, roomRequest, showLobby, storedName } from "./lobby.js";
 import {
-  $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
+  $, appendLine, controlsReason, el, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
 } from "./render.js";
 
 const ui = {
@@ -193,12 +193,6 @@ function send(message, { intent = true } = {}) {
   return true;
 }
 
-function turnOf(room) {
-  const g = room.game;
-  if (!g || room.status !== "playing") return null;
-  return `${room.game_no}:${g.phase}:${g.round}:${g.current}:${g.totals.join(",")}:${g.cards.map((c) => c.map((k) => k.entries.filter((e) => e !== null).length).join()).join()}`;
-}
-
 function receive(msg) {
   if (msg.type === "state") {
     if (ui.room && msg.state.version < ui.room.version) return; // an older broadcast arrived late
@@ -209,7 +203,7 @@ function receive(msg) {
     setStatus(ui.you === null ? N_("watching") : N_("connected"));
     followTurn(before);
     render();
-    tell(before, ui.room);
+    announce(tellChanges(before, ui.room, ui.you, ui.kept));
     if (ui.autostart && ui.room.status === "lobby" && ui.you === 0 && ui.room.seats.every((s) => s.taken)) {
       ui.autostart = false;
       send({ type: "start" });
@@ -280,7 +274,9 @@ function followTurn(before) {
   }
   if (moved) {
     ui.confirm = null;
-    seeOthersMove(before, room);
+    const seen = othersMove(before, room, ui.you);
+    ui.lit = seen.lit;
+    if (seen.line !== null) ui.lastMove = seen.line;
     ui.hint = null;
     ui.plan = null;
     $("#hint-box").replaceChildren();
@@ -296,65 +292,8 @@ function followTurn(before) {
   saveKept();
 }
 
-// Another player's move, shown where the player looks: the boxes they just filled light up on the card
-// and one line above it says what they did (the event log keeps the whole story).
-function seeOthersMove(before, room) {
-  const g = room.game;
-  const b = before && before.game_no === room.game_no ? before.game : null;
-  ui.lit = new Set();
-  if (!g || !b) {
-    ui.lastMove = "";
-    return;
-  }
-  g.cards.forEach((cards, seat) => {
-    if (seat === ui.you) return;
-    cards.forEach((card, c) =>
-      card.entries.forEach((v, i) => {
-        if (v !== null && b.cards[seat] && b.cards[seat][c] && b.cards[seat][c].entries[i] === null) ui.lit.add(`${seat}:${c}:${room.rules.boxes[i].name}`);
-      }),
-    );
-  });
-  const lines = eventLines(room);
-  if (b.current !== ui.you && lines.length) ui.lastMove = lines[lines.length - 1];
-}
-
 function saveKept() {
   if (ui.code) sessionStorage.setItem(keptKey(ui.code), JSON.stringify({ turn: ui.turn, kept: [...ui.kept] }));
-}
-
-// Announce what changed: new events, the dice after a roll, whose turn it is, the totals after a score.
-function tell(before, room) {
-  const g = room.game;
-  const b = before && before.game_no === room.game_no ? before.game : null;
-  const parts = [];
-  if (g && b && g.moves !== b.moves) {
-    parts.push(...eventLines(room).slice(-Math.max(1, Math.min(3, g.moves - b.moves))));
-    const sameTurn = b.dice && b.current === g.current && g.rolls > b.rolls;
-    if (g.dice && (!b.dice || g.rolls !== b.rolls || b.current !== g.current)) {
-      const mine = g.current === ui.you;
-      const rolled = g.dice.map((_v, i) => i).filter((i) => !sameTurn || (mine ? !ui.kept.has(i) : g.dice[i] !== b.dice[i]));
-      tumble($("#dice"), rolled);
-      playRoll(rolled.length);
-      parts.push(t("Dice: {dice}.", { dice: g.dice.join(", ") }));
-    } else {
-      playScore();
-      parts.push(t("Totals: {totals}.", { totals: room.seats.map((s) => `${nameOf(room, s.seat)} ${g.totals[s.seat]}`).join(", ") }));
-    }
-  }
-  const started = g && (!b || b.current !== g.current || (before && before.status !== "playing"));
-  const found = moments(before, room, ui.you);
-  if (found.length) {
-    const text = found.map(([, line]) => line).join(" ");
-    celebrate(found[found.length - 1][0], text);
-    parts.push(text);
-  }
-  if (started && room.status === "playing" && g.current === ui.you) {
-    parts.push(t("Your turn."));
-    if (before && g.phase === "play") playChime();
-    if (before && g.phase === "play") notifyTurn(t("Your turn — round {round} of {rounds}.", g), `/r/${room.code}`);
-  }
-  if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
-  announce(parts.join(" "));
 }
 
 function render() {
@@ -652,37 +591,7 @@ $("#redo").addEventListener("click", () => send({ type: "redo" }));
 $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
 $("#share").addEventListener("click", share);
 // the invite: the system's share sheet where there is one (phones), the QR code made by the server
-$("#share-invite").addEventListener("click", async () => {
-  try {
-    await navigator.share({ title: "fivedice", text: t("Play {rules} with me: room {code}", { rules: ui.room ? ui.room.rules.title : "fivedice", code: ui.code }), url: $("#invite-link").href });
-  } catch (err) {
-    if (err.name !== "AbortError") toast(t("Copy the link shown next to the button."));
-  }
-});
-$("#qr-box").addEventListener("toggle", () => {
-  if ($("#qr-box").open && !$("#qr").getAttribute("src")) $("#qr").src = `/api/rooms/${ui.code}/qr.svg`;
-});
-$("#copy-link").addEventListener("click", async () => {
-  try {
-    await navigator.clipboard.writeText($("#invite-link").href);
-    toast(t("Invite link copied."));
-  } catch {
-    toast(t("Copy the link shown next to the button."));
-  }
-});
-const soundButton = $("#sound");
-soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
-soundButton.addEventListener("click", () => {
-  setSound(!soundOn());
-  soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
-  announce(soundOn() ? t("Sound on.") : t("Sound off."));
-});
-const chime = $("#chime");
-chime.checked = chimeOn();
-chime.addEventListener("change", () => {
-  setChime(chime.checked);
-  if (chime.checked) playChime(); // a sample, and the browser's leave to play sound later
-});
+initChrome({ room: () => ui.room, code: () => ui.code, api, toast, announce });
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
 

@@ -2,7 +2,7 @@
 // The frames come from the server (the engine replays the stored moves); this page only shows them.
 import { dieFace } from "./dice.js";
 import { eventText, loadLanguage, t, tn } from "./i18n.js";
-import { $, cardTable, el } from "./render.js";
+import { $, avatar, cardTable, el } from "./render.js";
 
 const view = { data: null, step: 0 };
 const languageKey = "fivedice:language";
@@ -90,7 +90,8 @@ async function start() {
   view.data = data;
   document.title = t("fivedice replay: {rules}", { rules: data.rules.title });
   $("#replay-rules").textContent = data.rules.title;
-  $("#replay-players").textContent = data.players.join(" · ");
+  // each player whole, with the avatar that heads their column of the card
+  $("#replay-players").replaceChildren(...data.players.map((name, seat) => el("span", { class: "replay-player" }, avatar(name, seat), name)));
   $("#first").addEventListener("click", () => go(0));
   $("#prev").addEventListener("click", () => go(view.step - 1));
   $("#next").addEventListener("click", () => go(view.step + 1));
