@@ -18,7 +18,7 @@ from fivedice.players.target import target_table
 from fivedice.rules import RuleSet
 from fivedice.services import chancejobs
 from fivedice.services.advice import advise
-from fivedice.services.chancejobs import Need
+from fivedice.services.chancejobs import ChanceKind, Need
 from fivedice.solver.chances import STEP, chance_options, target_cap
 from fivedice.table import Table
 
@@ -29,11 +29,11 @@ def test_a_solo_hint_carries_the_chance_of_beating_the_goal_once_prepared() -> N
     table = Table(YACHT, ["Ann"], seed=4)
     table.goal = 171
     table.roll()
-    chancejobs._JOBS.pop(Need("beat", YACHT, 171), None)  # whatever an earlier test of this process prepared
+    chancejobs._JOBS.pop(Need(ChanceKind.BEAT, YACHT, 171), None)  # whatever an earlier test of this process prepared
     with chancejobs._BUILD:  # held: the preparation starts but waits
         assert table.chances_note() == "Preparing the chances to beat 171 (once, a few minutes): 0% done."
         assert table.advice().chances is None  # meanwhile hints give points only
-    job = chancejobs.wait(Need("beat", YACHT, 171), timeout=120)
+    job = chancejobs.wait(Need(ChanceKind.BEAT, YACHT, 171), timeout=120)
     assert job.ok
     assert job.share == 1.0
     assert table.chances_note() is None
@@ -54,7 +54,7 @@ def test_with_rivals_hints_carry_the_chance_to_win_and_alone_without_a_goal_none
     duel = Table(YACHT, ["Ann", "Bo"], seed=2)
     duel.run_automatic()
     duel.roll()
-    assert chancejobs.wait(Need("win", YACHT), timeout=120).ok
+    assert chancejobs.wait(Need(ChanceKind.WIN, YACHT), timeout=120).ok
     advice = duel.advice()
     assert advice.chances == "win"
     chances = [o.win for o in advice.options]
@@ -77,7 +77,7 @@ def test_a_score_already_above_the_goal_is_sure_to_beat_it() -> None:
         table.roll()
         table.score(min(b for (_c, b) in table.state.options()))
     table.roll()
-    chancejobs.wait(Need("beat", YACHT, 3), timeout=120)
+    chancejobs.wait(Need(ChanceKind.BEAT, YACHT, 3), timeout=120)
     assert {o.beat for o in table.advice().options} == {1.0}
 
 
@@ -96,7 +96,7 @@ def test_targets_share_a_table_up_to_the_next_multiple_of_the_step() -> None:
 def test_a_failed_preparation_is_one_sentence_and_hints_go_on() -> None:
     table = Table(YACHT, ["Ann"], seed=4)
     table.goal = -7
-    chancejobs.wait(Need("beat", YACHT, -7), timeout=60)
+    chancejobs.wait(Need(ChanceKind.BEAT, YACHT, -7), timeout=60)
     note = table.chances_note()
     assert note is not None
     assert note.startswith("The chances could not be prepared: TargetError: Target -6 is not")
@@ -118,7 +118,7 @@ def run_plain(lines: Iterable[str], best: int | None, rule_set: RuleSet = YACHT)
 
 
 def test_plain_mode_plays_to_beat_the_best_and_hints_give_the_chance() -> None:
-    chancejobs.wait(Need("beat", YACHT, 140), timeout=120)
+    chancejobs.wait(Need(ChanceKind.BEAT, YACHT, 140), timeout=120)
     out = run_plain(["hint", "quit"], best=140)
     assert "Beat your best: 140" in out
     lines = re.findall(r"(?m)^.*: [\d.]+ points to come, loses [\d.]+; chance to beat 140: ([\d.]+)%$", out)
@@ -132,11 +132,11 @@ def test_plain_mode_plays_to_beat_the_best_and_hints_give_the_chance() -> None:
 def test_a_computer_that_plays_for_chances_waits_for_its_preparation_with_a_note() -> None:
     table = Table(YACHT, ["Max:target:137", "Ann"], starter=0, seed=3)
     table.run_automatic()
-    chancejobs._JOBS.pop(Need("beat", YACHT, 136), None)  # whatever an earlier test of this process prepared
+    chancejobs._JOBS.pop(Need(ChanceKind.BEAT, YACHT, 136), None)  # whatever an earlier test of this process prepared
     with chancejobs._BUILD:  # another build holds the machine: the preparation waits its turn
         job = table.computer_preparation()
         assert job is not None
-        assert job.need == Need("beat", YACHT, 136)
+        assert job.need == Need(ChanceKind.BEAT, YACHT, 136)
         assert not job.done.wait(0.3)
         assert chancejobs.describe(job) == "Preparing the chances to beat 136 (once, a few minutes): 0% done."
     assert job.done.wait(120)
@@ -192,11 +192,11 @@ def test_hints_without_chances_prepare_nothing_and_show_points_only() -> None:
     play_plain(YACHT, "Ann", out, lambda prompt: next(feed, None), seed=6, best=lambda n, r: 97, chances=False)
     assert "Beat your best: 97" in out.getvalue()  # the goal is still shown
     assert "chance to" not in out.getvalue()
-    assert chancejobs.job(Need("beat", YACHT, 97)) is None  # and nothing was prepared for it
+    assert chancejobs.job(Need(ChanceKind.BEAT, YACHT, 97)) is None  # and nothing was prepared for it
 
 
 def test_a_level_written_otherwise_needs_the_same_preparation() -> None:
     table = Table(YACHT, ["Max:Target:0137", "Ann"], starter=0, seed=3)
     table.run_automatic()
-    assert chancejobs.for_level("Target:0137", table.state) == Need("beat", YACHT, 136)
-    assert chancejobs.for_level(" WIN ", table.state) == Need("win", YACHT)
+    assert chancejobs.for_level("Target:0137", table.state) == Need(ChanceKind.BEAT, YACHT, 136)
+    assert chancejobs.for_level(" WIN ", table.state) == Need(ChanceKind.WIN, YACHT)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -353,28 +353,16 @@ def _early_states(solver: Solver, budget: int = 64_000_000) -> npt.NDArray[np.in
 class LevelPolicy:
     """How a compiled player picks: by a softmax of each option's loss at ``temperature`` points
     (0: always the best), any option at all with chance ``blunder``, options valued by the
-    solver's expected final score or, ``greedy``, by this turn's points alone.
+    solver's expected final score or, ``greedy``, by this turn's points alone
+    (:func:`fivedice.services.sim.policy_of` gives each level's).
 
-    >>> LevelPolicy.of("random")
+    >>> LevelPolicy(blunder=1.0)  # picks uniformly among every option: the ``random`` level
     LevelPolicy(temperature=0.0, blunder=1.0, greedy=False)
     """
 
     temperature: float = 0.0
     blunder: float = 0.0
     greedy: bool = False
-
-    LEVELS: ClassVar[frozenset[str]] = frozenset({"optimal", "easy", "medium", "hard", "random", "greedy"})
-    """The levels the compiled simulator plays (the others need the Python players)."""
-
-    @classmethod
-    def of(cls, level: str) -> LevelPolicy:
-        """The policy of a level in :attr:`LEVELS` (``easy``/``medium``/``hard`` as calibrated in
-        :data:`fivedice.players.solved.NOISE`)."""
-        from fivedice.players.solved import NOISE
-
-        if level in NOISE:
-            return cls(*NOISE[level])
-        return {"optimal": cls(), "random": cls(blunder=1.0), "greedy": cls(greedy=True)}[level]
 
 
 def simulate_level(
