@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from fivedice.dice import Dice
 from fivedice.engine.scorecard import Scorecard
+from fivedice.rules import RuleSet
 from fivedice.solver import cache as _cache
 from fivedice.solver import fastplain as fp
 from fivedice.solver.advisor import Option, Solver
@@ -51,7 +52,7 @@ from fivedice.solver.chances import ChanceTable, Distribution, _ranked, _ranked_
 
 __all__ = [
     "EXACT_OPEN", "LAMBDAS", "Moments", "build_moments", "fast_mixture_options", "fast_options", "file_name",
-    "load_moments", "moments", "packaged_moments", "save_moments", "situation_table",
+    "load_moments", "moments", "packaged_moments", "ready_for", "save_moments", "situation_table",
 ]  # fmt: skip
 
 FORMAT = 1
@@ -186,7 +187,8 @@ def load_moments(solver: Solver, path: Path, source: str = "cache") -> Moments |
     return Moments(_index(solver), values[0] + base, values[1], values[2], source, time.perf_counter() - start, path)
 
 
-_MOMENTS: dict[object, tuple[Solver, Moments]] = {}
+_MOMENTS: dict[object, Moments] = {}
+"""Per rule set (the moments depend on the rules alone)."""
 _LOCK = threading.Lock()
 
 
@@ -195,8 +197,8 @@ def moments(solver: Solver, progress: Progress | None = None) -> Moments:
     cache, else built (a minute for a large custom rule set) and cached."""
     with _LOCK:
         found = _MOMENTS.get(solver.rules)
-        if found is not None and found[0] is solver:
-            return found[1]
+        if found is not None:
+            return found
         result = load_moments(solver, packaged_moments(solver), "package")
         cached = cache_dir() / file_name(solver)
         if result is None:
@@ -205,25 +207,35 @@ def moments(solver: Solver, progress: Progress | None = None) -> Moments:
             result = build_moments(solver, progress=progress)
             with contextlib.suppress(OSError):
                 save_moments(solver, result, cached)
-        _MOMENTS[solver.rules] = (solver, result)
+        _MOMENTS[solver.rules] = result
         return result
 
 
-def is_ready(solver: Solver) -> bool:
-    """Whether the moments load at once (in memory, shipped or cached): no build needed."""
-    found = _MOMENTS.get(solver.rules)
-    if found is not None and found[0] is solver:
+def ready_for(rules: RuleSet) -> bool:
+    """Whether the moments of ``rules`` load at once (in memory, shipped or cached): no build needed.
+    Looks at file names only (a damaged file is found so, and rebuilt, when loaded)."""
+    if rules in _MOMENTS:
         return True
-    return any(p.exists() for p in (packaged_moments(solver), cache_dir() / file_name(solver)))
+    name = f"{file_stem(rules)}.v{FORMAT}.moments"
+    return any(p.exists() for p in (_cache.DATA / name, cache_dir() / name))
 
 
-def situation_table(solver: Solver, state: int, half: float = 1.0) -> ChanceTable:
-    """A chance table holding the curves of the states that can follow ``state``'s turn: exact (the
-    threshold programme on the states that can still follow) when at most :data:`EXACT_OPEN` boxes
-    stay open, else fitted to the moments. Enough for every decision of that turn."""
+_LAST: dict[tuple[int, object, int, float, int], ChanceTable] = {}
+"""The latest situation table per thread: the three decisions of a turn share it."""
+
+
+def situation_table(solver: Solver, state: int, half: float = 1.0, cap: int | None = None) -> ChanceTable:
+    """A chance table holding the curves of the states that can follow ``state``'s turn, for needs up
+    to ``cap`` (default: all): exact (the threshold programme on the states that can still follow)
+    when at most :data:`EXACT_OPEN` boxes stay open, else fitted to the moments. Enough for every
+    decision of that turn."""
     from fivedice.solver import chancekernel as CK
     from fivedice.solver import momentkernel as MK
 
+    key = (threading.get_ident(), solver.rules, state, half, -1 if cap is None else max(0, cap))
+    found = _LAST.get(key)
+    if found is not None:
+        return found
     start = time.perf_counter()
     t = solver.table.tables
     nxt = MK.successors(t.ints, state)
@@ -231,26 +243,30 @@ def situation_table(solver: Solver, state: int, half: float = 1.0) -> ChanceTabl
     left = t.nboxes - int(mask).bit_count() - 1
     goff = np.zeros(t.nstates, dtype=np.int64)
     glen = np.zeros(t.nstates, dtype=np.int64)
+    top = np.iinfo(np.int64).max if cap is None else max(0, cap)
     if len(nxt) == 0:  # the last turn: every score fills the card
         G, most, source = np.zeros(1, dtype=np.float32), np.zeros(1, dtype=np.int64), "exact"
     elif left <= EXACT_OPEN:
         states = MK.subtree(t.ints, nxt, t.nstates)
-        most = CK.max_future(t.ints, states)
+        most = np.minimum(CK.max_future(t.ints, states), top)
         glen[states] = most + 1
         goff[states] = np.concatenate(([0], np.cumsum(most + 1)[:-1]))
         G = np.zeros(int((most + 1).sum()), dtype=np.float32)
         CK.threshold_states(t.ints, G, goff, glen, states, 0, len(states), half, int(most.max()) + 1)
         source = "exact"
     else:
-        found = moments(solver)
-        most = CK.max_future(t.ints, nxt)
+        found_m = moments(solver)
+        most = np.minimum(CK.max_future(t.ints, nxt), top)
         glen[nxt] = most + 1
         goff[nxt] = np.concatenate(([0], np.cumsum(most + 1)[:-1]))
         G = np.zeros(int((most + 1).sum()), dtype=np.float32)
-        MK.approx_rows(nxt, found.at, found.mean, found.sd, found.skew, most, G, goff, half)
+        MK.approx_rows(nxt, found_m.at, found_m.mean, found_m.sd, found_m.skew, most, G, goff, half)
         source = "fast"
-    cap = int(most.max()) if len(most) else 0
-    return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, source, None)
+    table = ChanceTable(solver, int(most.max()), half, G, goff, glen, time.perf_counter() - start, source, None)
+    if len(_LAST) > 64:
+        _LAST.clear()
+    _LAST[key] = table
+    return table
 
 
 def _curve(solver: Solver, state: int, half: float) -> tuple[fp.Curve, str]:
@@ -327,7 +343,7 @@ def fast_options(
         curve, _source = _curve(solver, state, 1.0)
         pre, pre5 = fp.pre_values(solver.table.tables, state, np.array([need], dtype=np.int64), curve, 1.0)
         return _plain_ranked(solver, state, d, k, pre[:, :, 0], pre5[:, :, 0])
-    return _ranked(situation_table(solver, state, 1.0), state, d, k, need)
+    return _ranked(situation_table(solver, state, 1.0, need), state, d, k, need)
 
 
 def fast_mixture_options(
@@ -347,7 +363,7 @@ def fast_mixture_options(
         shifts = lo + np.arange(len(q), dtype=np.int64) - card.total
         many, many5 = fp.pre_values(t, state, shifts, curve, 0.5)
         return _plain_ranked(solver, state, d, k, many @ q, many5 @ q)
-    table = situation_table(solver, state, 0.5)
+    table = situation_table(solver, state, 0.5, int(rival.scores[-1]) - card.total)
     pre = np.zeros((t.nboxes, int(t.ints[33])))
     pre5 = np.zeros_like(pre)
     CK.mixture_pre(t.ints, table.G, table.goff, table.glen, state, card.total, lo, q, 0.5, pre, pre5)

@@ -117,7 +117,7 @@ def check() -> list[str]:
         from fivedice.solver import fast
 
         solver = Solver(table, jit=False)
-        if fast.load_moments(solver, fast.packaged_moments(solver), "package") is None:
+        if fast.load_moments(solver, DATA / fast.file_name(solver), "package") is None:
             problems.append(f"{name}: {fast.file_name(solver)} is missing, damaged or stale")
     return problems
 
