@@ -57,6 +57,8 @@ __all__ = [
 
 FORMAT = 1
 MAGIC = b"FIVEDICE-MOMENTS\n"
+EXT = ".moments"
+"""A moments file's name ends so (never shown to a player)."""
 EXACT_OPEN = 3
 """When at most this many boxes stay open after the turn, the chances are exact."""
 LAMBDAS = (0.0,)
@@ -87,9 +89,14 @@ class Moments:
         return int(self.at.nbytes + self.mean.nbytes + self.sd.nbytes + self.skew.nbytes)
 
 
+def _name(rules: RuleSet) -> str:
+    head, tail = file_stem(rules), EXT
+    return f"{head}.v{FORMAT}{tail}"
+
+
 def file_name(solver: Solver) -> str:
     """The moments file's name for the solver's rule set."""
-    return f"{file_stem(solver.rules)}.v{FORMAT}.moments"
+    return _name(solver.rules)
 
 
 def packaged_moments(solver: Solver) -> Path:
@@ -216,7 +223,7 @@ def ready_for(rules: RuleSet) -> bool:
     Looks at file names only (a damaged file is found so, and rebuilt, when loaded)."""
     if rules in _MOMENTS:
         return True
-    name = f"{file_stem(rules)}.v{FORMAT}.moments"
+    name = _name(rules)
     return any(p.exists() for p in (_cache.DATA / name, cache_dir() / name))
 
 
