@@ -21,7 +21,8 @@ from fivedice.solver.tables import Tables
 __all__ = ["below", "max_future", "pre_values", "programme", "subtree", "successors", "threshold_curves"]
 
 INV6 = 1.0 / 6.0
-SKEW_CLIP = 2.0
+SKEW_CLIP = 0.0
+"""As :data:`fivedice.solver.momentkernel.SKEW_CLIP` (0: the fit is a normal)."""
 FloatArray = npt.NDArray[np.float64]
 Curve = Callable[[int, npt.NDArray[np.int64]], FloatArray]
 """``curve(state, u)``: a state's chance for each number of points still needed in ``u``."""

@@ -48,8 +48,10 @@ __all__ = ["SKEW_CLIP", "approx_rows", "below", "moment_states", "subtree", "suc
 
 INV6 = 1.0 / 6.0
 NEG = K.NEG
-SKEW_CLIP = 2.0
-"""The largest skewness the fit uses (a gamma of shape 1)."""
+SKEW_CLIP = 0.0
+"""The largest skewness the fit uses (2.0: a gamma of shape 1). 0: the fit is a normal. Measured on
+Yahtzee against the exact tables (T = 200, 250, 300, 216 to 380 situations each), the shifted gamma's
+short left tail lost 0.26, 0.12, 0.02 points of chance per decision, the normal 0.14, 0.15, 0.03."""
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
