@@ -358,8 +358,6 @@ def fast_mixture_options(
 ) -> list[Option]:
     """Every option with its chance of finishing above a rival whose final score is distributed as
     ``rival`` (as :func:`fivedice.solver.chances.mixture_options`, from :func:`situation_table`)."""
-    from fivedice.solver import chancekernel as CK
-
     state, d, k = solver._situation(card, dice, rolls_left)
     t = solver.table.tables
     lo = int(rival.scores[0])
@@ -370,6 +368,8 @@ def fast_mixture_options(
         shifts = lo + np.arange(len(q), dtype=np.int64) - card.total
         many, many5 = fp.pre_values(t, state, shifts, curve, 0.5)
         return _plain_ranked(solver, state, d, k, many @ q, many5 @ q)
+    from fivedice.solver import chancekernel as CK  # numba: the players' path only
+
     table = situation_table(solver, state, 0.5, int(rival.scores[-1]) - card.total)
     pre = np.zeros((t.nboxes, int(t.ints[33])))
     pre5 = np.zeros_like(pre)
