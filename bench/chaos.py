@@ -11,7 +11,17 @@ the commit). Faults, at random while the games go on:
 - ``drop``: a player's connection is cut right after it sends an intent;
 - ``duplicate``: an intent is sent twice (to the same server, or to two servers at once);
 - ``replay``: an intent already answered is sent again;
-- ``malformed``/``oversized``/``binary``: bad WebSocket frames; ``chunked``/``badjson``: bad HTTP requests.
+- ``malformed``/``oversized``/``binary``: bad WebSocket frames; ``chunked``/``badjson``: bad HTTP requests;
+- ``attack``: a hostile visitor's requests (:data:`ATTACKS`): file paths as rule sets (a readable rule-set
+  file, ``/etc/passwd``, a missing path, an empty name), resource orders (a computer aiming at 100,000
+  points), and inputs outside the API's shape (unknown routes and methods, invalid UTF-8, a 5,000-digit
+  number, deep nesting). Each must be refused at once with a 4xx ``{"error": "<one sentence>"}`` and the
+  same sentence for every unknown rule set (``attacks_not_refused`` counts the others).
+- ``flood``: one address (127.0.0.2) opens more connections than the server allows one address
+  (``--max-address-connections``) while the players' address (127.0.0.1) must still be served;
+- ``redis_kill``/``redis_hang``: the bench's own Redis (when ``redis-server`` is installed and the
+  fan-out is Redis) is killed and restarted, or stopped (SIGSTOP) for a while and continued: no
+  request may wait for it, and players on other processes must still see every move.
 
 At the end every stored log is read from the database and checked: every acknowledged action is
 there exactly once (``lost``), every stored action is one the players sent, at the version they
@@ -22,6 +32,10 @@ every log replays through the engine, and every refusal was one sentence. Bounde
     python bench/chaos.py                  # 24 rooms x 2 players, 2 servers, SQLite (+ Redis when present)
     python bench/chaos.py --quick --json   # the fast subset the test suite runs
     python bench/chaos.py --db postgresql://postgres@127.0.0.1:5432/test --servers 3
+
+The report adds the time from sending an intent to seeing the state it caused (``answer_ms``: median,
+99th percentile, most) and, for the floods, how many of the flooding address's connections were refused
+and how many requests from the players' address were answered meanwhile.
 """
 
 from __future__ import annotations
@@ -33,6 +47,8 @@ import json
 import os
 import random
 import secrets
+import selectors
+import shutil
 import signal
 import socket
 import sqlite3
@@ -124,6 +140,96 @@ class Servers:
                     proc.kill()
 
 
+class RedisProc:
+    """The bench's own redis-server on a free loopback port, to kill and hang."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        cmd = [shutil.which("redis-server") or "redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+        cmd += ["--save", "", "--appendonly", "no"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import redis
+
+        for _ in range(100):
+            with contextlib.suppress(redis.RedisError):
+                redis.Redis.from_url(self.url, socket_connect_timeout=0.5).ping()
+                return
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def hang(self, seconds: float) -> None:
+        """SIGSTOP for ``seconds``, then SIGCONT."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGSTOP)
+        time.sleep(seconds)
+        self.proc.send_signal(signal.SIGCONT)
+
+
+FLOOD_ADDRESS = "127.0.0.2"
+
+
+def flood(port: int, count: int, tally: Tally) -> None:
+    """Open ``count`` connections from :data:`FLOOD_ADDRESS`; count those refused (503 within 2 s, before the
+    head timeout) and whether a request from 127.0.0.1 is still answered while they are held."""
+    try:
+        if httpx.get(f"http://127.0.0.1:{port}/api/rules", timeout=5).status_code != 200:
+            return
+    except httpx.HTTPError:
+        return  # a server being restarted: flood another time
+    held: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            try:
+                sock.bind((FLOOD_ADDRESS, 0))
+                sock.settimeout(2)
+                sock.connect(("127.0.0.1", port))
+            except OSError:
+                sock.close()
+                continue
+            held.append(sock)
+        refused = 0
+        with selectors.DefaultSelector() as sel:  # a refusal is answered at once
+            for sock in held:
+                sel.register(sock, selectors.EVENT_READ)
+            readable: list[object] = []
+            deadline = time.monotonic() + 2
+            while len(readable) < len(held) and time.monotonic() < deadline:
+                found = [key.fileobj for key, _events in sel.select(max(0.0, deadline - time.monotonic()))]
+                for fileobj in found:
+                    sel.unregister(fileobj)
+                readable += found
+        for answered in readable:
+            assert isinstance(answered, socket.socket)
+            with contextlib.suppress(OSError):
+                if answered.recv(64).startswith(b"HTTP/1.1 503"):
+                    refused += 1
+        tally.faults["flood"] += 1
+        tally.flood["opened"] += len(held)
+        tally.flood["refused"] += refused
+        try:
+            ok = httpx.get(f"http://127.0.0.1:{port}/api/rules", timeout=5).status_code == 200
+        except httpx.HTTPError:
+            ok = False
+        tally.flood["others_served" if ok else "others_refused"] += 1
+    finally:
+        for sock in held:
+            sock.close()
+
+
 @dataclass
 class Room:
     """One room: its players' tokens, what they sent and what was acknowledged."""
@@ -146,6 +252,57 @@ class Tally:
     refusals: Counter[str] = field(default_factory=Counter)
     bad_refusals: list[str] = field(default_factory=list)
     reconnects: int = 0
+    attacks: Counter[str] = field(default_factory=Counter)
+    attack_problems: list[str] = field(default_factory=list)
+    attack_ms: list[float] = field(default_factory=list)
+    unknown_sentences: set[str] = field(default_factory=set)
+    answers: list[float] = field(default_factory=list)
+    """Seconds from sending an intent to seeing the state it caused."""
+    flood: Counter[str] = field(default_factory=Counter)
+
+
+TOML = 'base = "yahtzee"\nname = "smuggled"\n'
+"""A readable rule-set file on the server's disk: a visitor naming it must not get it read."""
+ATTACKS: list[tuple[str, str, str, bytes | None]] = [
+    ("path", "GET", "/api/challenges/today?rules=/etc/passwd", None),
+    ("path", "GET", "/api/challenges/today?rules=/nonexistent/x.toml", None),
+    ("path", "GET", "/api/challenges/today?rules={toml}", None),
+    ("path", "GET", "/api/challenges/today?rules=", None),
+    ("order", "POST", "/api/rooms", b'{"name": "Eve", "rules": "yahtzee", "computers": ["target:100000"]}'),
+    ("order", "POST", "/api/rooms", b'{"name": "Eve", "rules": "kismet", "computers": ["target:99999999"]}'),
+    ("shape", "GET", "/nope", None),
+    ("shape", "DELETE", "/api/rules", None),
+    ("shape", "POST", "/api/rooms", b'{"name": "\xff\xfe"}'),
+    ("shape", "POST", "/api/rooms", b'{"name": "Eve", "humans": ' + b"9" * 5000 + b"}"),
+    ("shape", "POST", "/api/rooms", b"[" * 4000 + b"]" * 4000),
+]
+"""A hostile visitor's requests: (kind, method, path, body); ``{toml}`` is a rule-set file's path."""
+
+
+async def attack(http: httpx.AsyncClient, base: str, toml: Path, tally: Tally) -> None:
+    """Send every :data:`ATTACKS` request; each must be a quick 4xx with one sentence."""
+    for kind, method, path, body in ATTACKS:
+        path = path.replace("{toml}", str(toml))
+        started = time.monotonic()
+        try:
+            r = await http.request(method, base + path, content=body, headers={"content-type": "application/json"})
+        except httpx.HTTPError as exc:
+            tally.attack_problems.append(f"{method} {path[:60]}: no answer ({type(exc).__name__})")
+            continue
+        finally:
+            tally.attack_ms.append(1000 * (time.monotonic() - started))
+        tally.attacks[kind] += 1
+        try:
+            error = (
+                r.json().get("error", "") if r.headers.get("content-type", "").startswith("application/json") else ""
+            )
+        except (ValueError, AttributeError):
+            error = ""
+        if not 400 <= r.status_code < 500 or not one_sentence(str(error)):
+            tally.attack_problems.append(f"{method} {path[:60]}: {r.status_code} {r.text[:100]}")
+        elif "rules=" in path:
+            name = path.split("rules=", 1)[1]
+            tally.unknown_sentences.add(str(error).replace(repr(name[:40]), "NAME"))
 
 
 def one_sentence(text: str) -> bool:
@@ -241,6 +398,8 @@ class Player:
                     continue
                 if not answered:
                     return  # no answer (a killed server): reconnect and look again
+                if state.get("version", 0) > pending:
+                    self.tally.answers.append(time.monotonic() - since)
                 pending = None
             if self.seat == 0 and state.get("status") == "lobby" and all(s["taken"] for s in state["seats"]):
                 act: dict[str, Any] = {"type": "start", "version": state["version"]}
@@ -271,9 +430,23 @@ class Player:
                 return
 
 
-async def monkey(servers: Servers, db: str, prefix: str, tally: Tally, rng: random.Random, until: float) -> None:
-    """Kill and restart servers, lock the database, send bad HTTP requests, until ``until``."""
-    kinds = ["lock", "kill", "chunked", "badjson"]
+async def monkey(
+    servers: Servers,
+    db: str,
+    prefix: str,
+    tally: Tally,
+    rng: random.Random,
+    until: float,
+    redis: RedisProc | None = None,
+    flood_count: int = 0,
+) -> None:
+    """Kill and restart servers, lock the database, send bad HTTP requests, flood from one address, kill and
+    hang the bench's own Redis, send attacks, until ``until``."""
+    toml = servers.logs / "smuggled.toml"
+    toml.write_text(TOML)
+    kinds = ["lock", "kill", "chunked", "badjson", "attack"]
+    kinds += ["flood"] if flood_count else []
+    kinds += ["redis_kill", "redis_hang"] if redis is not None else []
     n = 0
     while time.monotonic() < until - 2:
         await asyncio.sleep(rng.uniform(0.5, 1.5))
@@ -289,6 +462,19 @@ async def monkey(servers: Servers, db: str, prefix: str, tally: Tally, rng: rand
             servers.start(victim)  # back on its port once it has started (the players retry meanwhile)
         elif kind == "lock":
             await asyncio.to_thread(lock_database, db, prefix, rng.uniform(0.5, 2.0))
+        elif kind == "attack":
+            with contextlib.suppress(httpx.HTTPError):
+                async with httpx.AsyncClient(timeout=10) as http:
+                    await attack(http, servers.url(rng.choice(servers.live() or [0])), toml, tally)
+        elif kind == "flood":
+            await asyncio.to_thread(flood, servers.ports[rng.choice(servers.live() or [0])], flood_count, tally)
+            continue  # counted by flood() when a server was up to take it
+        elif kind == "redis_kill" and redis is not None:
+            redis.kill()
+            await asyncio.sleep(rng.uniform(1.0, 3.0))
+            await asyncio.to_thread(redis.start)
+        elif kind == "redis_hang" and redis is not None:
+            await asyncio.to_thread(redis.hang, rng.uniform(1.0, 3.0))
         elif kind == "chunked":
             await asyncio.to_thread(chunked_body, servers.ports[rng.choice(servers.live() or [0])])
         else:
@@ -372,7 +558,9 @@ def verify(rooms: list[Room], db: str, prefix: str, players: int) -> dict[str, A
     return {"lost": lost, "duplicated": duplicated, "replayed": replayed, "stored": stored, "problems": problems}
 
 
-async def chaos(opts: argparse.Namespace, servers: Servers, db: str, prefix: str) -> dict[str, Any]:
+async def chaos(
+    opts: argparse.Namespace, servers: Servers, db: str, prefix: str, redis: RedisProc | None = None
+) -> dict[str, Any]:
     """Create the rooms, play them under faults, verify; returns the report."""
     rng = random.Random(opts.seed)
     tally = Tally()
@@ -395,7 +583,8 @@ async def chaos(opts: argparse.Namespace, servers: Servers, db: str, prefix: str
         for seat in range(opts.players)
     ]
     tasks = [asyncio.create_task(p.run(until + opts.grace)) for p in players]
-    faults = asyncio.create_task(monkey(servers, db, prefix, tally, random.Random(rng.random()), until))
+    chaos_rng = random.Random(rng.random())
+    faults = asyncio.create_task(monkey(servers, db, prefix, tally, chaos_rng, until, redis, opts.flood))
     await faults
     for i in range(len(servers.ports)):  # every server up for the end
         if servers.procs[i] is None or servers.procs[i].poll() is not None:  # type: ignore[union-attr]
@@ -419,12 +608,30 @@ async def chaos(opts: argparse.Namespace, servers: Servers, db: str, prefix: str
         "refusals": sum(tally.refusals.values()),
         "refusals_not_one_sentence": len(tally.bad_refusals),
         "reconnects": tally.reconnects,
+        "answer_ms": _percentiles(tally.answers),
+        "flood": dict(sorted(tally.flood.items())),
         "lost": checked["lost"],
         "duplicated": checked["duplicated"],
         "logs_replayed": checked["replayed"],
-        "problems": checked["problems"][:10] + tally.bad_refusals[:5],
+        "attacks": dict(sorted(tally.attacks.items())),
+        "attacks_not_refused": len(tally.attack_problems),
+        "attack_ms_max": round(max(tally.attack_ms, default=0.0), 1),
+        "unknown_rule_set_sentences": len(tally.unknown_sentences),
+        "problems": checked["problems"][:10] + tally.bad_refusals[:5] + tally.attack_problems[:8],
         "wall_s": round(wall, 1),
     }
+
+
+def _percentiles(seconds: list[float]) -> dict[str, float]:
+    """Median, 99th percentile and most, in milliseconds."""
+    if not seconds:
+        return {}
+    ordered = sorted(seconds)
+
+    def at(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return {"p50": round(at(0.5) * 1000), "p99": round(at(0.99) * 1000), "max": round(ordered[-1] * 1000)}
 
 
 def main() -> int:
@@ -440,20 +647,47 @@ def main() -> int:
     parser.add_argument("--rules", default="yacht")
     parser.add_argument("--db", default=None, help="database URL (default: a temporary SQLite file)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--flood", type=int, default=None, help="connections one address opens in a flood (400; --quick: 0, none)"
+    )
+    parser.add_argument(
+        "--own-redis",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a Redis of our own to kill and hang (default: when redis-server is installed, except with --quick)",
+    )
     parser.add_argument("--quick", action="store_true", help="the fast subset: 6 rooms, 12 s of faults")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
     opts = parser.parse_args()
     if opts.quick:
         opts.rooms, opts.duration, opts.grace, opts.fault = 6, 16, 20, 0.08
+    if opts.flood is None:
+        opts.flood = 0 if opts.quick else 400
+    if opts.own_redis is None:
+        opts.own_redis = not opts.quick
     tmp = tempfile.TemporaryDirectory()
     db = opts.db or f"sqlite:///{Path(tmp.name) / 'chaos.db'}"
     prefix = f"chaos{secrets.token_hex(3)}_"
-    pubsub = "postgres" if db.startswith("postgres") else (redis_url() or "none")
+    redis = None
+    if not db.startswith("postgres") and opts.own_redis and shutil.which("redis-server"):
+        redis = RedisProc()
+        redis.start()
+    pubsub = "postgres" if db.startswith("postgres") else redis.url if redis else (redis_url() or "none")
     if pubsub == "none":
         opts.servers = 1  # several processes on SQLite need Redis to hear each other
     args = ["--table-prefix", prefix, "--pubsub", pubsub, "--no-scores", "--computer-delay", "0", "--rate", "1000"]
     args += ["--db-timeout", "1", "--presence-ttl", "3", "--header-timeout", "3", "--rooms-per-minute", "1e6"]
     args += ["--joins-per-minute", "1e6", "--requests-per-second", "1e6"]
+    # a flood of 400 from one address must leave room for the players' address under the global cap (an older
+    # server, without per-address caps, is run with the global cap alone: the before of a before/after)
+    args += ["--max-connections", "400"]
+    if (
+        "--max-address-connections"
+        in subprocess.run(
+            [sys.executable, "-m", "fivedice.web", "--help"], capture_output=True, text=True, check=False
+        ).stdout
+    ):
+        args += ["--max-address-connections", "150"]
     servers = Servers(db, opts.servers, args, Path(tmp.name))
     try:
         servers.start(0)
@@ -462,9 +696,11 @@ def main() -> int:
             servers.start(i)
         for i in range(1, opts.servers):
             servers.wait(i)
-        report = asyncio.run(chaos(opts, servers, db, prefix))
+        report = asyncio.run(chaos(opts, servers, db, prefix, redis))
     finally:
         servers.stop()
+        if redis is not None:
+            redis.kill()
         if opts.db:
             from fivedice.web.db import RoomStore
 
@@ -479,7 +715,8 @@ def main() -> int:
     else:
         for key, value in report.items():
             print(f"{key:28} {value}")
-    bad = report["lost"] or report["duplicated"] or report["refusals_not_one_sentence"]
+    bad = report["lost"] or report["duplicated"] or report["refusals_not_one_sentence"] or report["attacks_not_refused"]
+    bad = bad or report["unknown_rule_set_sentences"] > 1
     return 1 if bad or report["logs_replayed"] != report["rooms"] else 0
 
 

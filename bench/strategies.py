@@ -1,9 +1,10 @@
 """Strategy figures: the calibration table of the levels and the win player's duel result.
 
-    .venv/bin/python bench/strategies.py [--games 3000] [--duel-games 6000] [--workers N]
+    .venv/bin/python bench/strategies.py [--games 3000] [--compiled-games 100000] [--duel-games 6000] [--workers N]
 
 Prints, for official Yahtzee, each level's mean score (with its 95% interval), standard
-deviation, target and noise parameters, and its speed; then the win rate of ``win``
+deviation, target and noise parameters, and its speed with the Python players beside the
+compiled simulator's (solitaire games of the levels it plays, and their mean); then the win rate of ``win``
 against ``optimal`` in two-player games (seats alternate who starts), next to ``optimal``
 against itself as a control.
 """
@@ -17,7 +18,7 @@ import numpy as np
 
 from fivedice import rules
 from fivedice.players import prepare, solved
-from fivedice.services.sim import simulate
+from fivedice.services.sim import COMPILED, simulate
 
 TARGETS = {"easy": 180.0, "medium": 220.0, "hard": 245.0}
 
@@ -25,13 +26,16 @@ TARGETS = {"easy": 180.0, "medium": 220.0, "hard": 245.0}
 LEVELS = ("random", "greedy", "tali", "easy", "medium", "hard", "optimal")
 
 
-def calibration(games: int, workers: int | None, seed: int, levels: tuple[str, ...] = LEVELS) -> None:
+def calibration(
+    games: int, workers: int | None, seed: int, levels: tuple[str, ...] = LEVELS, compiled_games: int = 100_000
+) -> None:
     """Print the calibration table of every level."""
     rs = rules.get("yahtzee")
     prepare(["optimal"], rs)
     print(f"Calibration on {rs.spec}, {games} games per level, seed {seed}")
     print(
         f"{'level':8} {'mean':>8} {'95% interval':>17} {'sd':>6} {'target':>7} {'T':>5} {'blunder':>8} {'games/s':>8}"
+        f" {'compiled':>9} {'mean':>7} {'ratio':>7}"
     )
     for level in levels:
         start = time.perf_counter()
@@ -42,9 +46,16 @@ def calibration(games: int, workers: int | None, seed: int, levels: tuple[str, .
         target = f"{TARGETS[level]:.0f}" if level in TARGETS else ""
         t, b = solved.NOISE.get(level, (float("nan"), float("nan")))
         noise = f"{t:5.2f} {b:8.3f}" if level in solved.NOISE else f"{'':5} {'':8}"
+        fast = ""
+        if level in COMPILED:
+            simulate(rs, [level], 1000, seed, workers=workers)  # compile and load first
+            start = time.perf_counter()
+            run = simulate(rs, [level], compiled_games, seed, workers=workers)
+            speed = compiled_games / (time.perf_counter() - start)
+            fast = f" {speed:9.0f} {run.stats()[0].mean:7.2f} {speed * seconds / games:6.0f}x"
         print(
             f"{level:8} {stats.mean:8.2f} {lo:8.2f} - {hi:6.2f} {stats.std:6.1f} {target:>7} {noise} "
-            f"{games / seconds:8.0f}",
+            f"{games / seconds:8.0f}{fast}",
             flush=True,
         )
 
@@ -80,6 +91,7 @@ def main() -> None:
     """Run the calibration table and the duel."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--games", type=int, default=3000)
+    parser.add_argument("--compiled-games", type=int, default=100_000)
     parser.add_argument("--duel-games", type=int, default=6000)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--seed", type=int, default=2026)
@@ -88,7 +100,7 @@ def main() -> None:
     parser.add_argument("--skip-duel", action="store_true")
     args = parser.parse_args()
     if not args.skip_calibration:
-        calibration(args.games, args.workers, args.seed, tuple(args.levels.split(",")))
+        calibration(args.games, args.workers, args.seed, tuple(args.levels.split(",")), args.compiled_games)
     if not args.skip_duel:
         duel(args.duel_games, args.workers, args.seed)
 

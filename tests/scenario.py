@@ -3,7 +3,9 @@
 The plain mode, the terminal game (a Textual pilot) and the web (its API) each drive the same
 :data:`STEPS` and must end with the move log of :func:`reference_log`, played directly on a
 :class:`~fivedice.table.Table`. The dice come from a challenge code, so every front end meets the
-same dice whoever triggers a roll.
+same dice whoever triggers a roll. The web server seals the challenges it hosts with its own secret
+(:class:`~fivedice.table.tape.ChallengeDice`): its reference is the same steps played on the dice of that
+``key`` (the steps are legal on any dice).
 
 A step is what a human asks for when it is their turn: ``("roll", positions kept)`` (a turn's first
 roll is ``("roll", ())``; a front end that makes it by itself skips it), ``("score", box)``,
@@ -85,9 +87,10 @@ def drive(table: Table, step: Step) -> None:
         table.redo()
 
 
-def reference_log(on_step: Callable[[Table, Step], None] = drive) -> list[str]:
-    """The move log (in the notation) of :data:`STEPS` played on a table by ``on_step``."""
-    table = Table(rules(), SEATS, challenge=CHALLENGE, starter=0)
+def reference_log(on_step: Callable[[Table, Step], None] = drive, key: bytes | None = None) -> list[str]:
+    """The move log (in the notation) of :data:`STEPS` played on a table by ``on_step`` (on the challenge's
+    dice sealed by ``key``, a server's secret, when given)."""
+    table = Table(rules(), SEATS, challenge=CHALLENGE, challenge_key=key, starter=0)
     for step in STEPS:
         table.advance()
         on_step(table, step)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fivedice import Game, rules, saves
 from fivedice.cli import main
@@ -111,7 +113,13 @@ def test_progress_runs_from_the_optimal_mean_to_the_final_score(duel: Game) -> N
     assert point.score == state.total(0)
     assert point.expected == pytest.approx(state.total(0) + solver.state_value(card))
     data = analysis.to_json()
-    assert data["progress"][1][0] == {"round": 0, "score": 0, "expected": pytest.approx(254.58773, abs=1e-4)}
+    assert data["progress"][1][0] == {
+        "round": 0,
+        "score": 0,
+        "expected": pytest.approx(254.58773, abs=1e-4),
+        "luck": 0.0,
+        "loss": 0.0,
+    }
 
 
 def test_analysis_by_win_rates_decisions_by_the_chance_to_win(tmp_path: Path) -> None:
@@ -136,3 +144,98 @@ def test_analysis_by_win_needs_rivals_and_a_known_rating() -> None:
         analyze(game, by="win")
     with pytest.raises(AnalysisError, match=r"^Rating 'luck' is unknown; expected one of: points, win\.$"):
         analyze(game, by="luck")
+
+
+SINGLE_CARD = ("yahtzee", "yacht", "yatzy", "kismet", "generala")
+"""Every built-in single-card rule set (the ones with shipped solver tables)."""
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(SINGLE_CARD),
+    seed=st.integers(0, 2**31),
+    levels=st.lists(st.sampled_from(["random", "greedy", "easy", "medium", "optimal"]), min_size=1, max_size=3),
+)
+def test_luck_minus_loss_is_the_score_against_the_optimal_mean(name: str, seed: int, levels: list[str]) -> None:
+    rs = rules.get(name)
+    names = [f"P{i}" for i in range(len(levels))]
+    game = play_game(Game(rs, names, seed=seed), [get(level, rs, seed=seed + i) for i, level in enumerate(levels)])
+    analysis = analyze(game)
+    for p, points in zip(analysis.players, analysis.progress, strict=True):
+        assert p.points_loss == p.total_loss
+        assert p.score - p.optimal == pytest.approx(p.luck - p.total_loss, abs=1e-6)
+        assert sum(d.luck for d in analysis.decisions if d.seat == p.seat) == pytest.approx(p.luck, abs=1e-6)
+        for point in points:  # round by round, too
+            assert point.expected - p.optimal == pytest.approx(point.luck - point.loss, abs=1e-6)
+        assert (points[-1].luck, points[-1].loss) == pytest.approx((p.luck, p.total_loss), abs=1e-9)
+        if levels[p.seat] == "optimal":
+            assert p.total_loss == 0.0
+            assert p.score - p.optimal == pytest.approx(p.luck, abs=1e-6)
+
+
+def test_luck_is_in_the_json_beside_the_loss(duel: Game) -> None:
+    data = analyze(duel).to_json()
+    for p in data["players"]:
+        assert p["score"] - p["optimal"] == pytest.approx(p["luck"] - p["total_loss"], abs=1e-6)
+    assert data["progress"][0][0]["luck"] == 0.0
+
+
+def test_analyze_last_rates_the_newest_stored_game(tmp_path: Path, duel: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fivedice.storage import Store
+
+    monkeypatch.setenv("FIVEDICE_DB", str(tmp_path / "scores.db"))
+    runner = CliRunner()
+    empty = runner.invoke(main, ["analyze", "--last"])
+    assert empty.exit_code == 2
+    assert "no finished game yet" in empty.output
+    with Store() as store:
+        store.record_game(play_game(Game(rules.get("yacht"), ["Old"], seed=3), [get("greedy", rules.get("yacht"))]))
+        store.record_game(duel)
+    out = runner.invoke(main, ["analyze", "--last", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert [p["player"] for p in data["players"]] == ["Easy", "Best"]
+    assert data["players"][0]["luck"] == pytest.approx(analyze(duel).players[0].luck)
+    text = runner.invoke(main, ["analyze", "--last"])
+    assert f"Easy: {duel.state.totals[0]} = 254.6 expected" in text.output
+    both = runner.invoke(main, ["analyze", "--last", str(tmp_path / "x.json")])
+    assert both.exit_code == 2
+    assert "either PATH or --last" in both.output
+
+
+def test_the_line_mode_ends_with_each_players_luck_and_decisions() -> None:
+    import io
+
+    from fivedice.cli.plain import play_plain
+
+    out = io.StringIO()
+    assert play_plain(rules.get("yacht"), "Max:greedy", out, lambda prompt: None, seed=4) == 0
+    text = out.getvalue()
+    tail = text[text.index("Luck and decisions:") :].splitlines()
+    assert tail[1].startswith("Max: ")
+    assert "169.8 expected" in tail[1]
+
+
+def test_by_win_the_chance_splits_into_luck_and_decisions_exactly(tmp_path: Path) -> None:
+    rs = rules.get("yacht")
+    for seed, levels in ((5, ("win", "greedy")), (9, ("easy", "win", "greedy"))):
+        names = [f"P{i}" for i in range(len(levels))]
+        game = play_game(Game(rs, names, seed=seed), [get(level, rs, seed=seed) for level in levels])
+        analysis = analyze(game, by="win")
+        firsts = [s.seat for s in game.state.standings() if s.place == 1]
+        for p in analysis.players:
+            assert p.win_start == pytest.approx(1 / len(levels))
+            assert p.win_outcome == (1 / len(firsts) if p.seat in firsts else 0.0)
+            assert p.win_luck is not None
+            assert p.win_outcome is not None
+            assert p.win_start is not None
+            assert p.win_outcome - p.win_start == pytest.approx(p.win_luck - p.total_loss, abs=1e-9)
+            # the points split stays beside it
+            assert p.score - p.optimal == pytest.approx(p.luck - p.points_loss, abs=1e-6)
+    assert sum(p.win_outcome or 0.0 for p in analysis.players) == pytest.approx(1.0)
+    path = tmp_path / "game.json"
+    saves.save(game, path)
+    out = CliRunner().invoke(main, ["analyze", str(path), "--by", "win"])
+    assert out.exit_code == 0, out.output
+    assert "P1: won " in out.output
+    assert "at the start" in out.output

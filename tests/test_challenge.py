@@ -16,7 +16,8 @@ from fivedice.table.challenge import ChallengeError, challenge_code, replay_on_t
 
 
 def play(args: list[str], lines: list[str], db: Path) -> str:
-    result = CliRunner().invoke(main, ["play", "--plain", "--db", str(db), *args], input="\n".join(lines) + "\n")
+    command = ["play", "--plain", "--no-confirm", "--db", str(db), *args]
+    result = CliRunner().invoke(main, command, input="\n".join(lines) + "\n")
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -81,3 +82,19 @@ def test_codes_are_canonical_and_daily_is_today() -> None:
     assert challenge_code(" Big  Night ") == challenge_code("big night")
     with pytest.raises(ChallengeError, match="not usable"):
         challenge_code("   ")
+
+
+def test_a_sealed_challenge_deals_other_dice_and_its_save_loads_without_the_key() -> None:
+    """A server's secret seals a challenge's dice; its saves keep every die seen, never the key."""
+    from fivedice.table import Table
+
+    sealed = Table("yacht", ["Ann"], challenge="cup", challenge_key=b"k" * 32)
+    public = Table("yacht", ["Ann"], challenge="cup")
+    sealed.roll()
+    public.roll()
+    data = sealed.to_data()
+    assert data["table"]["sealed"] is True
+    assert "k" * 32 not in str(data)
+    again = Table.from_data(data)
+    assert again.state.dice == sealed.state.dice
+    assert [sealed.tape.draw(k, range(5)) for k in sealed.tape] != [public.tape.draw(k, range(5)) for k in public.tape]

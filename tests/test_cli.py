@@ -64,7 +64,7 @@ def test_rules_list_and_card() -> None:
 
 def test_play_plain_whole_two_player_game_from_answers_file(tmp_path: Path) -> None:
     answers = (DATA / "answers.txt").read_text()
-    code, out, _ = run("play", "--plain", "--seed", "1", input=answers)
+    code, out, _ = run("play", "--plain", "--no-confirm", "--seed", "1", input=answers)
     assert code == 0, out
     assert "Game over: Bob wins with 52." in out
     assert "1. " in out
@@ -97,7 +97,7 @@ def test_play_plain_save_and_resume(tmp_path: Path) -> None:
 
 
 def test_play_plain_physical_dice() -> None:
-    script = "\n".join(["6 6 6 6 6", "yacht", "1 2 3 4 5", "keep 1 2 3 4", "6", "large straight", "quit"]) + "\n"
+    script = "\n".join(["6 6 6 6 6", "yacht", "1 2 3 4 5", "keep 1 2 3 4", "6", "large straight", "yes", "quit"]) + "\n"
     code, out, _ = run("play", "--plain", "--players", "Ann", "--physical", "--rules", "yacht", input=script)
     assert code == 0
     assert "Ann scores 50 in Yacht." in out

@@ -25,7 +25,7 @@ def run(table: Table, lines: Iterable[str], physical: bool = False) -> tuple[int
 
 def test_undo_is_never_a_free_reroll() -> None:
     """The bug of issue 11: ``printf 'undo\\nroll\\n'`` used to show new dice."""
-    _code, out = run(Table("yahtzee", ["Ann"], seed=3), ["roll", "undo", "roll", "undo", "keep", "quit"])
+    _code, out = run(Table("yahtzee", ["Ann"], seed=3), ["roll", "undo", "roll", "undo", "roll", "quit"])
     rolls = re.findall(r"Ann (?:keeps .* and )?rolls (\d \d \d \d \d) \(roll 2 of 3\)", out)
     assert len(rolls) == 3
     assert len(set(rolls)) == 1
@@ -71,3 +71,55 @@ def test_the_physical_dice_prompt_takes_the_usual_commands(tmp_path: object) -> 
 def test_hints_come_from_the_advisor() -> None:
     _code, out = run(Table("yacht", ["Ann"], seed=5), ["hint", "quit"])
     assert re.search(r"\n(keep [\d ]+|reroll all|score [A-Za-z ]+ \(\d+\)): [\d.]+ points to come, loses 0\.00\n", out)
+
+
+def test_a_typo_in_physical_dice_asks_again() -> None:
+    """Issue 28: ``7 7 7 7 7`` at the physical-dice prompt ended the game (exit 2, nothing saved)."""
+    table = Table("yacht", ["Ann"])
+    code, out = run(table, ["7 7 7 7 7", "1 2 3", "1 2 3 4 5", "quit"], physical=True)
+    assert code == 0
+    assert "Error: Die value 7 is not a whole number from 1 to 6." in out
+    assert "[2] type the 5 dice rolled> 1 2 3" in out
+    assert "[3] type the 5 dice rolled> 1 2 3 4 5" in out
+    assert "Ann rolls 1 2 3 4 5 (roll 1 of 3)." in out
+
+
+def test_a_misspelt_command_is_named_and_keep_alone_is_refused() -> None:
+    """Issue 28: ``kep 5`` was read as a box name; ``keep`` and ``hold`` alone rerolled every die."""
+    table = Table("yacht", ["Ann"], seed=1)
+    _code, out = run(table, ["kep 5", "keep", "hold", "rol", "quit"])
+    assert "Error: Command 'kep' is unknown; did you mean 'keep'?" in out
+    assert "Error: Say which dice to keep, e.g. 'keep 3 3 5'; 'roll' rolls them all." in out
+    assert "Error: Say which dice to hold by position, e.g. 'hold 1 4'; 'roll' rolls them all." in out
+    assert "Error: Command 'rol' is unknown; did you mean 'roll'?" in out
+    assert table.state.rolls == 1  # nothing was rolled again
+
+
+def test_a_zero_is_filled_only_after_a_yes() -> None:
+    """Issue 28: a bare box name scored at once; against a computer a 0 in Yacht could never be taken back."""
+    table = Table("yacht", ["Ann", "Hal:greedy"], starter=0, seed=1)
+    _code, out = run(table, ["yacht", "no", "yacht", "quit"])
+    dice = " ".join(map(str, table.state.dice or ()))
+    assert table.state.options()[(0, "yacht")] == 0, dice
+    assert "Score 0 in Yacht? yes or no> no\nNot scored." in out
+    assert "[4] Score 0 in Yacht? yes or no> quit\nNot scored." in out
+    assert table.state.cards[0][0].get("yacht") is None
+    _code, out = run(table, ["yacht", "yes", "quit"])
+    assert "Ann scores 0 in Yacht." in out
+
+
+def test_a_box_far_below_the_best_is_confirmed_unless_told_not_to() -> None:
+    table = Table("yacht", ["Ann"])
+    code, out = run(table, ["6 6 6 6 5", "fives", "no", "sixes", "quit"], physical=True)
+    assert code == 0
+    assert "Score 5 in Fives? yes or no> no\nNot scored." in out  # 24 below Choice's 29
+    assert "Ann scores 24 in Sixes." in out  # 5 below the best: not asked
+    assert "Score 24" not in out
+    table = Table("yacht", ["Ann"])
+    code, out = run(table, ["6 6 6 6 6", "ones", "no", "quit"], physical=True)
+    assert "Score 0 in Ones? yes or no> no" in out
+    table = Table("yacht", ["Ann"])
+    out_io = io.StringIO()
+    feed = iter(["6 6 6 6 6", "ones", "quit"])
+    PlainSession(table, out_io, lambda prompt: next(feed, None), physical=True, confirm=False).run()
+    assert "Ann scores 0 in Ones." in out_io.getvalue()

@@ -33,7 +33,7 @@ def test_the_plain_mode_plays_the_scenario_to_the_same_move_log() -> None:
             return step[1] if step[0] == "score" else step[0]
         return None
 
-    assert PlainSession(table, out, read).run() == 0, out.getvalue()
+    assert PlainSession(table, out, read, confirm=False).run() == 0, out.getvalue()
     assert [notation.to_text(r) for r in table.game.log] == reference_log()
     text = out.getvalue()
     assert "Undone: Ann's " in text

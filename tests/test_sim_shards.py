@@ -43,8 +43,11 @@ def close(a: object, b: object, where: str) -> None:
 
 def test_shards_merge_into_the_whole_run() -> None:
     rs = rules.get("yacht")
-    whole = simulate(rs, ["greedy", "random"], 3 * CHUNK + 20, seed=5, workers=1)
-    parts = [simulate(rs, ["greedy", "random"], 3 * CHUNK + 20, seed=5, workers=1, shard=(i, 3)) for i in range(3)]
+    whole = simulate(rs, ["greedy", "random"], 3 * CHUNK + 20, seed=5, workers=1, fast=False)
+    parts = [
+        simulate(rs, ["greedy", "random"], 3 * CHUNK + 20, seed=5, workers=1, fast=False, shard=(i, 3))
+        for i in range(3)
+    ]
     assert sum(p.games for p in parts) == whole.games
     assert np.array_equal(np.concatenate([p.totals for p in parts]), whole.totals)
     merged = merge([p.summary() for p in parts])
@@ -68,7 +71,7 @@ def test_the_json_carries_the_histogram_and_reads_back() -> None:
 
 def test_merge_refuses_what_does_not_belong_together(tmp_path: Path) -> None:
     rs = rules.get("yacht")
-    part = simulate(rs, ["greedy"], 2 * CHUNK, seed=5, workers=1, shard=(0, 2)).summary()
+    part = simulate(rs, ["greedy"], 2 * CHUNK, seed=5, workers=1, fast=False, shard=(0, 2)).summary()
     with pytest.raises(MergeError, match=r"Shard 1/2 of seed 5 is given twice"):
         merge([part, part])
     other = simulate(rs, ["random"], 10, seed=5, workers=1).summary()
@@ -81,14 +84,27 @@ def test_merge_refuses_what_does_not_belong_together(tmp_path: Path) -> None:
     with pytest.raises(MergeError, match="wrong type"):
         SimSummary.from_json(bad, "x.json")
     with pytest.raises(SimulationError, match="Shard 3/2 is not valid"):
-        simulate(rs, ["greedy"], 2 * CHUNK, shard=(2, 2))
+        simulate(rs, ["greedy"], 2 * CHUNK, fast=False, shard=(2, 2))
     with pytest.raises(SimulationError, match="3 shards is too many for a run of 2 parts"):
-        simulate(rs, ["greedy"], 2 * CHUNK, shard=(0, 3))
+        simulate(rs, ["greedy"], 2 * CHUNK, fast=False, shard=(0, 3))
 
 
 def test_simulate_shards_and_the_merge_command(tmp_path: Path) -> None:
     runner = CliRunner()
-    base = ["simulate", "yacht", "--strategy", "greedy", "--games", "250", "--seed", "3", "--workers", "1", "--json"]
+    base = [
+        "simulate",
+        "yacht",
+        "--strategy",
+        "greedy",
+        "--games",
+        "250",
+        "--seed",
+        "3",
+        "--workers",
+        "1",
+        "--json",
+        "--python",
+    ]
     whole = json.loads(runner.invoke(main, base).stdout)
     files = []
     for i in (1, 2):
@@ -127,8 +143,8 @@ def cluster() -> object:
 def test_a_dask_cluster_gives_the_local_results(cluster: object) -> None:
     address = cluster.scheduler_address  # type: ignore[attr-defined]
     rs = rules.get("yacht")
-    local = simulate(rs, ["greedy", "random"], 2 * CHUNK + 7, seed=11, workers=1)
-    remote = simulate(rs, ["greedy", "random"], 2 * CHUNK + 7, seed=11, dask=address)
+    local = simulate(rs, ["greedy", "random"], 2 * CHUNK + 7, seed=11, workers=1, fast=False)
+    remote = simulate(rs, ["greedy", "random"], 2 * CHUNK + 7, seed=11, fast=False, dask=address)
     for name in ("totals", "boxes", "upper_bonus", "extra_yahtzees", "win_share"):
         assert np.array_equal(getattr(local, name), getattr(remote, name)), name
     optimal = simulate(rules.get("yahtzee"), ["optimal"], 300, seed=4, workers=1)

@@ -16,7 +16,7 @@ from fivedice.errors import FiveDiceError, IllegalActionError, SaveFormatError
 from fivedice.i18n import language
 from fivedice.table import StaleStateError, Table, UndoPolicy, UndoRefusedError
 from fivedice.table.events import message, narrate
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 
 
 def seen_dice(table: Table, shown: dict[tuple[int, int, int, int], int]) -> None:
@@ -141,7 +141,7 @@ def test_undo_can_be_turned_off_and_the_end_is_final() -> None:
 
 
 def test_computer_seats_play_through_the_table_and_levels_are_checked() -> None:
-    table = Table("yacht", ["Ann", "Max:greedy", Seat("Rob", "computer", "random")], starter=1, seed=2)
+    table = Table("yacht", ["Ann", "Max:greedy", Seat("Rob", SeatKind.COMPUTER, "random")], starter=1, seed=2)
     done = table.advance()
     assert table.human_to_move
     assert table.state.current == 0
@@ -276,6 +276,19 @@ def test_a_stand_in_plays_a_timed_out_turn_and_says_so() -> None:
     assert table.why_not_undo(0) is not None  # a stand-in's score is not Ann's to take back
 
 
+def test_a_stand_in_is_announced_once_per_turn_not_before_each_action() -> None:
+    table = Table("yacht", ["Ann", "Bob"], starter=0, seed=8, auto_first_roll=False)
+    table.run_automatic()
+    for seat in (0, 1, 0):  # three timed-out turns in a row, each several actions long
+        actions = 0
+        while table.state.current == seat:
+            table.play(table.stand_in_intent(), by="timer")
+            actions += 1
+        assert actions > 1
+    said = [e.fields["player"] for e in table.events if e.kind == "stand_in"]
+    assert said == ["Ann", "Bob", "Ann"]
+
+
 def test_hints_say_beforehand_when_the_solver_must_be_prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from fivedice.rules import get
     from fivedice.services import advice
@@ -304,3 +317,16 @@ def test_a_view_can_stop_listening() -> None:
     table.score("choice")
     assert heard.count("second") == 2  # "turn" and "rolled", nothing after
     assert "scored" in heard
+
+
+def test_the_dice_set_aside_are_saved_and_checked_on_load() -> None:
+    table = Table("yacht", ["Ann"], seed=2)
+    table.run_automatic()
+    table.kept = (0, 2)
+    data = table.to_data()
+    assert Table.from_data(data).kept == (0, 2)
+    data["table"]["kept"] = [5, 5]
+    with pytest.raises(SaveFormatError, match=r"The saved kept dice \[5, 5\] are not distinct die positions 0 to 4\."):
+        Table.from_data(saves.to_data(Table.from_data(table.to_data()).game, table=data["table"]))
+    table.kept = ()
+    assert "kept" not in table.to_data()["table"]  # saves without a selection stay as they were

@@ -44,6 +44,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
         "webauthn",
         "pywebpush",
         "segno",
+        "openskill",
     ),
     "scores": ("sqlalchemy", "alembic"),
     "postgres": ("psycopg", "redis"),

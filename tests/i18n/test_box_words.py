@@ -85,12 +85,13 @@ def test_the_sources_words_work_everywhere_a_box_is_typed() -> None:
     assert card.get("three_of_a_kind") == 20
     assert card.get("large_straight") == 40
     assert card.get("chance") == 17
-    lines = ["Ann", "scala con 4", "quit"]
+    lines = ["Ann", "scala con 4", "sì", "quit"]
     code, out, _err = run("--lang", "it", "play", "--plain", "--seed", "3", input="\n".join(lines) + "\n")
     assert code == 0
     assert "Ann segna 0 in Scala piccola." in out
     lines = ["Asep", "leutik lempeng", "kaluar"]
-    code, out, _err = run("--lang", "su", "play", "--plain", "--seed", "3", input="\n".join(lines) + "\n")
+    args = ("--lang", "su", "play", "--plain", "--no-confirm", "--seed", "3")
+    code, out, _err = run(*args, input="\n".join(lines) + "\n")
     assert " dina Lempeng Leutik." in out
 
 

@@ -107,14 +107,14 @@ def test_the_language_is_restored_after_a_command() -> None:
 
 
 def test_plain_game_in_italian_takes_italian_box_names() -> None:
-    lines = ["Ann", "tris", "scala piccola", "full house", "chance", "nope", "quit"]
+    lines = ["Ann", "tris", "sì", "scala piccola", "si", "full house", "s", "chance", "nope", "quit"]
     code, out, _err = run("--lang", "it", "play", "--plain", "--seed", "3", input="\n".join(lines) + "\n")
     assert code == 0
     assert "Giocatori (nomi separati da virgole; Nome:livello per un computer) [Giocatore]> " in out
     assert "Yahtzee (yahtzee) per Ann. Scrivi 'aiuto' per i comandi." in out
     assert "Round 1 di 13: tocca a Ann." in out
     assert "Caselle possibili: assi 0, due 4, tre 3, quattro 0, cinque 10, sei 0, tris 0," in out
-    assert "Ann segna 0 in Tris." in out
+    assert "Segnare 0 in Tris? sì o no> sì\nAnn segna 0 in Tris." in out  # a zero is confirmed, in Italian
     assert "Ann segna 0 in Scala piccola." in out
     assert "Ann segna 0 in Full." in out  # English names still work
     assert "Totale superiore" in out
@@ -125,7 +125,8 @@ def test_plain_game_in_italian_takes_italian_box_names() -> None:
 def test_plain_game_in_croatian_to_the_end() -> None:
     boxes = ["asovi", "dvojke", "trojke", "četvorke", "petice", "šestice", "3 vrste", "4 vrste", "puna kuća"]
     boxes += ["mali niz", "veliki niz", "yahtzee", "šansa"]
-    code, out, _err = run("--lang", "hr", "play", "--plain", "--seed", "5", "--players", "Ivo", input="\n".join(boxes))
+    args = ("--lang", "hr", "play", "--plain", "--no-confirm", "--seed", "5", "--players", "Ivo")
+    code, out, _err = run(*args, input="\n".join(boxes))
     assert code == 0
     assert out.count("Ivo upisuje ") == 13
     assert "Kraj igre: Ivo završava s " in out

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from fivedice import rules
+from fivedice.services.sim import policy_of
 from fivedice.solver import Solver, solve
-from fivedice.solver.simulate import simulate_optimal
+from fivedice.solver.simulate import LevelPolicy, simulate_level, simulate_optimal
 
 
 def test_same_seed_same_games_whatever_the_threads(yahtzee: Solver) -> None:
@@ -51,3 +53,39 @@ def test_one_and_four_roll_rule_sets() -> None:
         solver = solve(CASES[name], cache=False)
         r = simulate_optimal(solver, games=3000, seed=5)
         assert abs(r.mean - solver.expected_score) < 4 * r.std / np.sqrt(r.games) + 1e-9
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "easy", "hard"])
+def test_compiled_levels_play_as_the_python_players(yahtzee: Solver, level: str) -> None:
+    """The compiled simulator's games of a level have the Python player's mean score (the same
+    policy on other dice): within four standard errors of their difference."""
+    from fivedice.services.sim import simulate
+
+    rs = yahtzee.rules
+    python = simulate(rs, [level], 250, seed=5, workers=1, fast=False).totals[:, 0]
+    fast = simulate_level(yahtzee, policy_of(level), 10_000, seed=5)
+    error = np.sqrt(python.var() / python.size + fast.totals.var() / fast.games)
+    assert abs(float(python.mean()) - fast.mean) < 4 * error
+
+
+def test_compiled_levels_are_seeded_and_optimal_is_unchanged(yahtzee: Solver) -> None:
+    easy = policy_of("easy")
+    one = simulate_level(yahtzee, easy, 600, seed=7, threads=1)
+    two = simulate_level(yahtzee, easy, 600, seed=7, threads=2)
+    assert np.array_equal(one.box_points, two.box_points)
+    assert not np.array_equal(one.totals, simulate_level(yahtzee, easy, 600, seed=7, salt=1).totals)
+    optimal = simulate_optimal(yahtzee, games=300, seed=9)
+    assert np.array_equal(simulate_level(yahtzee, LevelPolicy(), 300, seed=9).totals, optimal.totals)
+    rebuilt = one.box_points.sum(axis=1) + one.upper_bonus + 100 * one.yahtzee_bonuses
+    assert np.array_equal(one.totals, rebuilt)
+
+
+def test_only_solitaire_games_of_compiled_levels_are_compiled() -> None:
+    """Several seats stay with the Python players (one shared run of dice keeps runs paired)."""
+    from fivedice.services.sim import compiled, simulate
+
+    rs = rules.get("yacht")
+    assert simulate(rs, ["greedy"], 50, seed=3, workers=1).engine == "numba"
+    assert simulate(rs, ["greedy", "random"], 5, seed=3, workers=1).engine == "python"
+    assert not compiled(rs, ["tali"])
+    assert compiled(rules.get("generala"), ["easy"])

@@ -92,3 +92,24 @@ def test_challenge_on_the_command_line_reaches_the_full_screen_game(monkeypatch:
     out = CliRunner().invoke(main, ["play", "--players", "Ann", "--challenge", " Friday  Night "])
     assert out.exit_code == 0, out.output
     assert seen == ["friday night"]
+
+
+@pytest.mark.asyncio
+async def test_a_resumed_solo_challenge_keeps_its_goal(tmp_path: Path) -> None:
+    from fivedice.table import Table
+    from fivedice.table.challenge import goal
+    from fivedice.tui.demo import demo_config
+    from fivedice.tui.session import Session
+
+    table = Table(get("yacht"), ["Ann"], challenge="resumed goal")
+    table.run_automatic()
+    table.roll((0,))
+    table.save(tmp_path / "challenge.json")
+    bench = goal(get("yacht"), "resumed goal").total
+    session = Session.load(tmp_path / "challenge.json")
+    app = FiveDiceApp(demo_config(session, saves=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert f"Goal: beat {bench} (optimal on these dice)" in text_of(app, "#roll")
+        assert session.table.goal == bench

@@ -402,9 +402,9 @@ def test_a_schema_2_database_gains_the_account_tables_and_keeps_its_rooms(tmp_pa
         conn.execute(text("UPDATE web_meta SET value = '2' WHERE key = 'schema'"))
     old.dispose()
     store = RoomStore(url)
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 5
     assert "web_accounts" in inspect(store.engine).get_table_names()
     assert store.room("KEEP2345").seats[0].name == "Ann"
     with store.engine.begin() as conn:
-        assert conn.execute(text("SELECT value FROM web_meta WHERE key = 'schema'")).scalar() == "3"
+        assert conn.execute(text("SELECT value FROM web_meta WHERE key = 'schema'")).scalar() == "5"
     store.dispose()

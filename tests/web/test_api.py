@@ -134,6 +134,8 @@ def test_spectators_watch_but_cannot_act(client: TestClient) -> None:
         assert "Spectators can watch" in spectator.error()
         spectator.send(type="chat", text="hi")
         assert "Spectators" in spectator.error()
+        spectator.send(type="analysis")  # read-only requests are a spectator's too (the page asks at the end)
+        assert spectator.error() == "The analysis is ready when the game is over."
         ann.send(type="roll")
         assert spectator.version(2)["game"]["rolls"] == 1
 

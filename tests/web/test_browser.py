@@ -86,7 +86,14 @@ def act(page: Any, keep: bool, touch: bool) -> str:
         page.locator("#roll").tap() if touch else page.keyboard.press("Space")
         done = "keep"
     elif touch:
-        page.locator("#cards td.opt button:not([disabled])").first.tap()
+        box = page.locator("#cards td.opt button:not([disabled])").first
+        zero = "zero" in (box.get_attribute("class") or "")
+        box.tap()
+        if zero:  # a tap on a box that scores 0 asks once more
+            confirm = page.locator("#cards td.opt button.confirm")
+            assert confirm.inner_text() == "0?"
+            assert version(page) == v
+            confirm.tap()
         done = "score"
     else:
         page.keyboard.press("ArrowDown")
@@ -196,6 +203,11 @@ def test_a_whole_game_on_a_desktop_and_a_phone_with_a_reload_mid_turn_replay_and
         chart = ann.locator(".player-analysis svg.chart").first
         assert "an optimal player expected" in (chart.get_attribute("aria-label") or "")
         assert ann.locator(".player-analysis svg.chart path.score").count() == 2
+        # luck and decisions over the rounds: score = optimal mean + luck - points lost
+        assert ann.locator(".player-analysis svg.chart.split path.luck").count() == 2
+        assert ann.locator(".player-analysis svg.chart.split path.loss").count() == 2
+        split = ann.locator(".player-analysis .split-text").first.inner_text()
+        assert re.match(r"Score \d+ = [\d.]+ expected [+−] [\d.]+ luck − [\d.]+ decisions$", split), split
     else:
         assert "needs the solver" in ann.locator("#analysis").inner_text()
     assert axe_problems(ann) == []

@@ -64,8 +64,8 @@ def test_todays_challenge_from_the_lobby_to_the_leaderboard(server: Server, brow
     text = result.inner_text()
     assert f"Challenge {today}: on the same dice, the optimal player scored " in text
     total = page.locator("#ranking").inner_text().split("— ")[1].split(" ")[0]
-    assert f"1. Kim — {total} points" in result.locator("ol.leaderboard").inner_text()
+    assert f"1. Kim (guest) — {total} points" in result.locator("ol.leaderboard").inner_text()
     assert axe_problems(page) == []
     page.goto(server.url + "/")
-    page.locator("#daily-board").get_by_text(f"1. Kim — {total} points").wait_for()
+    page.locator("#daily-board").get_by_text(f"1. Kim (guest) — {total} points").wait_for()
     assert errors == []

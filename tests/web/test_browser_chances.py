@@ -75,15 +75,17 @@ def test_the_hint_shows_the_chance_to_beat_ones_best(server: Server, browser: An
     preparing = rf"Preparing the chances to beat {best} \(once, a few minutes\): \d+% done\."
     assert re.fullmatch(preparing, note.inner_text())
     assert page.locator("#hint-box li.best").count() == 1
-    assert box_parts(page) == ["P", "P", "OL", "BUTTON"]
+    assert box_parts(page) == ["DIV", "P", "DETAILS"]
     # the page asks again while the hint stays open: the chances follow, the note goes
     page.locator("#hint-box li.best .chance").wait_for(timeout=180_000)
     assert note.count() == 0
-    chances = page.locator("#hint-box li .chance").all_inner_texts()
+    chances = page.locator("#hint-box li .chance").all_text_contents()  # the other choices are folded away
     assert len(chances) == page.locator("#hint-box li").count()
     assert all(re.fullmatch(rf"beat {best}: \d{{1,3}}\.\d%", c) for c in chances), chances
-    assert "(expected " in page.locator("#hint-box li.best").inner_text()
-    assert box_parts(page) == ["P", "OL", "BUTTON"]  # the source line, the options, Apply: nothing in between
+    assert "(expected " not in page.locator("#hint-box li.best").inner_text()  # the first choice in words
+    page.locator("#hint-box details summary").click()  # the choices with their numbers, one tap away
+    assert "(expected " in page.locator("#hint-box details li").first.inner_text()
+    assert box_parts(page) == ["DIV", "DETAILS"]  # the choice and Apply on one line, the others: nothing in between
     # the phone layout stays tidy: nothing wider than the screen
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 360
     box = page.locator("#hint-box")

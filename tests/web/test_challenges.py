@@ -69,6 +69,32 @@ def test_two_rooms_of_one_challenge_meet_the_same_first_roll_every_round(client:
     assert client.get(f"/api/rooms/{a}").json()["challenge"] == "friday night"
 
 
+def test_server_challenges_are_sealed_by_a_secret_kept_with_the_database(tmp_path: Path) -> None:
+    """The public tape (what anyone can compute from the code) is not what the server deals; every process of
+    the database, and every restart, deals the same sealed dice."""
+    from fivedice.table.tape import ChallengeDice, TapeKey
+    from fivedice.web.app import create_app
+
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    rolls = []
+    for _start in range(2):  # a restart (or a second process) on the same database
+        app = create_app(url, pubsub="none", seed=1, computer_delay=0, scores=False, limits=LOOSE)
+        with TestClient(app) as c:
+            code, _ = solo(c, "daily", keeper)
+            rolls.append(first_rolls(c, code))
+            key = app.state.service.challenge_key
+    assert rolls[0] == rolls[1]
+    assert key is not None
+    assert len(key) == 32
+    public = ChallengeDice(date.today().isoformat(), "yacht")
+    rounds = range(1, get("yacht").rounds + 1)
+    offline = {(0, r): [public.value(TapeKey(0, r, 1), p) for p in range(5)] for r in rounds}
+    assert sum(offline[k] == rolls[0][k] for k in offline) <= 1  # the public tape does not predict the rounds
+    other = create_app(f"sqlite:///{tmp_path / 'other.db'}", pubsub="none", computer_delay=0, scores=False)
+    assert other.state.service.challenge_key != key  # another server: its own secret
+    other.state.service.store.dispose()
+
+
 def test_players_side_by_side_meet_the_same_dice(client: TestClient) -> None:
     made = create(client, rules="yacht", humans=2, challenge="duel", undo=True)
     code = made["code"]
@@ -114,7 +140,7 @@ def test_a_finished_challenge_shows_the_optimal_player_on_the_same_tape_and_the_
                 state = ann.version(version)
             ann.send(type="challenge", id=4)
             result = wait_for(ann, "challenge")
-        bench = replay_on_tape(get("yacht"), "cup").state.total(0)
+        bench = replay_on_tape(get("yacht"), "cup", key=app.state.service.challenge_key).state.total(0)
         assert result["id"] == 4
         assert (result["code"], result["level"], result["benchmark"]) == ("cup", "optimal", bench)
         assert result["lines"][0] == f"Challenge cup: on the same dice, the optimal player scored {bench}."
@@ -155,11 +181,29 @@ def test_a_solo_challenge_shows_its_goal_from_the_same_dice(client: TestClient) 
     with hello(client, made["code"], made["token"]) as ann:
         ann.send(type="start")
         state = ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)["state"]
-    bench = replay_on_tape(get("yacht"), "goal").state.total(0)
+    key = client.app.state.service.challenge_key  # type: ignore[attr-defined]
+    bench = replay_on_tape(get("yacht"), "goal", key=key).state.total(0)
     assert state["goal"] == {"total": bench, "level": "optimal"}
     assert state["game"]["moves"] == 0  # shown before the first roll
     two = create(client, rules="yacht", humans=2, challenge="goal")
     assert client.get(f"/api/rooms/{two['code']}").json()["goal"] is None  # side by side: each other's score
+
+
+def test_a_resumed_solo_challenge_keeps_its_goal(client: TestClient) -> None:
+    """A room loaded again from the database (a restart, another process) plays to the same goal."""
+    made = create(client, rules="yacht", humans=1, challenge="goal")
+    service = client.app.state.service  # type: ignore[attr-defined]
+    bench = replay_on_tape(get("yacht"), "goal").state.total(0)
+    with hello(client, made["code"], made["token"]) as ann:
+        ann.send(type="start")
+        ann.send(type="roll", version=ann.until(lambda m: m["type"] == "ack")["version"])
+        ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)
+    del service.rooms[made["code"]]  # resumed: rebuilt from the stored moves
+    with hello(client, made["code"], made["token"]) as ann:
+        state = ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)["state"]
+        assert state["game"]["moves"] > 0
+    assert state["goal"] == {"total": bench, "level": "optimal"}
+    assert service.rooms[made["code"]].table.goal == bench  # the hints play to beat it
 
 
 def test_hints_are_counted_in_the_high_scores_even_after_a_reload(tmp_path: Path) -> None:

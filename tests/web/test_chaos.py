@@ -26,5 +26,8 @@ def test_chaos_quick_loses_and_duplicates_nothing() -> None:
     faults = report["faults"]
     for kind in ("lock", "duplicate", "drop", "malformed", "oversized", "binary", "replay"):
         assert faults.get(kind, 0) > 0, faults
+    assert faults.get("attack", 0) > 0, faults  # paths as rule sets, resource orders, inputs outside the API
+    assert report["attacks_not_refused"] == 0, report["problems"]
+    assert report["unknown_rule_set_sentences"] == 1  # every unknown rule set, a path or not, gets one sentence
     if report["servers"] > 1:
         assert faults.get("kill", 0) > 0, faults

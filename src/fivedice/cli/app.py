@@ -210,6 +210,11 @@ def score_cmd(name: str, box: str, dice: tuple[str, ...], roll: int, options: tu
 )
 @click.option("--seed", type=int, default=None, help=N_("Seed the dice for a repeatable game."))
 @click.option("--physical", is_flag=True, help=N_("Type in the dice rolled at a real table."))
+@click.option(
+    "--confirm/--no-confirm",
+    default=True,
+    help=N_("Line mode: ask before filling a box with zero, or with far less than the best box (default: ask)."),
+)
 @click.option("--load", "load", type=click.Path(dir_okay=False), default=None, help=N_("Resume a saved game."))
 @click.option(
     "--db", "db", default=None, metavar="URL", help=N_("Score database URL or SQLite file (full-screen game).")
@@ -231,6 +236,7 @@ def play_cmd(
     players: str | None,
     seed: int | None,
     physical: bool,
+    confirm: bool,
     load: str | None,
     db: str | None,
     pace: float | None,
@@ -238,11 +244,12 @@ def play_cmd(
     chances: bool | None,
 ) -> None:
     """Play a game in the full-screen game or the plain line mode."""
-    from fivedice.table.challenge import challenge_code
+    from fivedice.table.challenge import DAILY, challenge_code
 
     rs = get_rules(rules_name or "yahtzee", options)
     names = [n.strip() for n in players.split(",") if n.strip()] if players is not None else None
     code_ = challenge_code(challenge) if challenge is not None else None
+    daily = challenge is not None and " ".join(challenge.split()).casefold() == DAILY
     if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
         click.echo(_("Not a terminal: playing in the plain line mode."), err=True)
         plain = True
@@ -268,7 +275,7 @@ def play_cmd(
             pace=pace,
             chances=chances,
             language=click.get_current_context().meta.get("fivedice.lang"),
-            challenge=code_,
+            challenge=DAILY if daily else code_,  # remembered as "daily", so tomorrow's Start plays tomorrow's
         )
         app = FiveDiceApp(config)
         code = app.run()
@@ -294,10 +301,11 @@ def play_cmd(
             click.echo(_("The game was not stored: {reason}", reason=str(reason)), err=True)
             return
         from fivedice.storage import Store, StoreError
+        from fivedice.storage.finished import record_finished
 
         try:
             with Store(db) as scores:
-                scores.record_table(table, source="plain")
+                record_finished(scores, table, "plain")
                 board = scores.high_scores(limit=5, challenge=table.challenge) if table.challenge else None
         except StoreError as exc:
             click.echo(_("The game was not stored: {reason}", reason=str(exc)), err=True)
@@ -335,6 +343,7 @@ def play_cmd(
         stop_signals=hangup.STOP_SIGNALS,
         best=best,
         chances=chances is not False,
+        confirm=confirm,
     )
     gone = [fd for fd in (1, 2) if hangup.terminal_gone(fd)]
     if gone:

@@ -13,6 +13,7 @@ file it was loaded from) and the session says where; ``quit`` leaves without sav
 
 from __future__ import annotations
 
+import difflib
 import signal
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -39,10 +40,12 @@ from fivedice.i18n import (
 from fivedice.rules import RuleSet
 from fivedice.services import chancejobs
 from fivedice.services.advice import describe
-from fivedice.table import Table
-from fivedice.table.challenge import goal, report, report_lines
+from fivedice.table import By, Table
+from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, report, report_lines
+from fivedice.table.driver import Driver
 from fivedice.table.events import Event, narrate
 from fivedice.table.seat import Seat, parse_seats
+from fivedice.table.steps import Automatic, HumanTurn, Prepare, Step
 
 __all__ = ["HELP", "PlainSession", "ask_players", "play_plain"]
 
@@ -64,6 +67,10 @@ HELP = N_("""Commands:
 _QUIT = ("quit", "exit", "q")
 _ENGLISH_WORDS = frozenset({"", "roll", "r", "keep", "k", "hold", "h", "help", "?", "options", "o", "card", "undo"})
 _ENGLISH_WORDS |= {"redo", "save", "score", "hint", *_QUIT}
+_COMMANDS = ("roll", "keep", "hold", "score", "options", "hint", "card", "undo", "redo", "save", "help", "quit")
+
+FAR_BELOW = 20
+"""A box scoring this many points less than the best box now is confirmed, like a zero."""
 
 
 def local_commands() -> dict[str, str]:
@@ -106,6 +113,9 @@ class _Stopped(Exception):
 class PlainSession:
     """Drives a :class:`Table` from text commands; ``physical`` asks for the dice rolled at a real table.
 
+    With ``confirm``, a box that would score zero, or :data:`FAR_BELOW` points less than the best box
+    now, is filled only after the player answers yes (against a computer a score cannot be taken back).
+
     If the game stops unfinished other than by ``quit``, it is saved to ``save_to`` (the file it
     was loaded from), else to a new file in :func:`fivedice.engine.saves.saves_dir`, if the player
     moved in it."""
@@ -117,8 +127,13 @@ class PlainSession:
         read: Callable[[str], str | None],
         physical: bool = False,
         save_to: Path | None = None,
+        best: Callable[[str, RuleSet], int | None] | None = None,
+        confirm: bool = True,
     ) -> None:
         self.table = table
+        self.best = best
+        """Looks up a player's best total (the score store's): alone, the player plays to beat it."""
+        self.confirm = confirm
         self.out = out
         self.read = read
         self.physical = physical
@@ -184,8 +199,10 @@ class PlainSession:
         )
         if table.challenge is not None:
             self.say(_("Challenge {code}: every player of it meets the same dice.", code=table.challenge))
-            if table.solitaire and not table.game.log:
-                aim = goal(table.rules, table.challenge)
+        aim = aim_for(table, self.best)  # a resumed game plays to the same goal as before its save
+        if aim is not None:
+            table.goal = aim.total
+            if aim.kind is AimKind.BENCHMARK:
                 self.say(
                     _(
                         "Your goal: beat {total}, what the {level} player scored on these dice.",
@@ -193,9 +210,8 @@ class PlainSession:
                         level=aim.level,
                     )
                 )
-                table.goal = aim.total
-        elif table.goal is not None and not table.game.log:
-            self.say(_("Beat your best: {best}", best=table.goal))
+            else:
+                self.say(_("Beat your best: {best}", best=aim.total))
         try:
             while not table.is_over:
                 self._turn()
@@ -216,6 +232,8 @@ class PlainSession:
         if table.challenge is not None:
             for line in report_lines(report(table)):
                 self.say(line)
+        for line in split_lines(table):
+            self.say(line)
         return 0
 
     def _leave(self, note: str | None, code: int) -> int:
@@ -250,20 +268,13 @@ class PlainSession:
         return path
 
     def _turn(self) -> None:
-        """One step: the table's automatic and computer actions, or one command of the player to act."""
+        """One step: the table's automatic and computer actions (the driver), or one command of the player to act."""
         table = self.table
-        if table.automatic() is not None:
-            if self.physical and table.dice_needed():
-                self._roll((), by="auto")
-            else:
-                table.run_automatic()
+        step = _PlainDriver(self).run_sync()
+        if isinstance(step, Automatic):  # a turn's first roll of physical dice: their faces are asked
+            self._roll((), by=By.AUTO)
             return
-        if table.computer_to_move:
-            job = table.computer_preparation()
-            if job is not None:  # its level plays for chances: prepared once, a few minutes
-                self.say(chancejobs.describe(job))
-                job.done.wait()
-            table.play_computer()
+        if not isinstance(step, HumanTurn):
             return
         state = table.state
         if state.dice is None:
@@ -281,7 +292,7 @@ class PlainSession:
         except FiveDiceError as exc:
             self.say(_("Error: {message}", message=exc))
 
-    def _roll(self, held: tuple[int, ...], by: str = "seat") -> None:
+    def _roll(self, held: tuple[int, ...], by: By = By.SEAT) -> None:
         table = self.table
         table.verify_roll(held)
         typed = None
@@ -293,13 +304,18 @@ class PlainSession:
         table.roll(held, typed, by)
 
     def _typed_dice(self, count: int) -> tuple[int, ...] | None:
-        """Ask for the faces of ``count`` physical dice; the usual commands work here too (None: one ran)."""
-        line = self.ask(ngettext("type the {n} die rolled", "type the {n} dice rolled", count, n=count)).strip()
-        word = self._word(line)
-        if word in ("undo", "redo", "save", "card", "help", "options", "hint", "quit"):
-            self.command(line)
-            return None
-        return parse_dice(line, count).values
+        """Ask for the faces of ``count`` physical dice, again after a typo; the usual commands work
+        here too (None: one ran)."""
+        while True:
+            line = self.ask(ngettext("type the {n} die rolled", "type the {n} dice rolled", count, n=count)).strip()
+            word = self._word(line)
+            if word in ("undo", "redo", "save", "card", "help", "options", "hint", "quit"):
+                self.command(line)
+                return None
+            try:
+                return parse_dice(line, count).values
+            except FiveDiceError as exc:  # a typo at a real table: say so and ask again
+                self.say(_("Error: {message}", message=exc))
 
     def _word(self, line: str) -> str:
         word = line.partition(" ")[0].lower()
@@ -326,8 +342,10 @@ class PlainSession:
                 return
             self._roll(())
         elif word in ("keep", "k"):
+            _say_which(rest, _("Say which dice to keep, e.g. 'keep 3 3 5'; 'roll' rolls them all."))
             self._roll(table.state.positions_of(list(parse_dice(rest, None).values)))
         elif word in ("hold", "h"):
+            _say_which(rest, _("Say which dice to hold by position, e.g. 'hold 1 4'; 'roll' rolls them all."))
             self._roll(tuple(sorted(p - 1 for p in _positions(rest, table.rules.dice))))
         elif word in ("help", "?"):
             self.say(_(HELP))
@@ -358,6 +376,8 @@ class PlainSession:
         self.say(_("Saved to {path}.", path=path))
 
     def _hint(self) -> None:
+        if self.table.challenge is not None:
+            raise FiveDiceError(_(NO_HINTS))
         advice = self.table.hint()
         rules = self.table.rules
         for option in advice.options[:5]:
@@ -427,7 +447,76 @@ class PlainSession:
         first, _sep, rest = text.partition(" ")
         if len(table.rules.cards) > 1 and first.isdigit() and rest:
             card, text = int(first) - 1, rest
+        if not self._names_box(text):
+            self._suggest_command(line)
+        table.verify_score(text, card)
+        if self.confirm and not self._confirmed(text, card):
+            self.say(_("Not scored."))
+            return
         table.score(text, card)
+
+    def _suggest_command(self, line: str) -> None:
+        """Raise "did you mean" if the line's first word is a misspelt command (``kep 5``)."""
+        word = fold(line.partition(" ")[0])
+        words = {command: command for command in _COMMANDS} | local_commands()
+        close = difflib.get_close_matches(word, list(words), n=1, cutoff=0.7)
+        if close and word not in words:
+            raise FiveDiceError(
+                _("Command {word!r} is unknown; did you mean {close!r}?", word=line.partition(" ")[0], close=close[0])
+            )
+
+    def _confirmed(self, box: str, card: int) -> bool:
+        """Whether the player means to fill ``box``: asked only if it scores zero or far below the best."""
+        table = self.table
+        rules = table.rules
+        name = rules.boxes[rules.box_index(box)].name
+        options = table.state.options()
+        points = options[(card, name)]
+        best = max(options.values())
+        if points > 0 and best - points < FAR_BELOW:
+            return True
+        label = box_label(rules.box(name))
+        answer = self.ask(_("Score {points} in {box}? yes or no", points=points, box=label))
+        return fold(answer.strip()) in {"yes", "y", fold(pgettext("answer", "yes")), fold(pgettext("answer", "y"))}
+
+
+def _say_which(rest: str, message: str) -> None:
+    """Refuse ``keep``/``hold`` without dice: rolling every die is what ``roll`` says."""
+    if not rest.strip():
+        raise FiveDiceError(message)
+
+
+def split_lines(table: Table) -> list[str]:
+    """Each player's score split into the optimal mean, luck and decisions (none where the solver cannot
+    rate the rules)."""
+    if table.rules.solver_refusal() is not None:
+        return []
+    from fivedice.services.analysis import analyze, split_line  # the solver: only when a game ends
+
+    try:
+        analysis = analyze(table.game)
+    except FiveDiceError:
+        return []
+    return [_("Luck and decisions:"), *(split_line(p) for p in analysis.players)]
+
+
+class _PlainDriver(Driver):
+    """The driver of the line mode: it says what a computer waits for, and hands over a turn's first roll
+    of physical dice (whose faces the player types)."""
+
+    def __init__(self, session: PlainSession) -> None:
+        super().__init__(session.table)
+        self.session = session
+
+    def hands_over(self, step: Step) -> bool:
+        """A person's turn, the end, and an automatic roll of physical dice never seen."""
+        physical = self.session.physical and isinstance(step, Automatic) and self.session.table.dice_needed() > 0
+        return physical or super().hands_over(step)
+
+    async def prepare(self, step: Prepare) -> None:
+        """Say what the computer waits for (its chances, prepared once: a few minutes), then wait."""
+        self.session.say(chancejobs.describe(step.job))
+        await super().prepare(step)
 
 
 def _positions(text: str, dice: int) -> list[int]:
@@ -473,12 +562,14 @@ def play_plain(
     stop_signals: Iterable[int] = (),
     best: Callable[[str, RuleSet], int | None] | None = None,
     chances: bool = True,
+    confirm: bool = True,
 ) -> int:
     """Run a whole plain-mode game; returns the exit code. ``players`` is ``"Ann,Max:optimal"`` (None: ask);
     ``on_finish`` receives the table if the game ends (e.g. to store it with the high scores). Each of
     ``stop_signals`` (the command line gives SIGHUP and SIGTERM) saves the game in progress and ends.
     ``best`` looks up a player's best total (the score store's): alone, the player then plays to beat it,
-    and hints give each option's chance of that (``chances=False``: hints without chances)."""
+    and hints give each option's chance of that (``chances=False``: hints without chances). With ``confirm``
+    a zero, or a box far below the best, is filled only after a yes."""
     if load is not None:
         table = Table.load(load)
     else:
@@ -488,9 +579,8 @@ def play_plain(
             return 1
         table = Table(rules, seats, seed=seed, challenge=challenge)
     table.chances = chances
-    if best is not None and table.solitaire and not table.seats[0].is_computer and table.challenge is None:
-        table.goal = best(table.seats[0].name, table.rules)
-    session = PlainSession(table, out, read, physical, save_to=Path(load) if load is not None else None)
+    save_to = Path(load) if load is not None else None
+    session = PlainSession(table, out, read, physical, save_to=save_to, best=best, confirm=confirm)
     with hangup.on_signals(session.stop, stop_signals):
         code = session.run()
     if table.is_over and on_finish is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from fivedice.cli.clickutil import I18nCommand, friendly
@@ -59,10 +61,24 @@ def scores_cmd(rules_name: str | None, limit: int, challenge: str | None, db: st
 @click.argument("player")
 @click.option("--rules", "rules_name", default=None, help=N_("Only this rule set (a name or a spec)."))
 @click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True, help=N_("Recent games listed."))
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help=N_("Print the profile as JSON: games, wins, rivals, bests, luck and loss, achievements, ratings."),
+)
 @db_option
 @friendly
-def history_cmd(player: str, rules_name: str | None, limit: int, db: str | None) -> None:
+def history_cmd(player: str, rules_name: str | None, limit: int, db: str | None, as_json: bool) -> None:
     """Show PLAYER's games and statistics with a chart of recent scores."""
     with Store(db) as store:
-        found = store.history(player, None if rules_name is None else store.rules_filter(rules_name))
+        chosen = None if rules_name is None else store.rules_filter(rules_name)
+        if as_json:
+            from fivedice.services.profile import profile
+            from fivedice.storage.profiles import played_games
+
+            played = played_games(store, player, chosen)
+            click.echo(json.dumps({"player": player} | profile(played).to_json(history=limit), indent=1))
+            return
+        found = store.history(player, chosen)
     click.echo(history_text(found, recent=limit))

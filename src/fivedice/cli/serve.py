@@ -68,6 +68,27 @@ __all__ = ["serve_cmd"]
     "--max-watchers", default=D.watchers, show_default=True, type=int, help=N_("Spectators per room at most.")
 )
 @click.option(
+    "--max-address-connections",
+    default=D.address_connections,
+    show_default=True,
+    type=click.IntRange(1),
+    help=N_("Open connections from one client address at most (not counted behind --trusted-proxy)."),
+)
+@click.option(
+    "--max-address-sockets",
+    default=D.address_sockets,
+    show_default=True,
+    type=click.IntRange(1),
+    help=N_("Open WebSockets from one client address at most."),
+)
+@click.option(
+    "--watch-idle",
+    default=D.watch_idle,
+    show_default=True,
+    type=click.FloatRange(min=1),
+    help=N_("Seconds a spectator's connection stays open without a sign from its page."),
+)
+@click.option(
     "--header-timeout",
     default=D.header_timeout,
     show_default=True,
@@ -101,6 +122,21 @@ __all__ = ["serve_cmd"]
     show_default=True,
     type=float,
     help=N_("Seconds without any change after which a room is deleted."),
+)
+@click.option(
+    "--chance-builds",
+    default=D.chance_builds,
+    show_default=True,
+    type=click.IntRange(0),
+    help=N_("Tables (chances, solvers) prepared at once at most, queued ones included; more are refused."),
+)
+@click.option(
+    "--chance-memory",
+    default=4096,
+    show_default=True,
+    type=click.IntRange(0),
+    metavar="MB",
+    help=N_("Resident memory of the server above which no table preparation starts (one takes up to 1280 MB)."),
 )
 @click.option(
     "--trusted-proxy",
@@ -175,11 +211,16 @@ def serve_cmd(
     requests_per_second: float,
     max_connections: int,
     max_watchers: int,
+    max_address_connections: int,
+    max_address_sockets: int,
+    watch_idle: float,
     header_timeout: float,
     db_timeout: float,
     presence_ttl: float,
     finished_expiry: float,
     idle_expiry: float,
+    chance_builds: int,
+    chance_memory: int,
     trusted_proxy: str | None,
     chances: bool,
     origins: tuple[str, ...],
@@ -203,8 +244,9 @@ def serve_cmd(
     from fivedice.web.app import create_app
     from fivedice.web.auth import AccountSettings, check_origin
     from fivedice.web.db import safe_url
-    from fivedice.web.server import run
+    from fivedice.web.server import listen, run
 
+    sock = listen(host, port)  # first: a bad or busy port is one sentence before any work
     limits = dataclasses.replace(
         D,
         message_rate=rate,
@@ -215,6 +257,9 @@ def serve_cmd(
         request_burst=2 * requests_per_second,
         connections=max_connections,
         watchers=max_watchers,
+        address_connections=min(max_address_connections, max_connections),
+        address_sockets=max_address_sockets,
+        watch_idle=watch_idle,
         header_timeout=header_timeout,
         body_timeout=header_timeout,
         db_timeout=db_timeout,
@@ -222,8 +267,10 @@ def serve_cmd(
         finished_expiry=finished_expiry,
         idle_expiry=idle_expiry,
         sweep_every=min(D.sweep_every, max(1.0, min(finished_expiry, idle_expiry) / 4)),
+        chance_builds=chance_builds,
+        chance_memory=chance_memory,
     )
-    app = create_app(
+    app = create_app(  # a failure exits, closing the socket
         db,
         pubsub=pubsub,
         prefix=table_prefix,
@@ -250,9 +297,9 @@ def serve_cmd(
         _(
             "fivedice: serving on http://{host}:{port}  (database: {url}, pub/sub: {pubsub})",
             host=host,
-            port=port,
+            port=sock.getsockname()[1],
             url=url,
             pubsub=service.pubsub,
         )
     )
-    run(app, host, port, limits, log_level=log_level, trusted=trusted_proxy)
+    run(app, sock, limits, log_level=log_level, trusted=trusted_proxy)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -13,8 +15,11 @@ from fivedice import extras
 from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
 from fivedice.cli.progress import count_bar, follow
 from fivedice.i18n import N_, _, format_decimal, format_number, format_percent, ngettext
+
+if TYPE_CHECKING:
+    from fivedice.engine.game import Game
 from fivedice.rules import RuleSet
-from fivedice.services.sim import SimResult, SimulationError, plot_histogram, simulate
+from fivedice.services.sim import SimResult, SimulationError, compiled, plot_histogram, simulate
 from fivedice.services.simsummary import MergeError, SimSummary, merge
 from fivedice.solver.chances import check_target
 
@@ -85,6 +90,12 @@ def resolve_strategies(strategy: str, strategies: str | None, players: int | Non
     metavar="ADDRESS",
     help=N_("Play on the Dask cluster whose scheduler is at ADDRESS, e.g. tcp://host:8786."),
 )
+@click.option(
+    "--python",
+    "in_python",
+    is_flag=True,
+    help=N_("Play every seat with the Python players (the reference) instead of the compiled simulator."),
+)
 @friendly
 def simulate_cmd(
     name: str,
@@ -100,6 +111,7 @@ def simulate_cmd(
     reach: tuple[int, ...],
     shard: str | None,
     dask: str | None,
+    in_python: bool,
 ) -> None:
     """Play many games between computer strategies and print statistics."""
     rules = get_rules(name, options)
@@ -112,11 +124,13 @@ def simulate_cmd(
     if plot is not None:
         extras.require("plot", "'fivedice simulate --plot'")  # before the games, not after
     _prepare_chances(rules, seats)
-    if games >= PROGRESS_FROM or seats != ["optimal"]:  # other levels play a game in Python, some slowly
+    fast = not in_python
+    run = functools.partial(simulate, rules, seats, games, seed, workers=workers, fast=fast, shard=part, dask=dask)
+    if games >= PROGRESS_FROM or not (fast and compiled(rules, seats)):  # the Python players: some slowly
         with count_bar(_("simulating"), games) as progress:
-            result = simulate(rules, seats, games, seed, workers=workers, progress=progress, shard=part, dask=dask)
+            result = run(progress=progress)
     else:
-        result = simulate(rules, seats, games, seed, workers=workers, shard=part, dask=dask)
+        result = run()
     if plot is not None:
         plot_histogram(result, plot)
     if as_json:
@@ -269,7 +283,7 @@ MAX_JSON = 16 * 1024 * 1024
     cls=I18nCommand,
     help=N_("Rate every decision of a saved game against the solver (points lost, grade)."),
 )
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(dir_okay=False), required=False)
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the analysis as JSON."))
 @click.option("--all", "show_all", is_flag=True, help=N_("List every decision, not only the mistakes."))
 @click.option(
@@ -278,13 +292,13 @@ MAX_JSON = 16 * 1024 * 1024
     show_default=True,
     help=N_("Rate decisions by expected 'points' or by the chance to 'win' (two or more players)."),
 )
+@click.option("--last", is_flag=True, help=N_("Analyse the last finished game of the score store (no PATH)."))
 @friendly
-def analyze_cmd(path: str, as_json: bool, show_all: bool, by: str) -> None:
-    """Rate every decision of a saved game against the solver (points lost, grade)."""
-    from fivedice.engine import saves
+def analyze_cmd(path: str | None, as_json: bool, show_all: bool, by: str, last: bool) -> None:
+    """Rate every decision of a saved game against the solver (points lost, luck, grade)."""
     from fivedice.services.analysis import analyze
 
-    game = saves.load(path)
+    game = _analysed_game(path, last)
     by = by.strip().lower()
     if by == "win" and len(game.initial.players) > 1 and game.rules.solver_refusal() is None:
         _prepare_chances(game.rules, ["win"] * len(game.initial.players))
@@ -297,9 +311,26 @@ def analyze_cmd(path: str, as_json: bool, show_all: bool, by: str) -> None:
         console.print(table)
 
 
+def _analysed_game(path: str | None, last: bool) -> Game:
+    """The game ``analyze`` rates: the saved game at ``path``, or with ``--last`` the store's newest game."""
+    from fivedice.engine import saves
+
+    if last == (path is not None):
+        raise click.UsageError(_("Give either PATH or --last, not both and not neither."))
+    if path is not None:
+        return saves.load(path)
+    from fivedice.storage import Store
+
+    with Store() as store:
+        game_id = store.last_game_id()
+        if game_id is None:
+            raise click.UsageError(_("The score store has no finished game yet; play one first."))
+        return store.load_game(game_id)
+
+
 def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
     """The analysis as tables: the decisions (mistakes only unless ``show_all``) and a summary."""
-    from fivedice.services.analysis import Analysis
+    from fivedice.services.analysis import Analysis, split_line, win_split_line
 
     assert isinstance(analysis, Analysis)
     decisions = Table(title=_("{rules}: decisions", rules=analysis.rules), title_justify="left")
@@ -320,6 +351,7 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
         N_("total loss"),
         N_("mean loss"),
         N_("grade"),
+        N_("luck"),
         N_("score"),
     ):
         summary.add_column(_(col), justify="left" if col == "player" else "right")
@@ -329,5 +361,13 @@ def render_analysis(analysis: object, show_all: bool = False) -> list[Table]:
             if analysis.by == "win"
             else (_num(p.total_loss), _num(p.mean_loss, 3))
         )
-        summary.add_row(p.player, str(p.decisions), str(p.mistakes), total, mean, p.grade, str(p.score))
-    return [decisions, summary] if shown else [summary]
+        luck = _num(p.luck) if p.win_luck is None else _pct(p.win_luck)
+        summary.add_row(p.player, str(p.decisions), str(p.mistakes), total, mean, p.grade, luck, str(p.score))
+    split = Table(title=_("luck and decisions"), title_justify="left", show_header=False, box=None)
+    split.add_column("")
+    for p in analysis.players:
+        split.add_row(split_line(p))
+        by_win = win_split_line(p)
+        if by_win is not None:
+            split.add_row(by_win)
+    return [decisions, summary, split] if shown else [summary, split]

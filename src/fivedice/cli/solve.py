@@ -14,10 +14,12 @@ from fivedice.dice import parse_dice
 from fivedice.engine.scorecard import Scorecard
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import N_, _, box_label, box_name, format_decimal, format_number, format_percent, ngettext
+from fivedice.players.levels import most_points
 from fivedice.rules import RuleSet
 from fivedice.solver.advisor import Option, Solver, readiness, solve
 from fivedice.solver.chances import (
     ChanceTable,
+    TargetError,
     chance_options,
     chance_table,
     check_target,
@@ -95,7 +97,7 @@ def solve_cmd(name: str, options: tuple[str, ...], as_json: bool, show_distribut
     """Build (or load from the cache) the optimal table of a rule set; print its expected score."""
     rules = get_rules(name, options)
     if target is not None:
-        check_target(target)
+        check_reachable(rules, target)
     start = time.perf_counter()
     solver = get_solver(rules)
     if show_distribution:
@@ -163,6 +165,21 @@ def _print_distribution(solver: Solver, as_json: bool) -> None:
     for q in (1, 5, 10, 25, 50, 75, 90, 95, 99):
         click.echo(_("percentile {q}: {score}", q=q, score=dist.quantile(q / 100)))
     click.echo(_("time: {seconds} s", seconds=format_decimal(seconds, 2)))
+
+
+def check_reachable(rules: RuleSet, target: int) -> None:
+    """Refuse at once a target no game of ``rules`` can reach (it would build the largest chance table)."""
+    check_target(target)
+    most = most_points(rules)
+    if target > most:
+        raise TargetError(
+            _(
+                "Target {target} is above what {rules} can score; expected 0 to {most} points.",
+                target=target,
+                rules=rules.spec,
+                most=most,
+            )
+        )
 
 
 def get_chances(solver: Solver, target: int, half: float = 1.0) -> ChanceTable:
@@ -238,7 +255,7 @@ def advise_cmd(
     """Every option for a situation of a rule set with its value and loss, best first."""
     rules = get_rules(name, options)
     if target is not None:
-        check_target(target)
+        check_reachable(rules, target)
     card = parse_card(rules, card_text)
     dice = parse_dice(" ".join([dice_text, *more_dice]), rules.dice)
     solver = get_solver(rules)

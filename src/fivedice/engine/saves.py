@@ -118,6 +118,8 @@ TABLE_FIELDS: tuple[Field, ...] = (
     Field("policy", lambda v: v is None or _is_text(v), N_("an undo policy's name or null"), required=False),
     Field("challenge", lambda v: v is None or _is_text(v), N_("a challenge code or null"), required=False),
     Field("hints", _is_list_of(_is_pair), N_("a list of [seat, move] pairs")),
+    Field("sealed", lambda v: isinstance(v, bool), N_("true or false"), required=False),
+    Field("kept", _is_list_of(_is_int), N_("a list of die positions"), required=False),
 )
 """The fields of a :class:`~fivedice.table.Table`'s part of a save (``"table"``)."""
 

@@ -3,8 +3,11 @@ module: the players' own modules import it, never the package)."""
 
 from __future__ import annotations
 
+from functools import cache
+from itertools import combinations_with_replacement
 from typing import Protocol, runtime_checkable
 
+from fivedice.dice import counts_of
 from fivedice.engine.actions import Action
 from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
@@ -19,6 +22,7 @@ __all__ = [
     "Strategy",
     "UnknownStrategyError",
     "check_level",
+    "most_points",
     "target_of",
 ]
 
@@ -69,6 +73,24 @@ SOLVER_LEVELS = frozenset({"optimal", "easy", "medium", "hard", "win"})
 """Levels that need the solver (and so a rule set it handles)."""
 
 
+@cache
+def most_points(rules: RuleSet) -> int:
+    """An upper bound of a player's final total under ``rules`` (exact for the built-in rule sets: 1575 in
+    Yahtzee): every box at its best value on every card, the top upper bonus on each, and an extra-Yahtzee
+    bonus on every turn but the first. Cheap (no solver): a target above it is refused before any work.
+
+    >>> from fivedice import rules
+    >>> most_points(rules.get("yahtzee")), most_points(rules.get("yacht"))
+    (1575, 305)
+    """
+    throws = [counts_of(faces) for faces in combinations_with_replacement(range(1, 7), rules.dice)]
+    rolls = (1, 2) if rules.rolls > 1 else (1,)  # a box scores alike on every roll but the first
+    best = sum(max(box.full_value(c, r) for c in throws for r in rolls) for box in rules.boxes)
+    bonus = max((tier.points for tier in rules.upper_bonus), default=0)
+    extra = rules.yahtzee_bonus * (rules.rounds - 1) if rules.yahtzee_box is not None else 0
+    return len(rules.cards) * (best + bonus) + extra
+
+
 def check_level(level: str, rules: RuleSet) -> str:
     """The level's key if a player of ``level`` can play ``rules`` (cheap: builds nothing); otherwise
     raises :class:`UnknownStrategyError` in one sentence. Never a silent substitute."""
@@ -81,6 +103,16 @@ def check_level(level: str, rules: RuleSet) -> str:
                     "Computer level {level!r} needs a whole number of points, 0 or more, after 'target:', "
                     "e.g. 'target:300'.",
                     level=level,
+                )
+            )
+        if len(number) > 9 or int(number) > most_points(rules):
+            raise UnknownStrategyError(
+                _(
+                    "Computer level {level!r} aims above what {rules} can score; expected a target from 0 to "
+                    "{most} points.",
+                    level=level[:40],
+                    rules=rules.spec,
+                    most=most_points(rules),
                 )
             )
         key = TARGET + str(int(number))

@@ -14,7 +14,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +28,9 @@ from fivedice.players.basic import PlanPlayer, opening
 from fivedice.players.levels import SOLVER_LEVELS
 from fivedice.players.turn import FloatArray, IntArray
 from fivedice.rules.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from fivedice.solver.advisor import Option, Solver
 
 __all__ = [
     "NOISE",
@@ -53,7 +56,7 @@ class SolverUnavailableError(FiveDiceError):
 
 
 @cache
-def solver_for(rules: RuleSet) -> Any:
+def solver_for(rules: RuleSet) -> Solver:
     """The (cached) solver of ``rules``; raises if the solver cannot handle them."""
     reason = rules.solver_refusal()
     if reason is not None:
@@ -63,11 +66,10 @@ def solver_for(rules: RuleSet) -> Any:
     return solve(rules)
 
 
-def _advice(state: GameState) -> list[Any]:
+def _advice(state: GameState) -> list[Option]:
     assert state.dice is not None
     card = state.cards[state.current][0]
-    options: list[Any] = solver_for(state.rules).advise(card, state.dice, state.rolls_left)
-    return options
+    return solver_for(state.rules).advise(card, state.dice, state.rolls_left)
 
 
 def _act(state: GameState, option: Any) -> Action:

@@ -14,27 +14,41 @@ boxes by the points they score now. Views word an option with :func:`describe`.
 
 from __future__ import annotations
 
+import enum
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fivedice.engine.actions import Action, Roll, Score
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _, box_label, format_number
 from fivedice.rules import RuleSet
+from fivedice.services.chancejobs import ChanceKind
+
+if TYPE_CHECKING:
+    from fivedice.solver.advisor import Solver
 
 __all__ = [
-    "Advice", "HintOption", "advise", "beat_chances", "describe", "describe_action", "preparing", "solver",
-    "win_chances",
+    "Advice", "AdviceSource", "HintOption", "advise", "beat_chances", "describe", "describe_action", "preparing",
+    "solver", "win_chances",
 ]  # fmt: skip
 
 
-WIN = "win"
+WIN = ChanceKind.WIN
 """:attr:`Advice.chances` when the options carry their chance to win."""
-BEAT = "beat"
+BEAT = ChanceKind.BEAT
 """:attr:`Advice.chances` when the options carry their chance of finishing above the goal."""
+
+
+class AdviceSource(enum.StrEnum):
+    """What an :class:`Advice`'s ``value`` is (the values are those the web sends)."""
+
+    SOLVER = "solver"
+    """The expected points still to come under optimal play."""
+    POINTS = "points"
+    """The points the box scores now (no solver for these rules)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +72,12 @@ class Advice:
     still to come under optimal play; ``"points"``, the points the box scores now. ``goal`` is the
     final score that the options' ``beat`` chances are for (solitaire)."""
 
-    source: str
+    source: AdviceSource
     options: tuple[HintOption, ...]
     goal: int | None = None
 
     @property
-    def chances(self) -> str | None:
+    def chances(self) -> ChanceKind | None:
         """Which chance the options carry: ``"win"``, ``"beat"`` or None."""
         if not self.options:
             return None
@@ -76,27 +90,28 @@ class Advice:
         return self.options[0]
 
 
-def advise(state: GameState, goal: int | None = None, *, chances: bool = True) -> Advice:
-    """The ranked options of the player to act (the solver's when it handles the rule set), with each
-    one's chance to win (rivals) or to finish above ``goal`` (alone) once those are prepared
-    (:mod:`fivedice.services.chancejobs`); ``chances=False`` leaves them out."""
+def advise(state: GameState, goal: int | None = None, *, chances: bool = True, exact: bool = True) -> Advice:
+    """The ranked options of the player to act (the solver's when it handles the rule set, unless ``exact``
+    is False: then the boxes by their points now, as where it does not), with each one's chance to win
+    (rivals) or to finish above ``goal`` (alone) once those are prepared (:mod:`fivedice.services.chancejobs`);
+    ``chances=False`` leaves them out."""
     if state.phase is not Phase.PLAY or state.dice is None:
         raise FiveDiceError(_("Roll first: hints are for the dice showing."))
-    if state.rules.solver_refusal() is None:
+    if exact and state.rules.solver_refusal() is None:
         return _solver_advice(state, goal, chances)
     ranked = sorted(state.options().items(), key=lambda kv: (-kv[1], kv[0][0], state.rules.box_index(kv[0][1])))
     best = ranked[0][1] if ranked else 0
     options = tuple(
         HintOption(Score(box, card), points=p, value=float(p), loss=float(best - p)) for (card, box), p in ranked
     )
-    return Advice("points", options)
+    return Advice(AdviceSource.POINTS, options)
 
 
-_SOLVERS: dict[RuleSet, Any] = {}
+_SOLVERS: dict[RuleSet, Solver] = {}
 _LOCK = threading.Lock()
 
 
-def solver(rules: RuleSet, progress: Callable[[float], None] | None = None) -> Any:
+def solver(rules: RuleSet, progress: Callable[[float], None] | None = None) -> Solver:
     """The advisor's solver of ``rules``, loaded once per process (its table from the cache or shipped
     with fivedice, else built now, calling ``progress(share_done)``); numba-free answers, quick enough
     for hints. May take long when a build is needed (:func:`preparing` says beforehand): call it in a
@@ -144,7 +159,7 @@ def _solver_advice(state: GameState, goal: int | None, chances: bool) -> Advice:
         else:
             assert o.box is not None
             out.append(HintOption(Score(o.box, 0), points=o.points, value=value, loss=loss, win=win, beat=beat))
-    return Advice("solver", tuple(out), goal if beats is not None else None)
+    return Advice(AdviceSource.SOLVER, tuple(out), goal if beats is not None else None)
 
 
 def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:

@@ -15,35 +15,27 @@ from fivedice.engine.actions import Roll, Score
 from fivedice.engine.game import Game
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
-from fivedice.i18n import _, box_label
+from fivedice.i18n import _, box_label, format_decimal, format_percent
 from fivedice.players.solved import solver_for
+from fivedice.services.grades import GRADES, grade
 
-__all__ = ["BY", "GRADES", "Analysis", "AnalysisError", "Decision", "PlayerSummary", "RoundPoint", "analyze", "grade"]
-
-GRADES: tuple[tuple[float, str], ...] = (
-    (0.0, "A+"),
-    (0.15, "A"),
-    (0.4, "B"),
-    (0.8, "C"),
-    (1.6, "D"),
-)
-"""(highest mean loss per decision, grade); above the last bound the grade is F."""
+__all__ = [
+    "BY",
+    "GRADES",
+    "Analysis",
+    "AnalysisError",
+    "Decision",
+    "PlayerSummary",
+    "RoundPoint",
+    "analyze",
+    "grade",
+    "split_line",
+    "win_split_line",
+]
 
 
 class AnalysisError(FiveDiceError):
     """A game that cannot be analysed (e.g. its rules are beyond the solver)."""
-
-
-def grade(mean_loss: float) -> str:
-    """The letter grade of a mean loss per decision (``A+`` only for no loss at all).
-
-    >>> grade(0.0), grade(0.1), grade(0.5), grade(3.0)
-    ('A+', 'A', 'C', 'F')
-    """
-    for bound, letter in GRADES:
-        if mean_loss <= bound + 1e-12:
-            return letter
-    return "F"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +53,9 @@ class Decision:
     chosen_value: float
     best_value: float
     loss: float
+    luck: float = 0.0
+    """The luck of the roll that made these dice: the best option's value minus what was expected
+    before the roll (points; by the chance to win, everything since the player's previous decision)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +70,20 @@ class PlayerSummary:
     mean_loss: float
     grade: str
     score: int
+    luck: float = 0.0
+    """Points the dice gave (or took, if negative) against the expectation: with ``total_loss`` it splits the
+    final score exactly, ``score - optimal = luck - total_loss`` (``optimal`` the rule set's optimal mean)."""
+    optimal: float = 0.0
+    """The rule set's optimal expected final score (where every player started)."""
+    points_loss: float = 0.0
+    """Expected points lost by decisions (``total_loss`` itself unless rating by the chance to win)."""
+    win_start: float | None = None
+    """Rating by the chance to win: the chance before any dice (``1 / players``), else None."""
+    win_outcome: float | None = None
+    """Rating by the chance to win, of a finished game: the share of first place (1, 1/k on a k-way tie, 0)."""
+    win_luck: float | None = None
+    """Rating by the chance to win: how much everything between the player's own decisions (their rolls and the
+    rivals' turns) moved their chance; ``win_outcome - win_start = win_luck - total_loss`` exactly."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +98,10 @@ class RoundPoint:
     round: int
     score: int
     expected: float
+    luck: float = 0.0
+    """The dice's luck so far (points; 0 when rating by the chance to win)."""
+    loss: float = 0.0
+    """Expected points lost by decisions so far: ``expected - optimal = luck - loss``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +125,42 @@ class Analysis:
             "players": [asdict(p) for p in self.players],
             "progress": [[asdict(p) for p in seat] for seat in self.progress],
         }
+
+
+def _signed(value: float) -> str:
+    """``+12.3`` or ``−4.5`` (one decimal, in the current language's format)."""
+    text = format_decimal(abs(value), 1)
+    return ("−" if value < -0.05 else "+") + text
+
+
+def split_line(p: PlayerSummary) -> str:
+    """A player's score split into the optimal mean, the dice's luck and the decisions' cost, in words:
+    ``Ann: 409 = 254.6 expected + 180.7 luck − 26.3 decisions``."""
+    return _(
+        "{player}: {score} = {optimal} expected {luck} luck − {loss} decisions",
+        player=p.player,
+        score=p.score,
+        optimal=format_decimal(p.optimal, 1),
+        luck=_signed(p.luck).replace("+", "+ ").replace("−", "− "),
+        loss=format_decimal(p.points_loss, 1),
+    )
+
+
+def win_split_line(p: PlayerSummary) -> str | None:
+    """By the chance to win: ``Ann: won 100% = 50.0% at the start + 62.0% luck − 12.0% decisions`` (None
+    without that rating or before the game ends)."""
+    if p.win_outcome is None or p.win_start is None or p.win_luck is None:
+        return None
+    sign = "−" if p.win_luck < 0 else "+"
+    return _(
+        "{player}: won {outcome} = {start} at the start {sign} {luck} luck − {loss} decisions",
+        player=p.player,
+        outcome=format_percent(p.win_outcome),
+        start=format_percent(p.win_start),
+        sign=sign,
+        luck=format_percent(abs(p.win_luck)),
+        loss=format_percent(p.total_loss),
+    )
 
 
 def describe(option: Any, rules_labels: dict[str, str]) -> str:
@@ -166,18 +215,39 @@ def analyze(game: Game, by: str = "points") -> Analysis:
     labels = {b.name: box_label(b) for b in rules.boxes}
     state = game.initial
     decisions: list[Decision] = []
-    start = RoundPoint(0, 0, float(solver.expected_score))
+    optimal = float(solver.expected_score)
+    start = RoundPoint(0, 0, optimal)
     progress: list[list[RoundPoint]] = [[start] for _seat in state.players]
+    # Per seat: the points the solver expects to come before the next roll (from the card, or from the keep
+    # chosen), and the luck and loss so far (points). Each roll moves the expectation by its luck, each choice
+    # by its loss; a score moves points from "to come" onto the card, so the sum telescopes exactly.
+    ahead = [optimal] * len(state.players)
+    luck = [0.0] * len(state.players)
+    lost = [0.0] * len(state.players)
+    # by the chance to win: the chance after each player's last decision, and what moved it in between
+    win_ahead = [1.0 / len(state.players)] * len(state.players)
+    win_luck = [0.0] * len(state.players)
     for record in game.log:
+        seat = state.current
         if state.phase is Phase.PLAY and state.dice is not None and isinstance(record, Roll | Score):
-            card = state.cards[state.current][0]
-            options = solver.advise(card, state.dice, state.rolls_left) if rate is None else rate(state)
+            card = state.cards[seat][0]
+            points_options = solver.advise(card, state.dice, state.rolls_left)
+            options = points_options if rate is None else rate(state)
             chosen, best = _chosen(options, record, state), options[0]
             loss = max(0.0, float(best.value) - float(chosen.value))
+            mine = _chosen(points_options, record, state)
+            rolled = float(points_options[0].value) - ahead[seat]
+            luck[seat] += rolled
+            lost[seat] += float(points_options[0].value) - float(mine.value)
+            ahead[seat] = float(mine.value)
+            if rate is not None:
+                rolled = float(best.value) - win_ahead[seat]
+                win_luck[seat] += rolled
+                win_ahead[seat] = float(best.value) - loss
             decisions.append(
                 Decision(
-                    seat=state.current,
-                    player=state.players[state.current],
+                    seat=seat,
+                    player=state.players[seat],
                     round=state.round,
                     roll=state.rolls,
                     dice=tuple(state.dice),
@@ -186,16 +256,27 @@ def analyze(game: Game, by: str = "points") -> Analysis:
                     chosen_value=float(chosen.value),
                     best_value=float(best.value),
                     loss=loss,
+                    luck=rolled,
                 )
             )
-        seat, before = state.current, state
+        before = state
         state = state.apply(record)
         if isinstance(record, Score) and before.phase is Phase.PLAY:
             card = state.cards[seat][0]
             left = 0.0 if card.is_full else solver.state_value(card)
-            progress[seat].append(RoundPoint(len(progress[seat]), state.total(seat), state.total(seat) + left))
+            # What scoring put on the card beyond the option's value (an extra-Yahtzee bonus the value leaves
+            # out) is the dice's doing: count it as luck so the split stays exact.
+            luck[seat] += state.total(seat) + left - (before.total(seat) + ahead[seat])
+            ahead[seat] = left
+            progress[seat].append(
+                RoundPoint(len(progress[seat]), state.total(seat), state.total(seat) + left, luck[seat], lost[seat])
+            )
     players = []
+    firsts = [s.seat for s in state.standings() if s.place == 1] if state.is_over else []
     for seat, name in enumerate(state.players):
+        outcome = (1.0 / len(firsts) if seat in firsts else 0.0) if state.is_over else None
+        if rate is not None and outcome is not None:
+            win_luck[seat] += outcome - win_ahead[seat]
         mine = [d for d in decisions if d.seat == seat]
         total = sum(d.loss for d in mine)
         mean = total / len(mine) if mine else 0.0
@@ -210,6 +291,12 @@ def analyze(game: Game, by: str = "points") -> Analysis:
                 mean_loss=mean,
                 grade=grade(mean * scale),
                 score=state.total(seat),
+                luck=luck[seat],
+                optimal=optimal,
+                points_loss=lost[seat],
+                win_start=None if rate is None else 1.0 / len(state.players),
+                win_outcome=None if rate is None else outcome,
+                win_luck=None if rate is None else win_luck[seat],
             )
         )
     return Analysis(rules.spec, tuple(decisions), tuple(players), tuple(tuple(p) for p in progress), by)

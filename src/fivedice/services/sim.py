@@ -5,8 +5,8 @@ own randomness from seeds derived from ``(seed, c)`` and each of its games its d
 seed derived from ``(seed, c, game)``, and the chunks are put back together in order, so a
 run gives the same numbers whatever the number of worker processes, and two runs with the
 same seed roll the same dice in each game until their players' choices differ (common
-random numbers for paired comparisons). Solitaire ``optimal`` play goes through the
-solver's compiled simulator.
+random numbers for paired comparisons). The levels the solver's compiled simulator plays
+(:data:`COMPILED`) go through it when numba is installed, thousands of games a second.
 
 >>> from fivedice import rules
 >>> result = simulate(rules.get("yacht"), ["greedy"], games=20, seed=1, workers=1)
@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -41,14 +41,19 @@ from fivedice.players.levels import TARGET
 from fivedice.rules.ruleset import RuleSet
 from fivedice.services.simsummary import PERCENTILES, SeatCounts, SeatStats, SimSummary, wilson
 
+if TYPE_CHECKING:
+    from fivedice.solver.simulate import LevelPolicy
+
 __all__ = [
     "CHUNK",
+    "COMPILED",
     "PERCENTILES",
     "SeatStats",
     "SimResult",
     "SimSummary",
     "SimulationError",
     "plot_histogram",
+    "policy_of",
     "simulate",
     "wilson",
 ]
@@ -232,11 +237,13 @@ def simulate(
 
     ``workers`` processes share the work (default: every core); ``progress`` is called with
     the number of games just finished. Seats take turns to start (game ``g`` starts with
-    seat ``g % seats``). ``fast`` lets solitaire ``optimal`` use the solver's compiled
-    simulator. ``shard=(i, n)`` plays only the ``i``-th (0-based) of ``n`` parts of the run
-    (whole chunks), so shards run anywhere merge into the very run. ``dask`` is the address
-    of a Dask scheduler (``tcp://host:8786``) whose workers play the chunks (the ``dask``
-    extra; every worker needs fivedice); the result is the same as a local run's.
+    seat ``g % seats``). ``fast`` lets the levels in :data:`COMPILED` (``optimal``, ``easy``,
+    ``medium``, ``hard``, ``greedy``, ``random``) play solitaire games through the solver's compiled
+    simulator (the Python players' statistics, other dice). ``shard=(i, n)``
+    plays only the ``i``-th (0-based) of ``n`` parts of the run (whole chunks or blocks), so
+    shards run anywhere merge into the very run. ``dask`` is the address of a Dask scheduler
+    (``tcp://host:8786``) whose workers play the chunks (the ``dask`` extra; every worker needs
+    fivedice); the result is the same as a local run's.
     """
     strategies = tuple(s.strip().lower() for s in strategies)
     if not strategies:
@@ -256,14 +263,23 @@ def simulate(
     if workers < 1:
         raise SimulationError(_("Number of workers {workers!r} is not valid; expected at least 1.", workers=workers))
     start = time.perf_counter()
-    if fast and strategies == ("optimal",):
+    if fast and compiled(rules, strategies):
         blocks = [(b, first, min(FAST_BLOCK, games - first)) for b, first in enumerate(range(0, games, FAST_BLOCK))]
         check_shard(shard, len(blocks))
         chosen = [blocks[b] for b in shard_range(len(blocks), shard)]
-        totals, boxes, upper, extra = simulate_optimal_fast(rules, chosen, seed, workers, progress, dask)
-        share = np.ones((len(totals), 1))
+        totals, boxes, upper, extra = simulate_fast(rules, strategies[0], chosen, seed, workers, progress, dask)
         return SimResult(
-            rules, strategies, seed, totals, boxes, upper, extra, share, time.perf_counter() - start, "numba", shard
+            rules,
+            strategies,
+            seed,
+            totals,
+            boxes,
+            upper,
+            extra,
+            np.ones((len(totals), 1)),
+            time.perf_counter() - start,
+            "numba",
+            shard,
         )
     every = [
         (rules, strategies, seed, c, first, min(CHUNK, games - first)) for c, first in enumerate(range(0, games, CHUNK))
@@ -355,15 +371,44 @@ def plot_histogram(result: SimResult, path: str | os.PathLike[str]) -> None:
 FAST_BLOCK = 50_000
 """Games per call of the compiled simulator (fixed, so results do not depend on threads)."""
 
+COMPILED = frozenset({"optimal", "easy", "medium", "hard", "random", "greedy"})
+"""The levels the solver's compiled simulator plays (``fivedice.solver.simulate.LevelPolicy``)."""
 
-def _fast_block(args: tuple[RuleSet, int, int, int, int | None]) -> tuple[npt.NDArray[np.int64], Any, Any, Any]:
-    """Block ``b`` of ``count`` optimal games of a run seeded ``seed``, on ``threads`` threads."""
+
+def compiled(rules: RuleSet, strategies: Sequence[str]) -> bool:
+    """Whether the compiled simulator (the ``fast`` extra) plays these games: one seat of a level in
+    :data:`COMPILED` and a rule set the solver handles. Games with several seats stay with the
+    Python players, whose seats share one run of dice, so that runs with different strategies on
+    the same seed stay paired (common random numbers)."""
+    return len(strategies) == 1 and strategies[0] in COMPILED and rules.solver_refusal() is None
+
+
+def policy_of(level: str) -> LevelPolicy:
+    """The compiled simulator's policy of a level in :data:`COMPILED` (``easy``/``medium``/``hard``
+    as calibrated in :data:`fivedice.players.solved.NOISE`).
+
+    >>> policy_of("hard")
+    LevelPolicy(temperature=0.6, blunder=0.002, greedy=False)
+    """
+    from fivedice.players.solved import NOISE
+    from fivedice.solver.simulate import LevelPolicy  # numba: only for compiled runs
+
+    if level in NOISE:
+        return LevelPolicy(*NOISE[level])
+    return {"optimal": LevelPolicy(), "random": LevelPolicy(blunder=1.0), "greedy": LevelPolicy(greedy=True)}[level]
+
+
+_Block = tuple[RuleSet, str, int, int, int, int | None]
+
+
+def _fast_block(args: _Block) -> tuple[npt.NDArray[np.int64], Any, Any, Any]:
+    """Block ``b`` of ``count`` solitaire games of ``level`` in a run seeded ``seed``, on ``threads`` threads."""
     from fivedice.players.solved import solver_for
-    from fivedice.solver.simulate import simulate_optimal  # numba: only for optimal runs
+    from fivedice.solver.simulate import simulate_level  # numba: only for compiled runs
 
-    rules, b, count, seed, threads = args
+    rules, level, b, count, seed, threads = args
     block_seed, _unused = chunk_seeds(seed, b, 0)
-    result = simulate_optimal(solver_for(rules), count, block_seed >> 1, threads=threads)  # 63 bits fit
+    result = simulate_level(solver_for(rules), policy_of(level), count, block_seed >> 1, threads)  # 63 bits
     return (
         result.totals.astype(np.int64)[:, None],
         result.box_points[:, None, None, :],
@@ -372,26 +417,25 @@ def _fast_block(args: tuple[RuleSet, int, int, int, int | None]) -> tuple[npt.ND
     )
 
 
-def simulate_optimal_fast(
+def simulate_fast(
     rules: RuleSet,
+    level: str,
     blocks: Sequence[tuple[int, int, int]],
     seed: int,
     workers: int,
     progress: Callable[[int], None] | None,
     dask: str | None = None,
 ) -> tuple[npt.NDArray[np.int64], Any, Any, Any]:
-    """Solitaire optimal games through the solver's compiled simulator, as arrays shaped like
+    """Solitaire games of a :data:`COMPILED` level through the solver's compiled simulator, as arrays shaped like
     :class:`SimResult`'s. ``blocks`` are ``(b, first game, count)``.
 
     Block ``b`` of :data:`FAST_BLOCK` games is seeded from ``(seed, b)``; the simulator
     itself gives the same games whatever its thread count, so on Dask too.
     """
-    jobs: list[tuple[RuleSet, int, int, int, int | None]] = [
-        (rules, b, count, seed, workers) for b, _first, count in blocks
-    ]
+    jobs: list[_Block] = [(rules, level, b, count, seed, workers) for b, _first, count in blocks]
     parts: list[tuple[npt.NDArray[np.int64], Any, Any, Any] | None] = [None] * len(jobs)
     if dask is not None:
-        found = _on_dask(dask, _fast_block, [(r, b, c, s, None) for r, b, c, s, _w in jobs])
+        found = _on_dask(dask, _fast_block, [(*job[:5], None) for job in jobs])
     else:
         from fivedice.players.solved import solver_for
 
@@ -400,6 +444,6 @@ def simulate_optimal_fast(
     for i, part in found:
         parts[i] = part
         if progress is not None:
-            progress(jobs[i][2])
+            progress(jobs[i][3])
     done = [p for p in parts if p is not None]
     return tuple(np.concatenate([p[k] for p in done]) for k in range(4))  # type: ignore[return-value]

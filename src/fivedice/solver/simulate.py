@@ -28,7 +28,7 @@ from fivedice.solver import kernel as K
 from fivedice.solver import tables as T
 from fivedice.solver.advisor import Solver, solve
 
-__all__ = ["SimulationResult", "simulate_optimal"]
+__all__ = ["LevelPolicy", "SimulationResult", "simulate_level", "simulate_optimal"]
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -206,6 +206,134 @@ def _play(
             totals[g] = total + ub + extra * ints[T.P_YBONUS]
 
 
+@nb.njit(cache=True, nogil=True)
+def _unit(state: Any) -> float:
+    """A uniform float in [0, 1) (53 random bits)."""
+    return float(_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True, nogil=True)
+def _pick(vals: Any, n: int, temperature: float, blunder: float, noise: Any) -> int:
+    """Index of the chosen option among ``vals[:n]``: any at all with chance ``blunder``, else by
+    ``exp(-loss / temperature)`` (the first best when ``temperature`` is 0), as
+    :class:`fivedice.players.solved.NoisyPlayer` picks."""
+    if n == 1:
+        return 0
+    if blunder > 0.0 and _unit(noise) < blunder:
+        return min(n - 1, int(_unit(noise) * n))
+    best = 0
+    for i in range(1, n):
+        if vals[i] > vals[best]:
+            best = i
+    if temperature <= 0.0:
+        return best
+    top = vals[best]
+    total = 0.0
+    for i in range(n):
+        vals[i] = np.exp(-(top - vals[i]) / temperature)
+        total += vals[i]
+    r = _unit(noise) * total
+    for i in range(n):
+        r -= vals[i]
+        if r < 0.0:
+            return i
+    return best
+
+
+@nb.njit(cache=True, parallel=True)
+def _play_noisy(
+    games: int, seed: int, ints: Any, V: Any, chunk: int, slot_of: Any, Ec: Any,
+    temperature: float, blunder: float, salt: int,
+    totals: Any, box_points: Any, upper_bonus: Any, ybonuses: Any,
+) -> None:  # fmt: skip
+    """Whole games chosen as :func:`_pick` says among every option (each legal box, each distinct
+    keep) valued by ``V``; the dice of game ``g`` come from its own stream, the noise from another."""
+    nkeep = ints[T.P_NKEEP]
+    nbx = ints[T.P_NB]
+    off = ints[T.P_OFF]
+    rolls = ints[T.P_ROLLS]
+    cap = ints[T.P_CAP]
+    units = ints[T.P_UNITS]
+    ybits = ints[T.P_YBITS]
+    nroll = ints[T.P_NROLL]
+    sw = ints[T.P_SW]
+    add = ints[ints[T.O_ADD] : ints[T.O_ADD] + nkeep * 6].reshape((np.int64(nkeep), np.int64(6)))
+    subsets = ints[ints[T.O_SUBSETS] : ints[T.O_SUBSETS] + nroll * sw].reshape((np.int64(nroll), np.int64(sw)))
+    five = ints[ints[T.O_FIVE] : ints[T.O_FIVE] + nroll]
+    is_upper = ints[ints[T.O_ISUP] : ints[T.O_ISUP] + nbx]
+    bonus_of = ints[ints[T.O_BONUS] : ints[T.O_BONUS] + units]
+    up0 = K.next_up(ints, 0, 0)
+    nchunks = (games + chunk - 1) // chunk
+    for c in nb.prange(nchunks):
+        state = np.zeros(1, dtype=np.uint64)
+        noise = np.zeros(1, dtype=np.uint64)
+        pre, S, E, B, W = K.work_arrays(ints)
+        pts = np.empty(nbx, dtype=np.int32)
+        vals = np.empty(nbx + sw)
+        ids = np.empty(nbx + sw, dtype=np.int64)
+        for g in range(c * chunk, min(games, (c + 1) * chunk)):
+            state[0] = np.uint64(seed) * GOLDEN
+            state[0] = _next(state) ^ np.uint64(g)
+            state[0] = _next(state)
+            noise[0] = state[0] ^ MIX2 ^ (np.uint64(salt) * GOLDEN)
+            noise[0] = _next(noise)
+            mask = 0
+            up = up0
+            y = 0
+            raw_upper = 0
+            total = 0
+            extra = 0
+            for _turn in range(nbx):
+                slot = slot_of[(mask * units + up) * ybits + y]
+                if slot >= 0:
+                    EE, eoff = Ec[slot], 1
+                elif rolls > 1:
+                    K.turn_tables(ints, V, mask, up, y, rolls - 1, False, pre, S, E, B, W)
+                    EE, eoff = E, 0
+                else:
+                    EE, eoff = E, 0
+                d = _roll(0, off, add, state)
+                k = rolls - 1
+                while True:
+                    K.score_options(ints, mask, y, d - off, K.roll_type(ints, rolls - k), pts)
+                    bonus = ints[T.P_YBONUS] if ybits == 2 and y == 1 and five[d - off] >= 0 else 0
+                    n = 0
+                    for b in range(nbx):
+                        if pts[b] >= 0:
+                            vals[n] = K.after(ints, V, mask, b, up, y, pts[b]) + bonus
+                            ids[n] = -(b + 1)
+                            n += 1
+                    if k > 0:
+                        for j in range(sw):
+                            t = subsets[d - off, j]
+                            if t < 0:
+                                break
+                            vals[n] = EE[k - eoff, t]
+                            ids[n] = t
+                            n += 1
+                    chosen = ids[_pick(vals, n, temperature, blunder, noise)]
+                    if chosen < 0:
+                        break
+                    d = _roll(chosen, off, add, state)
+                    k -= 1
+                bb = -chosen - 1
+                p = pts[bb]
+                box_points[g, bb] = p
+                total += p
+                if ybits == 2 and y == 1 and five[d - off] >= 0 and ints[T.P_YBONUS] > 0:
+                    extra += 1
+                mask |= 1 << bb
+                if is_upper[bb]:
+                    raw_upper += p
+                    up = K.next_up(ints, mask, min(cap, up + p))
+                if bb == ints[T.P_YBOX] and ybits == 2:
+                    y = 1 if p > 0 else 0
+            ub = bonus_of[min(cap, raw_upper)]
+            upper_bonus[g] = ub
+            ybonuses[g] = extra
+            totals[g] = total + ub + extra * ints[T.P_YBONUS]
+
+
 def _early_states(solver: Solver, budget: int = 64_000_000) -> npt.NDArray[np.int64]:
     """The reachable states of the first turns (as many whole layers as ``budget`` bytes hold)."""
     t = solver.table.tables
@@ -219,6 +347,58 @@ def _early_states(solver: Solver, budget: int = 64_000_000) -> npt.NDArray[np.in
             break
         chosen = more
     return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class LevelPolicy:
+    """How a compiled player picks: by a softmax of each option's loss at ``temperature`` points
+    (0: always the best), any option at all with chance ``blunder``, options valued by the
+    solver's expected final score or, ``greedy``, by this turn's points alone
+    (:func:`fivedice.services.sim.policy_of` gives each level's).
+
+    >>> LevelPolicy(blunder=1.0)  # picks uniformly among every option: the ``random`` level
+    LevelPolicy(temperature=0.0, blunder=1.0, greedy=False)
+    """
+
+    temperature: float = 0.0
+    blunder: float = 0.0
+    greedy: bool = False
+
+
+def simulate_level(
+    solver: Solver, policy: LevelPolicy, games: int, seed: int, threads: int | None = None, salt: int = 0
+) -> SimulationResult:
+    """Play ``games`` solitaire games by ``policy``; the same ``seed`` gives the same games whatever
+    ``threads`` (``salt`` varies the player's own randomness, not the dice). The optimal policy is
+    :func:`simulate_optimal` (bit for bit)."""
+    if policy == LevelPolicy():
+        return simulate_optimal(solver, games, seed, threads)
+    t = solver.table.tables
+    n = int(games)
+    totals = np.zeros(n, dtype=np.int32)
+    box_points = np.zeros((n, t.nboxes), dtype=np.int16)
+    upper_bonus = np.zeros(n, dtype=np.int16)
+    ybonuses = np.zeros(n, dtype=np.int16)
+    previous = nb.get_num_threads()
+    used = previous if threads is None else max(1, min(int(threads), nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+    nb.set_num_threads(used)
+    start = time.perf_counter()
+    values = np.zeros_like(solver.table.values) if policy.greedy else solver.table.values
+    try:
+        early = _early_states(solver)
+        slot_of = np.full(t.nstates, -1, dtype=np.int32)
+        slot_of[early] = np.arange(len(early), dtype=np.int32)
+        Sc = np.empty((len(early), t.rolltypes, t.nroll))
+        Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
+        with PARALLEL:
+            _precompute(early, t.ints, values, Sc, Ec)
+            _play_noisy(n, int(seed) & 0xFFFFFFFFFFFFFFFF, t.ints, values, CHUNK, slot_of, Ec,
+                        float(policy.temperature), float(policy.blunder), int(salt) & 0xFFFFFFFF,
+                        totals, box_points, upper_bonus, ybonuses)  # fmt: skip
+    finally:
+        nb.set_num_threads(previous)
+    seconds = time.perf_counter() - start
+    return SimulationResult(solver.rules, int(seed), totals, box_points, upper_bonus, ybonuses, seconds, used)
 
 
 def simulate_optimal(

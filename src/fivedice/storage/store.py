@@ -358,6 +358,13 @@ class Store:
             raise StoreError(_("Game {id!r} is not in the score database.", id=game_id))
         return saves.loads(text)
 
+    def last_game_id(self) -> int | None:
+        """The id of the newest stored game (None in an empty store)."""
+        query = select(games.c.id).order_by(games.c.played_at.desc(), games.c.id.desc()).limit(1)
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).scalar()
+        return None if found is None else int(found)
+
     def game_count(self) -> int:
         """How many games are stored."""
         with self._guard(), self.engine.connect() as conn:
@@ -421,6 +428,55 @@ class Store:
             rank = out[-1].rank if out and out[-1].total == total else i + 1
             out.append(ScoreRow(rank, name, total, spec, players, _utc(played), gid, kind, level, undos, code))
         return out
+
+    def challenge_board(self, rules: RuleSet, challenge: str, limit: int = 10, scan: int = 50_000) -> list[ScoreRow]:
+        """Challenge ``challenge``'s fair leaderboard under that exact rule set, best first: only each player's
+        first attempt counts (later ones are practice: they knew the dice), and only when it was unassisted
+        (no hint, no computer seat in the game; a challenge's undo only takes back a mis-click, the own last
+        score before the next roll). One rank per name, compared without regard to case; equal totals share a
+        rank, the earlier game first. Reads at most ``scan`` results (the oldest)."""
+        computer = select(results.c.game_id).where(results.c.kind == "computer")
+        query = (
+            select(
+                results.c.name, results.c.name_key, results.c.total, results.c.hints, results.c.kind,
+                games.c.players, games.c.played_at, games.c.id, games.c.undos, games.c.id.in_(computer),
+            )
+            .join(games, games.c.id == results.c.game_id)
+            .where(games.c.challenge == challenge, games.c.rules_spec == rules.spec)
+            .order_by(games.c.played_at, games.c.id, results.c.seat)
+            .limit(scan)
+        )  # fmt: skip
+        with self._guard(), self.engine.connect() as conn:
+            found = conn.execute(query).all()
+        seen: set[str] = set()
+        firsts = []
+        for name, key, total, hints, kind, players, played, gid, undos, assisted in found:
+            if kind == "computer" or key in seen:
+                continue
+            seen.add(key)  # this player's first attempt: ranked if unassisted, else none of theirs is
+            if not hints and not assisted:
+                firsts.append((total, _utc(played), gid, name, players, undos))
+        firsts.sort(key=lambda r: (-r[0], r[1], r[2]))
+        out: list[ScoreRow] = []
+        for i, (total, played, gid, name, players, undos) in enumerate(firsts[: max(0, limit)]):
+            rank = out[-1].rank if out and out[-1].total == total else i + 1
+            out.append(ScoreRow(rank, name, total, rules.spec, players, played, gid, "human", None, undos, challenge))
+        return out
+
+    def attempts(self, player: str, rules: RuleSet, challenge: str) -> int:
+        """How many of ``player``'s games of challenge ``challenge`` under that exact rule set are stored."""
+        query = (
+            select(func.count())
+            .select_from(results.join(games, games.c.id == results.c.game_id))
+            .where(
+                results.c.name_key == player.strip().casefold(),
+                results.c.kind == "human",
+                games.c.challenge == challenge,
+                games.c.rules_spec == rules.spec,
+            )
+        )
+        with self._guard(), self.engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())
 
     def history(self, player: str, rules: str | RuleSet | None = None) -> History:
         """A player's games, newest first (name matched without regard to case)."""

@@ -1,11 +1,12 @@
 """Who plays a seat: one small value shared by the table, the front ends and the score store.
 
 >>> parse_seats("Ann, Max:optimal")
-(Seat(name='Ann', kind='human', level=None), Seat(name='Max', kind='computer', level='optimal'))
+(Seat(name='Ann', kind=SeatKind.HUMAN, level=None), Seat(name='Max', kind=SeatKind.COMPUTER, level='optimal'))
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -13,10 +14,25 @@ from typing import Any
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 
-__all__ = ["KINDS", "Seat", "parse_seats"]
+__all__ = ["KINDS", "Seat", "SeatKind", "parse_seats"]
 
-KINDS = ("human", "computer", "remote")
-"""A human at this screen, a computer player of some level, or a human playing from elsewhere (the web)."""
+
+class SeatKind(enum.StrEnum):
+    """Who plays a seat (the values are those saves and databases hold)."""
+
+    HUMAN = "human"
+    """A human at this screen."""
+    COMPUTER = "computer"
+    """A computer player of some level."""
+    REMOTE = "remote"
+    """A human playing from elsewhere (the web)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+
+KINDS = tuple(SeatKind)
+"""Every seat kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +40,7 @@ class Seat:
     """Who plays a seat: a human (here or ``remote``), or a computer of some ``level``."""
 
     name: str
-    kind: str = "human"
+    kind: SeatKind = SeatKind.HUMAN
     level: str | None = None
 
     def __post_init__(self) -> None:
@@ -32,22 +48,23 @@ class Seat:
             raise FiveDiceError(
                 _("Seat kind {kind!r} is unknown; expected one of: {kinds}.", kind=self.kind, kinds=", ".join(KINDS))
             )
-        if self.kind == "computer" and not self.level:
+        object.__setattr__(self, "kind", SeatKind(self.kind))
+        if self.kind is SeatKind.COMPUTER and not self.level:
             object.__setattr__(self, "level", "greedy")
 
     @property
     def is_computer(self) -> bool:
         """Whether a computer plays this seat."""
-        return self.kind == "computer"
+        return self.kind is SeatKind.COMPUTER
 
     @property
     def is_human(self) -> bool:
         """Whether a person plays this seat (here or remotely)."""
-        return self.kind != "computer"
+        return self.kind is not SeatKind.COMPUTER
 
     def to_data(self) -> dict[str, Any]:
         """JSON form."""
-        return {"name": self.name, "kind": self.kind, "level": self.level}
+        return {"name": self.name, "kind": self.kind.value, "level": self.level}
 
     @classmethod
     def from_data(cls, data: object) -> Seat:
@@ -70,5 +87,5 @@ def parse_seats(text: str | Iterable[str]) -> tuple[Seat, ...]:
         name, sep, level = entry.partition(":")
         if not name.strip() and not sep:
             continue
-        seats.append(Seat(name.strip(), "computer", level.strip() or "greedy") if sep else Seat(name.strip()))
+        seats.append(Seat(name.strip(), SeatKind.COMPUTER, level.strip() or "greedy") if sep else Seat(name.strip()))
     return tuple(seats)

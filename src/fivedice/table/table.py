@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from fivedice.dice import DiceRoller, make_roller, parse_dice
@@ -38,7 +36,7 @@ from fivedice.engine import saves
 from fivedice.engine.actions import Action, Roll, RollOff, Score
 from fivedice.engine.game import Game
 from fivedice.engine.state import GameState, Phase
-from fivedice.errors import FiveDiceError, IllegalActionError, SaveFormatError
+from fivedice.errors import FiveDiceError, IllegalActionError
 from fivedice.i18n import _
 from fivedice.players import Strategy, check_level
 from fivedice.players import get as get_strategy
@@ -47,13 +45,14 @@ from fivedice.services import chancejobs
 from fivedice.services.advice import Advice, advise
 from fivedice.table.events import Event, events_for, undo_event
 from fivedice.table.seat import Seat, parse_seats
+from fivedice.table.steps import Automatic, By, GameOver, HumanTurn, Move, Prepare, StaleStateError, Step, Think
 from fivedice.table.tape import ChallengeDice, DiceTape, TapeKey
 
-__all__ = ["BY", "StaleStateError", "Table", "UndoPolicy", "UndoRefusedError"]
+__all__ = ["BY", "By", "StaleStateError", "Table", "UndoPolicy", "UndoRefusedError"]
 
-BY = ("seat", "auto", "computer", "timer")
-"""Who made an action: the seat's player, the table by itself, a computer seat, or a computer standing in
-for a player whose time ran out."""
+BY = tuple(By)
+"""Who made an action (:class:`~fivedice.table.steps.By`): the seat's player, the table by itself, a computer
+seat, or a computer standing in for a player whose time ran out."""
 
 
 class UndoPolicy(enum.Enum):
@@ -71,22 +70,13 @@ class UndoRefusedError(IllegalActionError):
     """Undo or redo is not allowed now."""
 
 
-class StaleStateError(FiveDiceError):
-    """A move was chosen for a state that has since changed."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    record: Action
-    by: str
-
-
 class Table:
     """A game with its seats, dice tape, undo policy, hints and events (see the module's text).
 
     ``seats`` are :class:`~fivedice.table.seat.Seat` values or entries like ``"Ann"`` and ``"Max:optimal"``.
     ``seed``/``rng`` feed the dice tape (a ``random.Random``, numpy ``Generator`` or ``DiceRoller``);
-    ``challenge`` derives the tape from a code instead. ``auto_first_roll`` makes each human turn's
+    ``challenge`` derives the tape from a code instead (sealed by ``challenge_key``, a server's secret, when
+    given: see :class:`~fivedice.table.tape.ChallengeDice`). ``auto_first_roll`` makes each human turn's
     first roll by itself (see :meth:`automatic`).
     """
 
@@ -98,6 +88,7 @@ class Table:
         seed: int | None = None,
         rng: object = None,
         challenge: str | None = None,
+        challenge_key: bytes | None = None,
         starter: int | None = None,
         undo: UndoPolicy | str | None = None,
         auto_first_roll: bool = True,
@@ -111,7 +102,9 @@ class Table:
         self.seed = seed
         self.roller: DiceRoller = make_roller(rng, seed)
         self.challenge = challenge
-        dice = ChallengeDice(challenge, self.rules.spec) if challenge is not None else None
+        self.challenge_key = challenge_key
+        """The secret that seals a server-hosted challenge's dice (never saved; None: the public tape)."""
+        dice = ChallengeDice(challenge, self.rules.spec, challenge_key) if challenge is not None else None
         self.tape = DiceTape(self.rules.dice, self.roller, dice)
         names = [s.name for s in self.seats]
         if game is not None and game.players != tuple(names):
@@ -122,14 +115,17 @@ class Table:
         self.auto_first_roll = auto_first_roll
         self.undos = 0
         self.hints: list[tuple[int, int]] = []
+        self.kept: tuple[int, ...] = ()
+        """Dice positions (0-based) the player to move has set aside for the next roll: a view's selection,
+        not a move, kept in the save so a resumed game shows them set aside still."""
         self.goal: int | None = None
         """A score the solitaire player plays to beat (their best): hints then carry each option's chance of it."""
         self.chances = True
         """Whether hints carry chances (to win, to beat :attr:`goal`) and prepare them; off, they show points only."""
         self.events: list[Event] = []
         self._listeners: list[Callable[[Event], None]] = []
-        self._by: list[str] = []
-        self._redo_by: list[str] = []
+        self._by: list[By] = []
+        self._redo_by: list[By] = []
         self._strategies: dict[int, Strategy] = {}
         self._stand_in: Strategy | None = None
         if game is not None:
@@ -139,18 +135,19 @@ class Table:
         self,
         log: Sequence[Action],
         redo: Sequence[Action] = (),
-        by: Sequence[str] | None = None,
-        redo_by: Sequence[str] | None = None,
+        by: Sequence[By | str] | None = None,
+        redo_by: Sequence[By | str] | None = None,
     ) -> None:
         """Replay completed records (a saved or stored game line, and its redo stack, next to redo last)
         onto this fresh table, writing their dice on the tape; raises if any record is illegal or
         contradicts the tape. No events are emitted."""
         if self.game.log or self.game.can_redo:
             raise FiveDiceError(_("Only a fresh table can take a game's records."))
-        by = list(by) if by is not None else ["seat"] * len(log)
-        redo_by = list(redo_by) if redo_by is not None else ["seat"] * len(redo)
+        by = list(by) if by is not None else [By.SEAT] * len(log)
+        redo_by = list(redo_by) if redo_by is not None else [By.SEAT] * len(redo)
         if len(by) != len(log) or len(redo_by) != len(redo) or not set(by) | set(redo_by) <= set(BY):
             raise FiveDiceError(_("The actors of the records do not match the records."))
+        actors, redo_actors = [By(b) for b in by], [By(b) for b in redo_by]
         for record in log:
             self._note_tape(record)
             self.game.push(record)
@@ -161,7 +158,7 @@ class Table:
             self._note_tape(record, probe.state, probe.log)
             probe.push(record)
         self.game.restore_redo(redo)
-        self._by, self._redo_by = by, redo_by
+        self._by, self._redo_by = actors, redo_actors
 
     # -- reading ------------------------------------------------------------------------
     @property
@@ -180,7 +177,7 @@ class Table:
         return self.game.is_over
 
     @property
-    def log(self) -> tuple[tuple[Action, str], ...]:
+    def log(self) -> tuple[tuple[Action, By], ...]:
         """Every action of the game line, with who made it (one of :data:`BY`)."""
         return tuple(zip(self.game.log, self._by, strict=True))
 
@@ -283,21 +280,24 @@ class Table:
         """Whether ``action`` is legal now."""
         return self.state.can(action)
 
-    def play(self, action: Action, by: str = "seat", typed: Sequence[int] | None = None) -> Action:
+    def play(self, action: Action, by: By | str = By.SEAT, typed: Sequence[int] | None = None) -> Action:
         """Carry out an intent (or a completed record) for whoever is to act; returns the logged record.
 
         Dice come from the tape; ``typed`` gives the faces of physical dice for the positions the tape
         has never seen (:meth:`dice_needed`). Nothing changes if the action is illegal."""
         if by not in BY:
             raise FiveDiceError(_("Actor {by!r} is unknown; expected one of: {known}.", by=by, known=", ".join(BY)))
+        by = By(by)
         before = self.state
         before.verify(action)
         record = self._record(action, typed)
+        # the stand-in is announced once per turn: at its first action, not before each roll and score
+        going_on = bool(self._by) and self._by[-1] is By.TIMER and isinstance(self.game.log[-1], Roll)
         self.game.play(record)
         self._by.append(by)
         self._redo_by.clear()
         events = events_for(before, record, self.state)
-        if by == "timer":
+        if by is By.TIMER and not going_on:
             events.insert(0, Event("stand_in", before.current, {"player": before.players[before.current]}))
         self._publish(events)
         return record
@@ -314,7 +314,9 @@ class Table:
             return False
         return True
 
-    def roll(self, keep: Iterable[int] = (), typed: Sequence[int] | None = None, by: str = "seat") -> Roll | RollOff:
+    def roll(
+        self, keep: Iterable[int] = (), typed: Sequence[int] | None = None, by: By | str = By.SEAT
+    ) -> Roll | RollOff:
         """Keep the dice at positions ``keep`` (0-based) and roll the others (or roll off)."""
         record = self.play(self._intent(keep), by, typed)
         assert isinstance(record, Roll | RollOff)
@@ -328,7 +330,7 @@ class Table:
         """Whether :meth:`score` is legal now."""
         return self.can(Score(box, card))
 
-    def score(self, box: str, card: int = 0, by: str = "seat") -> Score:
+    def score(self, box: str, card: int = 0, by: By | str = By.SEAT) -> Score:
         """Fill ``box`` on ``card`` with the dice showing."""
         record = self.play(Score(box, card), by)
         assert isinstance(record, Score)
@@ -351,7 +353,7 @@ class Table:
         """Make every automatic action due now; returns their records."""
         done = []
         while (action := self.automatic()) is not None:
-            done.append(self.play(action, "auto"))
+            done.append(self.play(action, By.AUTO))
         return done
 
     def strategy(self, seat: int) -> Strategy:
@@ -398,16 +400,53 @@ class Table:
         """Play one action of the computer to move (``intent`` as chosen for ``state`` in a worker)."""
         if not self.computer_to_move:
             raise IllegalActionError(_("It is not a computer's turn."))
-        if state is not None and state is not self.state:
+        state = state if state is not None else self.state
+        return self.commit(Move(state, intent if intent is not None else self.computer_intent(), By.COMPUTER))
+
+    # -- the step API (see fivedice.table.steps) ----------------------------------------
+    def next_step(self, stand_in: bool = False) -> Step:
+        """What happens next: a human to act, an automatic action, a preparation to wait for, a computer (or,
+        with ``stand_in``, the stand-in for the person to act, whose time ran out) to think, or the end."""
+        state = self.state
+        if state.is_over:
+            return GameOver(state)
+        automatic = self.automatic()
+        if automatic is not None:
+            return Automatic(state, automatic)
+        seat = state.current
+        if self.computer_to_move:
+            job = self.computer_preparation(state)
+            return Prepare(state, seat, job) if job is not None else Think(state, seat, By.COMPUTER)
+        if stand_in and not self.seats[seat].is_computer:
+            return Think(state, seat, By.TIMER)
+        return HumanTurn(state, seat)
+
+    def think(self, step: Think) -> Action:
+        """What the computer (or the stand-in) of ``step`` chooses in its state: pure (the table does not
+        change) and maybe slow, so a front end calls it in a worker and then :meth:`commit` s it."""
+        if step.by is By.TIMER:
+            return self.stand_in_intent(step.state)
+        return self.computer_intent(step.state)
+
+    def commit(self, move: Move) -> Action:
+        """Carry out ``move`` (chosen for ``move.state``); raises :class:`StaleStateError` if the game has
+        moved on since (an undo, another player's action, a reload), changing nothing."""
+        if move.state is not self.state:
             raise StaleStateError(_("The game moved on while the computer was thinking."))
-        return self.play(intent if intent is not None else self.computer_intent(), "computer")
+        if move.by is By.COMPUTER and not self.computer_to_move:
+            raise IllegalActionError(_("It is not a computer's turn."))
+        return self.play(move.action, move.by)
 
     def advance(self) -> list[Action]:
-        """Make every automatic action and play every computer action until a human is to act (or the end)."""
-        done = self.run_automatic()
-        while self.computer_to_move:
-            done.append(self.play_computer())
-            done += self.run_automatic()
+        """Make every automatic action and play every computer action until a human is to act (or the end):
+        the step API driven in place, without pacing or workers."""
+        done = []
+        while isinstance(step := self.next_step(), Automatic | Prepare | Think):
+            if isinstance(step, Prepare):
+                step.job.done.wait()
+                continue
+            action = step.action if isinstance(step, Automatic) else self.think(step)
+            done.append(self.commit(Move(step.state, action, By.AUTO if isinstance(step, Automatic) else step.by)))
         return done
 
     # -- hints --------------------------------------------------------------------------
@@ -445,7 +484,7 @@ class Table:
         """Whether the last action is a human's score that may still be taken back (LAST_SCORE)."""
         if self.policy is not UndoPolicy.LAST_SCORE or not self.game.log:
             return False
-        return isinstance(self.game.log[-1], Score) and self._by[-1] == "seat"
+        return isinstance(self.game.log[-1], Score) and self._by[-1] is By.SEAT
 
     def _undo_count(self) -> int:
         """How many actions one undo pops (0 if nothing may be taken back)."""
@@ -455,7 +494,7 @@ class Table:
         if self.policy is UndoPolicy.NONE:
             return 0
         for i in range(len(log) - 1, -1, -1):
-            if by[i] == "seat":
+            if by[i] is By.SEAT:
                 return len(log) - i
         return 0
 
@@ -493,7 +532,7 @@ class Table:
             self._redo_by.append(self._by.pop())
         self.undos += 1
         for record, before, by in zip(reversed(undone), states, bys, strict=True):
-            if by == "seat":
+            if by is By.SEAT:
                 self._publish([undo_event("undone", before, record)])
         return undone
 
@@ -517,9 +556,9 @@ class Table:
             self._by.append(by)
             record = self.game.log[-1]
             done.append(record)
-            if by == "seat":
+            if by is By.SEAT:
                 self._publish([undo_event("redone", before, record)])
-            if not self._redo_by or self._redo_by[-1] == "seat":
+            if not self._redo_by or self._redo_by[-1] is By.SEAT:
                 break
         return tuple(done)
 
@@ -535,7 +574,10 @@ class Table:
             "policy": self.policy.value,
             "challenge": self.challenge,
             "hints": [list(h) for h in self.hints],
+            "sealed": self.challenge_key is not None,  # the key stays with the server: the tape holds every die seen
         }
+        if self.kept:
+            table["kept"] = list(self.kept)
         return saves.to_data(self.game, table=table)
 
     def save(self, path: Any) -> None:
@@ -549,7 +591,9 @@ class Table:
         extra = data.get("table") if isinstance(data, dict) else None
         if extra is None:
             return cls(game.rules, list(game.players), rng=rng, game=game, auto_first_roll=auto_first_roll)
-        return _load_table(cls, game, extra, rng, auto_first_roll)
+        from fivedice.table.loading import load_table  # the table's part of a save, checked
+
+        return load_table(cls, game, extra, rng, auto_first_roll)
 
     @classmethod
     def load(cls, path: Any, rng: object = None, auto_first_roll: bool = True) -> Table:
@@ -576,36 +620,3 @@ def _seats(seats: Sequence[Seat | str] | str) -> tuple[Seat, ...]:
     for s in seats:
         out.extend(parse_seats([s]) if isinstance(s, str) else [s])
     return tuple(out)
-
-
-def _load_table(cls: type[Table], game: Game, extra: object, rng: object, auto_first_roll: bool) -> Table:
-    if not isinstance(extra, dict):
-        raise SaveFormatError(_("The saved table is not a JSON object."))
-    try:
-        seats = [Seat.from_data(s) for s in extra["seats"]]
-        challenge = extra.get("challenge")
-        if challenge is not None and not isinstance(challenge, str):
-            raise SaveFormatError(_("The saved challenge {code!r} is not text.", code=challenge))
-        table = cls(
-            game.rules,
-            seats,
-            rng=rng if rng is not None else random.Random(),
-            challenge=challenge,
-            undo=extra.get("policy"),
-            auto_first_roll=auto_first_roll,
-            starter=game.initial.starter,
-        )
-        table.tape.load(extra["tape"])
-        table.adopt(game.log, game.redo_stack, extra["by"], extra["redo_by"])
-        undos, hints = extra["undos"], extra["hints"]
-        if isinstance(undos, bool) or not isinstance(undos, int) or undos < 0:
-            raise SaveFormatError(_("The saved undo count {count!r} is not a whole number.", count=undos))
-        table.undos = undos
-        table.hints = [(int(s), int(m)) for s, m in hints]
-    except SaveFormatError:
-        raise
-    except FiveDiceError as exc:
-        raise SaveFormatError(_("The saved table does not replay: {reason}", reason=exc)) from None
-    except (KeyError, TypeError, ValueError) as exc:
-        raise SaveFormatError(_("The saved table lacks or garbles {what}.", what=exc)) from None
-    return table

@@ -17,16 +17,22 @@ True
 True
 
 A challenge's tape depends only on the code, the rule set, the round, the roll and the position,
-never on the seat, so every player of a challenge meets the same dice:
+never on the seat, so every player of a challenge meets the same dice. Without a ``key`` the dice
+follow from the code alone (anyone can work them out: fine among friends); a server seals the
+challenges it hosts with its own secret key, so nobody can compute their dice offline:
 
 >>> c = ChallengeDice("2026-12-01", "yahtzee")
 >>> c.value(TapeKey(0, 1, 1), 0) == c.value(TapeKey(3, 1, 1), 0)
+True
+>>> sealed = ChallengeDice("2026-12-01", "yahtzee", key=b"server secret")
+>>> [sealed.value(TapeKey(0, 1, 1), p) for p in range(5)] != [c.value(TapeKey(0, 1, 1), p) for p in range(5)]
 True
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,21 +60,26 @@ class TapeKey:
 
 
 class ChallengeDice:
-    """The dice of a challenge: a die's value depends only on (code, rule set, round, roll, position).
+    """The dice of a challenge: a die's value depends only on (code, rule set, round, roll, position),
+    and on ``key`` where a server seals its challenges (an HMAC under its secret instead of a plain hash).
 
     Roll-offs also depend on the seat (so that players can differ there)."""
 
-    __slots__ = ("code", "spec")
+    __slots__ = ("code", "key", "spec")
 
-    def __init__(self, code: str, spec: str) -> None:
+    def __init__(self, code: str, spec: str, key: bytes | None = None) -> None:
         self.code = code
         self.spec = spec
+        self.key = key
 
     def value(self, key: TapeKey, position: int) -> int:
         """The face at ``position`` for the roll ``key``."""
         seat = key.seat if key.round == 0 else "*"
         text = f"fivedice-challenge|{self.code}|{self.spec}|{seat}|{key.round}|{key.roll}|{position}"
-        digest = hashlib.sha256(text.encode()).digest()
+        if self.key is not None:
+            digest = hmac.new(self.key, text.encode(), hashlib.sha256).digest()
+        else:
+            digest = hashlib.sha256(text.encode()).digest()
         return int.from_bytes(digest[:8], "big") % FACES + 1
 
 

@@ -27,6 +27,7 @@ from fivedice.rules import RuleSet
 from fivedice.table.seat import Seat
 from fivedice.tui.end import GameAnalysis, analyse
 from fivedice.tui.session import Session, new_table, saves_dir
+from fivedice.tui.themes import MUTED, MUTED_DEFAULT, THEME_OBJECTS, THEMES
 from fivedice.tui.widgets import language_cycle
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
     from fivedice.tui.terminal import TerminalGone
 
 __all__ = ["Config", "FiveDiceApp"]
-
-THEMES = {"dark": "textual-dark", "light": "textual-light"}
 
 
 @dataclass
@@ -58,6 +57,7 @@ class Config:
     theme: str | None = None
     language: str | None = None
     challenge: str | None = None
+    """The challenge code for the start screen; ``daily`` stays the word (it is the day's date when a game starts)."""
     analyser: Callable[[Game], GameAnalysis | str] = analyse
     rng: object = None
 
@@ -89,6 +89,10 @@ class FiveDiceApp(App[int]):
         }
         self.farewell: str | None = None
         """A line to print after the app ended (where the game was saved and how to resume it), if any."""
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """fivedice's own theme variables, for any theme that lacks them (CSS is parsed before ours is set)."""
+        return {**super().get_theme_variable_defaults(), MUTED: MUTED_DEFAULT}
 
     # -- the store (optional: the game plays without it) -----------------------------------------
     def open_store(self) -> None:
@@ -126,7 +130,9 @@ class FiveDiceApp(App[int]):
             value = getattr(cfg, key)
             if value is not None:
                 self.settings[key] = value
-        self.theme = THEMES.get(str(self.settings["theme"]), "textual-dark")
+        for theme in THEME_OBJECTS:
+            self.register_theme(theme)
+        self.theme = THEMES.get(str(self.settings["theme"]), THEMES["dark"])
         chosen = cfg.language or i18n.resolve(str(self.settings.get("language") or ""))
         if chosen is not None:
             i18n.set_language(chosen)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fivedice import rules
 from fivedice.players import get as get_strategy
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui.app import Config, FiveDiceApp
 from fivedice.tui.session import Session, new_table
 
@@ -34,7 +34,7 @@ def play_humans(session: Session, until: int, seed: int = 7) -> None:
 
 def demo_session(rounds: int = 5, seed: int = 7) -> Session:
     """Ann (human) against Robo (greedy computer) in Yahtzee, ``rounds`` rounds in, Ann's first roll made."""
-    table = new_table(rules.get("yahtzee"), [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=seed)
+    table = new_table(rules.get("yahtzee"), [Seat("Ann"), Seat("Robo", SeatKind.COMPUTER, "greedy")], seed=seed)
     session = Session(table)
     play_humans(session, rounds, seed)
     table.roll()

@@ -19,6 +19,7 @@ from textual.widgets import Static
 from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _, format_decimal, ngettext
+from fivedice.storage.finished import record_finished
 from fivedice.table.challenge import ChallengeReport, benchmark_level, report, report_lines
 from fivedice.tui.session import Session
 from fivedice.tui.widgets import I18nFooter, ScoreCardView
@@ -48,7 +49,7 @@ class GameAnalysis:
 
 def analyse(game: Game) -> GameAnalysis | str:
     """The game analysis from :mod:`fivedice.services.analysis` (slow: run it in a worker), or why there is none."""
-    from fivedice.services.analysis import analyze  # the solver: only when a game ends
+    from fivedice.services.analysis import analyze, split_line  # the solver: only when a game ends
 
     try:
         result = analyze(game)
@@ -73,6 +74,9 @@ def analyse(game: Game) -> GameAnalysis | str:
                     mistakes=mistakes,
                 )
             )
+        lines.append("")
+        lines.append("[b]" + _("Luck and decisions") + "[/b]")
+        lines.extend(escape(split_line(p)) for p in result.players)
         costly = [d for d in result.decisions if d.loss > 0.005]
         lines.append("")
         if costly:
@@ -96,8 +100,9 @@ def ranking_text(session: Session) -> str:
     lines = ["[b]" + _("Game over") + "[/b]"]
     for s in state.standings():
         who = escape(s.name)
-        if session.seats[s.seat].is_computer:
-            who = _("{name} (computer)", name=who)
+        seat = session.seats[s.seat]
+        if seat.is_computer:
+            who = _("{name} (computer · {level})", name=who, level=escape(seat.level or ""))
         line = f"{s.place}. [b]{who}[/b] {s.total}"
         if s.seat == state.instant_winner:
             line += " · " + _("instant win")
@@ -175,6 +180,7 @@ class EndScreen(Screen[None]):
             self._stored(lambda: _("This game was over when it was loaded; it is not stored again."))
             return
         problem: Callable[[], str] | None = None
+        note = ""
         if app.store is None:
             error = app.store_error
             problem = lambda: _(  # noqa: E731
@@ -183,26 +189,20 @@ class EndScreen(Screen[None]):
             )
         else:
             try:
-                self.game_id = app.store.record_table(self.table, source="terminal")
+                recorded = record_finished(app.store, self.table, "terminal")
             except FiveDiceError as exc:
                 failure = str(exc)
                 problem = lambda: _(  # noqa: E731
                     "The game could not be stored: {error} Press s to save its log as JSON.", error=failure
                 )
+            else:
+                self.game_id = recorded.game_id
+                note = N_("A new personal best!") if recorded.new_best else ""
         if problem is not None:
             self.problem = problem()
             self._stored(problem)
             stored.add_class("problem")
             return
-        note = ""
-        solo = self.table.seats[0]
-        if self.table.solitaire and not solo.is_computer and app.store is not None:
-            try:
-                best = app.store.best(solo.name, self.table.rules)
-            except FiveDiceError:
-                best = None
-            if best == self.table.state.total(0):
-                note = N_("A new personal best!")
         game_id = self.game_id
         self._stored(
             lambda: _("Stored as game {id}; see 'fivedice scores'.", id=game_id) + (" " + _(note) if note else "")

@@ -8,6 +8,7 @@ advisor in a worker.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
@@ -19,19 +20,24 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
-from textual.worker import get_current_worker
+from textual.worker import Worker
 
 from fivedice.engine import saves
 from fivedice.engine.actions import Action, Roll, Score
 from fivedice.engine.state import GameState
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _, format_decimal
+from fivedice.players import SOLVER_LEVELS
 from fivedice.services import chancejobs
 from fivedice.services.advice import Advice, describe_action, preparing
-from fivedice.table import StaleStateError
+from fivedice.table import Table
+from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, aim_kind
+from fivedice.table.driver import Driver
 from fivedice.table.events import Event, narrate
+from fivedice.table.steps import GameOver, HumanTurn, Move, Prepare, Step, Think
 from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
+from fivedice.tui.layout import fit
 from fivedice.tui.session import Session
 from fivedice.tui.texts import keys_text, turn_text
 from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
@@ -54,10 +60,12 @@ class GameScreen(Screen[None]):
     GameScreen #turn { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #roll { height: 1; color: $accent; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #colours { height: 1; color: $foreground 70%; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #keys { height: 1; color: $foreground 60%; text-wrap: nowrap; text-overflow: ellipsis; }
+    GameScreen #keys { height: 1; color: $foreground 75%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #events { height: 3; color: $foreground 85%; text-wrap: nowrap; text-overflow: ellipsis; }
     GameScreen #status { height: auto; color: $warning; }
     GameScreen #panel { height: 1fr; }
+    GameScreen #too-small { height: auto; color: $warning; text-style: bold; }
+    GameScreen.-close Die { margin-right: 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"keep({n - 1})", N_("Keep"), show=False) for n in range(1, 10)),
@@ -81,20 +89,28 @@ class GameScreen(Screen[None]):
         super().__init__()
         self.session = session
         self.table = session.table
-        self.kept: set[int] = set()
         self.cursor: tuple[int, str] | None = None
         self.events: list[Event] = list(self.table.events[-3:])
         self.status: Callable[[], str] = str
         self.panel: Callable[[], str] = str
-        self.timer: Timer | None = None
         self.chance_timer: Timer | None = None
         self.pending: tuple[Action, GameState] | None = None
-        self.thinking = False
+        """A computer's roll shown (the dice it keeps) a moment before it is made."""
+        self.driving: Worker[None] | None = None
         self.best: int | None = None
         self.goal: tuple[int, str] | None = None
         self.advice: tuple[GameState, Advice] | None = None
         self._cursor_moves = -1
         self.table.listen(self._on_event)
+
+    @property
+    def kept(self) -> set[int]:
+        """The dice set aside for the next roll (0-based): the session's, so a save keeps them."""
+        return self.session.kept
+
+    @kept.setter
+    def kept(self, positions: set[int]) -> None:
+        self.session.kept = positions
 
     @property
     def fd_app(self) -> FiveDiceApp:
@@ -106,8 +122,11 @@ class GameScreen(Screen[None]):
         state = self.table.state
         with Horizontal(id="main"):
             with ScrollableContainer(id="card-scroll"):
-                yield ScoreCardView(state, room=max(24, self.app.size.width - 42), id="card")
+                yield ScoreCardView(state, room=fit(state, *self.app.size).room, id="card")
             with Vertical(id="side"):
+                too_small = Static("", id="too-small")
+                too_small.display = False
+                yield too_small
                 yield Static("", id="turn")
                 yield Static("", id="roll")
                 yield DiceBar(state.rules)
@@ -129,16 +148,18 @@ class GameScreen(Screen[None]):
         table = self.table
         store = self.fd_app.store
         table.chances = bool(self.fd_app.settings.get("chances", True))
-        if table.solitaire and not table.seats[0].is_computer:
-            if store is not None:
-                try:
-                    self.best = store.best(table.seats[0].name, table.rules)
-                except FiveDiceError:
-                    self.best = None
-                if table.challenge is None:
-                    table.goal = self.best  # hints then carry the chance of beating it
-            if table.challenge is not None:
-                self._goal_worker()
+        kind = aim_kind(table)
+        if kind is not None and store is not None:
+            try:
+                self.best = store.best(table.seats[0].name, table.rules)
+            except FiveDiceError:
+                self.best = None
+            if kind is AimKind.BEST:
+                table.goal = self.best  # hints then carry the chance of beating it
+        if kind is AimKind.BENCHMARK:
+            self._goal_worker()
+        if table.challenge is not None:
+            self.status = lambda: _(NO_HINTS)  # the board says so from the start
         self.redraw()
         self.schedule()
 
@@ -150,7 +171,7 @@ class GameScreen(Screen[None]):
             rules = self.table.rules
             self.status = lambda: narrate(event, rules)
         elif event.kind == "scored":
-            self.kept.clear()
+            self.kept = set()
 
     # -- drawing -------------------------------------------------------------------------------
     @property
@@ -203,7 +224,7 @@ class GameScreen(Screen[None]):
         turn, roll = self._turn_text()
         self.query_one("#turn", Static).update(turn)
         best = self._best_text()
-        self.query_one("#roll", Static).update(roll + (f"   [dim]{escape(best)}[/]" if best else ""))
+        self.query_one("#roll", Static).update(roll + (f"   [not bold $fd-muted]{escape(best)}[/]" if best else ""))
         self.query_one(DiceBar).show(state.dice, self.kept, hinted)
         legend = colour_legend(state.rules)
         if legend is not None:
@@ -236,8 +257,15 @@ class GameScreen(Screen[None]):
             scroll.scroll_to(x=left, animate=False)
 
     def on_resize(self) -> None:
-        """Leave the dice their room; the cards scroll sideways if they need more."""
-        self.query_one("#card-scroll", ScrollableContainer).styles.max_width = max(24, self.size.width - 42)
+        """Leave the dice their room, narrowing the cards (they scroll if they need more) or closing the
+        gaps between the dice; say so when the terminal is too small even then (see :mod:`.layout`)."""
+        layout = fit(self.table.state, *self.size)
+        self.set_class(layout.close, "-close")
+        self.query_one("#card-scroll", ScrollableContainer).styles.max_width = layout.room
+        self.query_one(ScoreCardView).fit(layout.room)
+        small = self.query_one("#too-small", Static)
+        small.display = layout.too_small is not None
+        small.update(layout.too_small or "")
 
     def say(self, status: str | Callable[[], str]) -> None:
         """Show a message (an error or a note) in the status line."""
@@ -456,6 +484,9 @@ class GameScreen(Screen[None]):
         if not self._human():
             return
         state = self.table.state
+        if self.table.challenge is not None:
+            self.say(lambda: _(NO_HINTS))
+            return
         if state.dice is None:
             self.say(_("Roll first: hints are for the dice showing."))
             return
@@ -531,15 +562,12 @@ class GameScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="goal")
     def _goal_worker(self) -> None:
-        from fivedice.table.challenge import goal
-
-        table = self.table
-        assert table.challenge is not None
         try:
-            aim = goal(table.rules, table.challenge)
+            aim = aim_for(self.table)
         except Exception:  # the goal is a nicety: the game goes on without it
             return
-        self.app.call_from_thread(self._show_goal, aim.total, aim.level)
+        if aim is not None and aim.level is not None:
+            self.app.call_from_thread(self._show_goal, aim.total, aim.level)
 
     def _show_goal(self, goal: int, level: str) -> None:
         self.goal = (goal, level)
@@ -547,113 +575,102 @@ class GameScreen(Screen[None]):
         if self.is_attached:
             self.redraw()
 
-    # -- the roll-off and computer turns ---------------------------------------------------------
+    # -- the roll-off and computer turns: the table's driver, run as a worker ------------------------
     def cancel_computer(self) -> None:
-        """Stop any computer move in preparation."""
-        if self.timer is not None:
-            self.timer.stop()
-        self.timer = None
+        """Stop the driver (a computer move in preparation is dropped)."""
+        self.workers.cancel_group(self, "driver")
+        self.driving = None
         self.pending = None
 
     def schedule(self) -> None:
-        """If the table or a computer is to act, let it after the pace delay."""
+        """If the table or a computer is to act, run the driver (paced) until a human is to act."""
         table = self.table
-        if self.timer is not None or self.thinking or table.is_over:
+        if (self.driving is not None and self.driving.is_running) or table.is_over:
             return
-        if table.automatic() is None and not table.computer_to_move:
+        if isinstance(table.next_step(), HumanTurn):
             return
-        self.timer = self.set_timer(max(self.pace, 0.001), self._step)
+        self.driving = self._drive()
 
-    def _step(self) -> None:
-        self.timer = None
-        table = self.table
-        automatic = table.automatic()
-        if automatic is not None:
-            self.act(lambda: table.play(automatic, "auto"))
-            return
-        if not table.computer_to_move:
-            return
-        self.thinking = True
-        state = table.state
-        reasoning = bool(self.fd_app.settings.get("reasoning")) and state.dice is not None
-        self._computer_worker(state, reasoning)
-
-    @work(thread=True, exclusive=True, group="computer")
-    def _computer_worker(self, state: GameState, reasoning: bool) -> None:
-        table = self.table
-        error = ""
-        intent: Action | None = None
-        advice: Advice | None = None
+    @work(exclusive=True, group="driver")
+    async def _drive(self) -> None:
         try:
-            level = table.seat(state.current).level or "greedy"
-            from fivedice.players import SOLVER_LEVELS
-
-            note = preparing(state.rules) if level in SOLVER_LEVELS else None
-            if note is not None:
-                self.app.call_from_thread(self._note, state, note)
-            job = table.computer_preparation(state)
-            while job is not None and not job.done.wait(0.5):  # its chances, prepared once in the background
-                if get_current_worker().is_cancelled:
-                    return
-                self.app.call_from_thread(self._note, state, chancejobs.describe(job))
-            intent = table.computer_intent(state)
-            if reasoning:
-                try:
-                    advice = table.advice(state)
-                except Exception:  # reasoning is a nicety: the move goes on without it
-                    advice = None
-        except FiveDiceError as exc:
-            error = str(exc)
+            step = await _ScreenDriver(self).run()
         except Exception as exc:  # a failing computer player must not end the game
-            error = f"{type(exc).__name__}: {exc}"
-        self.app.call_from_thread(self._computer_chose, state, intent, advice, error)
-
-    def _computer_chose(self, state: GameState, intent: Action | None, advice: Advice | None, error: str) -> None:
-        self.thinking = False
-        table = self.table
-        if state is not table.state or not table.computer_to_move:
-            self.schedule()
-            return
-        if intent is None:
+            error = str(exc) if isinstance(exc, FiveDiceError) else f"{type(exc).__name__}: {exc}"
+            self.pending = None
             self.say(_("The computer player failed: {error} Save with s; undo with u.", error=error))
             return
+        finally:
+            self.driving = None
+        if isinstance(step, GameOver):
+            self.fd_app.show_end(self.session)
+
+
+class _ScreenDriver(Driver):
+    """The game screen's driver: each step after the pace delay, a computer's keep shown before it rolls,
+    its reasoning in the panel (with the reasoning setting), what it waits for in the panel."""
+
+    def __init__(self, screen: GameScreen) -> None:
+        super().__init__(screen.table)
+        self.screen = screen
+        self.advice: Advice | None = None
+
+    async def pace(self, step: Step) -> None:
+        """The pace delay before each automatic or computer action."""
+        if not isinstance(step, Prepare):
+            await asyncio.sleep(max(self.screen.pace, 0.001))
+
+    async def prepare(self, step: Prepare) -> None:
+        """Show what the computer waits for until it is ready."""
+        while not step.job.done.is_set():
+            self.screen._note(step.state, chancejobs.describe(step.job))
+            await asyncio.to_thread(step.job.done.wait, 0.5)
+
+    async def think(self, table: Table, step: Think) -> Action:
+        """Choose in a worker thread (noting a solver being prepared), with the reasoning when it is shown."""
+        screen = self.screen
+        reasoning = bool(screen.fd_app.settings.get("reasoning")) and step.state.dice is not None
+        level = table.seat(step.seat).level or "greedy"
+        note = preparing(step.state.rules) if level in SOLVER_LEVELS else None
+        if note is not None:
+            screen._note(step.state, note)
+        intent = await super().think(table, step)
+        self.advice = None
+        if reasoning:
+            try:
+                self.advice = await asyncio.to_thread(table.advice, step.state)
+            except Exception:  # reasoning is a nicety: the move goes on without it
+                self.advice = None
+        return intent
+
+    async def chosen(self, move: Move) -> None:
+        """Show the reasoning, and the dice a computer keeps for a moment before they roll."""
+        screen, state, intent, advice = self.screen, move.state, move.action, self.advice
         name, rules, dice = escape(state.players[state.current]), state.rules, state.dice
         if advice is not None:
-            chosen = intent
-            self.panel = lambda: (
+            screen.panel = lambda: (
                 _(
                     "[b]{name} weighs[/b] (chose: {action})",
                     name=name,
-                    action=escape(describe_action(rules, chosen, dice)),
+                    action=escape(describe_action(rules, intent, dice)),
                 )
                 + "\n"
                 + format_advice(advice, rules)
             )
         else:
-            self.panel = str
-        if isinstance(intent, Roll) and intent.held and self.pace > 0:
-            self.kept = set(intent.held)
-            self.pending = (intent, state)
-            self.redraw()
-            self.timer = self.set_timer(self.pace, self._play_pending)
-            return
-        self._play_computer(intent, state)
+            screen.panel = str
+        if isinstance(intent, Roll) and intent.held and screen.pace > 0:
+            screen.kept = set(intent.held)
+            screen.pending = (intent, state)
+            screen.redraw()
+            await asyncio.sleep(screen.pace)
+            screen.pending = None
 
-    def _play_pending(self) -> None:
-        self.timer = None
-        pending, self.pending = self.pending, None
-        if pending is not None:
-            self._play_computer(*pending)
-
-    def _play_computer(self, intent: Action, state: GameState) -> None:
-        self.kept = set()
+    async def commit(self, table: Table, move: Move) -> None:
+        """Carry out the move and show the new state (a stale one is dropped: the next step is read again)."""
+        self.screen.kept = set()
+        self.screen.status = str
         try:
-            self.table.play_computer(intent, state)
-        except StaleStateError:
-            self.redraw()
-            self.schedule()
-            return
-        except FiveDiceError as exc:
-            self.say(_("The computer player failed: {error} Save with s; undo with u.", error=str(exc)))
-            return
-        self.act(lambda: None)
+            table.commit(move)
+        finally:
+            self.screen.redraw()

@@ -90,6 +90,15 @@ class Session:
     save_path: Path | None = None
 
     @property
+    def kept(self) -> set[int]:
+        """The dice the player to move has set aside (0-based positions), kept in the save."""
+        return set(self.table.kept)
+
+    @kept.setter
+    def kept(self, positions: set[int]) -> None:
+        self.table.kept = tuple(sorted(positions))
+
+    @property
     def state(self) -> GameState:
         """The current state."""
         return self.table.state

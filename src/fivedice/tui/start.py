@@ -19,9 +19,10 @@ from fivedice.i18n import N_, _
 from fivedice.players import LEVELS
 from fivedice.rules import RuleSet, parse_options
 from fivedice.table.challenge import challenge_code
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui.help import HelpScreen
 from fivedice.tui.session import delete_save, saved_games
+from fivedice.tui.themes import MUTED
 from fivedice.tui.widgets import I18nFooter, language_cycle
 
 if TYPE_CHECKING:
@@ -42,13 +43,13 @@ def options_text(name: str) -> str:
     """A built-in rule set's description and each of its options in a sentence (markup; wraps).
 
     >>> print(options_text("yacht").splitlines()[1])
-    [dim]Option [b]four_kind[/b] (all_dice | four_dice): Four of a Kind counts all five dice or the four alike.[/]
+    [$fd-muted]Option [b]four_kind[/b] (all_dice | four_dice): Four of a Kind counts all five dice or the four alike.[/]
     """
     builtin = rules_mod.BUILTINS[name]
     lines = [escape(_(builtin.description))]
     for o in builtin.options:
         lines.append(
-            "[dim]"
+            f"[${MUTED}]"
             + _(
                 "Option [b]{name}[/b] ({choices}): {help}.",
                 name=escape(o.name),
@@ -58,7 +59,7 @@ def options_text(name: str) -> str:
             + "[/]"
         )
     if not builtin.options:
-        lines.append("[dim]" + _("No options.") + "[/]")
+        lines.append(f"[${MUTED}]" + _("No options.") + "[/]")
     return "\n".join(lines)
 
 
@@ -67,8 +68,9 @@ class ScoresScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     ScoresScreen { align: center middle; }
-    ScoresScreen > VerticalScroll { width: 78; max-width: 100%; height: auto; max-height: 100%;
-                                    border: round $accent; padding: 0 1; background: $surface; }
+    ScoresScreen > VerticalScroll { width: auto; max-width: 100%; height: auto; max-height: 100%;
+                                    border: round $accent; padding: 0 1; background: $surface; overflow-x: auto; }
+    ScoresScreen #scores-text { width: auto; text-wrap: nowrap; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,f2", "close", N_("Close"))]
 
@@ -130,6 +132,9 @@ class StartScreen(Screen[None]):
     StartScreen #buttons { height: 1; }
     StartScreen Button { margin-right: 1; width: auto; min-width: 10; }
     StartScreen #message { height: auto; max-height: 3; color: $warning; }
+    StartScreen Input > .input--placeholder { color: $fd-muted; }
+    StartScreen SelectCurrent .arrow { color: $fd-muted; }
+    StartScreen #start { background: $primary-darken-1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "start", N_("Start")),
@@ -161,7 +166,7 @@ class StartScreen(Screen[None]):
                 last = []
             if last:
                 return list(last)
-        return [Seat(_("Player")), Seat(_("Computer"), "computer", "medium")]
+        return [Seat(_("Player")), Seat(_("Computer"), SeatKind.COMPUTER, "medium")]
 
     def _challenge_default(self) -> str:
         cfg = self.fd_app.config
@@ -318,7 +323,7 @@ class StartScreen(Screen[None]):
             if not name:
                 continue
             if isinstance(kind, str) and kind.startswith("computer:"):
-                out.append(Seat(name, "computer", kind.partition(":")[2]))
+                out.append(Seat(name, SeatKind.COMPUTER, kind.partition(":")[2]))
             else:
                 out.append(Seat(name))
         return out

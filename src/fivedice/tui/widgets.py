@@ -106,15 +106,19 @@ def die_face(value: int | None) -> str:
     return "\n".join(_PIPS[value or 0])
 
 
+DIE_WIDTH = 7
+"""A die's cells across, its border included (a gap of one follows it unless the dice stand close)."""
+
+
 class Die(Static):
     """One large die; a click asks to keep or roll it."""
 
     DEFAULT_CSS = """
     Die {
-        width: 7;
+        width: 7;  /* DIE_WIDTH */
         height: 5;
         border: round $foreground 50%;
-        border-subtitle-color: $foreground 60%;
+        border-subtitle-color: $foreground 75%;
         content-align: center middle;
         margin-right: 1;
     }
@@ -228,6 +232,20 @@ LABEL_WIDTH = 16
 CELL_WIDTH = 7
 COMPACT = (12, 6)
 """Label and cell widths when the normal ones do not leave the dice their room (many players)."""
+TIGHT = (10, 5)
+"""The narrowest widths (``(12)`` and ``0/63`` still fit): Jetsi's six columns of two players at 80."""
+WIDTHS = ((LABEL_WIDTH, CELL_WIDTH), COMPACT, TIGHT)
+
+
+def card_width(state: GameState, widths: tuple[int, int]) -> int:
+    """The cells the score cards take at ``widths`` (their right padding included)."""
+    label_width, cell_width = widths
+    return label_width + cell_width * len(_columns(state)) + 1
+
+
+def fitting_widths(state: GameState, room: int) -> tuple[int, int]:
+    """The widest label and cell widths whose cards fit in ``room`` cells (the narrowest if none do)."""
+    return next((w for w in WIDTHS if card_width(state, w) <= room), TIGHT)
 
 
 def fill_order_label(order: FillOrder) -> str:
@@ -281,12 +299,21 @@ def card_lines(
     def current(seat: int) -> bool:
         return seat == state.current and not state.is_over and state.phase.value == "play"
 
-    header_names = [_fit(state.players[s] + (f" {k + 1}" if multi else ""), cell_width - 1) for s, k in columns]
-    header_styles = ["b reverse $accent" if current(s) else "b" for s, _card in columns]
-    lines: list[tuple[int | None, str]] = [(None, " " * label_width + cells(header_names, header_styles))]
+    if multi:  # each name over all its cards (the fill-order line tells the cards apart)
+        span = cell_width * len(rules.cards)
+        heads = []
+        for seat, name in enumerate(state.players):
+            style = "b reverse $accent" if current(seat) else "b"
+            heads.append(f"[{style}]{escape(_fit(name, span - 1).rjust(span))}[/]")
+        header = " " * label_width + "".join(heads)
+    else:
+        header_names = [_fit(state.players[s], cell_width - 1) for s, _k in columns]
+        header_styles = ["b reverse $accent" if current(s) else "b" for s, _k in columns]
+        header = " " * label_width + cells(header_names, header_styles)
+    lines: list[tuple[int | None, str]] = [(None, header)]
     if multi:
         orders = [_fit(fill_order_label(rules.cards[k]), cell_width - 1) for _seat, k in columns]
-        lines.append((None, _side(_("Fill order"), label_width) + cells(orders, ["dim"] * len(orders))))
+        lines.append((None, _side(_("Fill order"), label_width) + cells(orders, ["$fd-muted"] * len(orders))))
     upper_last = max(rules.upper_indices, default=-1)
     cards = [state.cards[s][k] for s, k in columns]
     for i, box in enumerate(rules.boxes):
@@ -339,16 +366,24 @@ class ScoreCardView(Vertical):
         super().__init__(id=id)
         self.state = state
         self.preview = preview
-        columns = len(_columns(state))
-        wide = room is not None and LABEL_WIDTH + CELL_WIDTH * columns > room
-        self.widths = COMPACT if wide else (LABEL_WIDTH, CELL_WIDTH)
+        self.cursor: tuple[int, str] | None = None
+        self.widths = fitting_widths(state, room) if room is not None else (LABEL_WIDTH, CELL_WIDTH)
 
     def compose(self) -> ComposeResult:
         """One line widget per line of the card."""
         boxes = self.state.rules.boxes
-        for n, (box, _text) in enumerate(card_lines(self.state, preview=False, widths=self.widths)):
+        for n, (box, text) in enumerate(card_lines(self.state, self.cursor, self.preview, self.widths)):
             name = f"box-{boxes[box].name}" if box is not None else f"line-{n}"
-            yield CardLine(box, *self.widths, id=name)
+            line = CardLine(box, *self.widths, id=name)
+            line.update(text)
+            yield line
+
+    def fit(self, room: int) -> None:
+        """Take the widest widths that fit in ``room`` cells (drawn again if they change)."""
+        widths = fitting_widths(self.state, room)
+        if widths != self.widths:
+            self.widths = widths
+            self.refresh(recompose=True)
 
     def on_mount(self) -> None:
         """Draw the card."""
@@ -357,6 +392,7 @@ class ScoreCardView(Vertical):
     def show(self, state: GameState, cursor: tuple[int, str] | None = None) -> None:
         """Redraw for ``state`` with the keyboard cursor on ``(card, box)``."""
         self.state = state
+        self.cursor = cursor
         lines = card_lines(state, cursor, self.preview, self.widths)
         for line, (_box, text) in zip(self.query(CardLine), lines, strict=True):
             line.update(text)

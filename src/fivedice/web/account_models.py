@@ -182,6 +182,8 @@ class Prefs(BaseModel):
     push: bool = False
     quiet: QuietHours | None = None
     lang: str | None = None
+    profile_hidden: bool = False
+    """The player hid their public profile (and their place on the rating leaderboards)."""
 
     @property
     def language(self) -> str:

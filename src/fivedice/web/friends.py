@@ -19,6 +19,7 @@ can take a seat in a room where the other owns one (when signed in).
 
 from __future__ import annotations
 
+import asyncio
 import io
 from typing import TYPE_CHECKING
 
@@ -278,6 +279,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
             "Cache-Control": "public, max-age=86400",
             "Content-Disposition": f'inline; filename="{room.code}.svg"',
         }
-        return Response(qr_svg(link), media_type="image/svg+xml", headers=headers)
+        svg = await asyncio.to_thread(qr_svg, link)  # 15 ms of CPU: off the event loop
+        return Response(svg, media_type="image/svg+xml", headers=headers)
 
     return api

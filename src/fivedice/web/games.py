@@ -114,7 +114,7 @@ class Summaries:
             row, moves = await service.db(self._read, code)
         except RoomNotFoundError:  # expired meanwhile
             return None
-        built = await asyncio.to_thread(self._build, row, moves)
+        built = await asyncio.to_thread(self._build, row, moves, self.accounts.service.challenge_key)
         return self.remember(built)
 
     def _read(self, code: str) -> tuple[RoomRow, list[MoveRow]]:
@@ -124,8 +124,8 @@ class Summaries:
             return row, store.moves(code, row.game_no, 0, conn)
 
     @staticmethod
-    def _build(row: RoomRow, moves: list[MoveRow]) -> RoomSummary:
-        return RoomSummary.of(Room(row, moves, SecretsRoller()))
+    def _build(row: RoomRow, moves: list[MoveRow], key: bytes | None) -> RoomSummary:
+        return RoomSummary.of(Room(row, moves, SecretsRoller(), key))
 
     async def games(self, account: int) -> Games:
         """The account's game list (see the module's docstring)."""

@@ -39,6 +39,13 @@ class Limits:
     header_timeout: float = 10.0
     keep_alive: int = 5
     connections: int = 1000
+    address_connections: int = 100
+    """Open connections from one client address at most (below ``connections``, so that one address cannot
+    take them all; not counted behind a reverse proxy, where every connection comes from the proxy)."""
+    address_sockets: int = 50
+    """Open WebSockets from one client address at most (the forwarded address behind a trusted proxy)."""
+    watch_idle: float = 900.0
+    """Seconds a spectator's WebSocket stays open without a frame from it (the page pings while it is shown)."""
     watchers: int = 50
     seat_connections: int = 4
     db_timeout: float = 5.0
@@ -48,6 +55,10 @@ class Limits:
     sweep_every: float = 60.0
     abuse_close: int = 100
     """Refused frames in a row after which a WebSocket is closed."""
+    chance_builds: int = 2
+    """Tables (chances, solvers) this process prepares at once at most, queued ones included."""
+    chance_memory: int | None = None
+    """Resident MB of this process above which no preparation starts (None: no bound; ``fivedice serve`` sets one)."""
 
 
 DEFAULT_LIMITS = Limits()

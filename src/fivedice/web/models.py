@@ -171,7 +171,9 @@ def parse_message(text: str | bytes) -> AnyMessage:
         )
     try:
         data: Any = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except RecursionError:
+        raise MessageError(_("Message nests too deeply; expected an object like {example}.", example=_ROLL)) from None
+    except ValueError:  # not JSON, not UTF-8, or a number of thousands of digits
         raise MessageError(_("Message is not valid JSON; expected an object like {example}.", example=_ROLL)) from None
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise MessageError(

@@ -6,7 +6,9 @@ filler U+3164, the braille blank, bidirectional controls, zero-width spaces ...)
 zero-width joiner or non-joiner *between* two visible characters, variation selectors after
 one, and the tag characters of a flag sequence (so emoji sequences such as a family or a
 rainbow flag stay whole). Two names clash when their Unicode skeletons (UTS #39, after
-case folding) are equal: ``Ann``, ``ANN`` and ``Аnn`` with a Cyrillic А are one name.
+case folding) are equal: ``Ann``, ``ANN`` and ``Аnn`` with a Cyrillic А are one name; and so are two
+names whose skeletons taken before case folding are equal: ``BOB`` and ``ВОВ`` in Cyrillic capitals look
+alike though ``bob`` and ``вов`` do not (:func:`looks_alike`).
 
 >>> clean_name("  Zoë   Lee ")
 'Zoë Lee'
@@ -24,7 +26,7 @@ from importlib import resources
 
 from fivedice.i18n import _, ngettext
 
-__all__ = ["clean_name", "clean_text", "shown", "skeleton"]
+__all__ = ["clean_name", "clean_text", "looks_alike", "shown", "skeleton"]
 
 ZWNJ, ZWJ = "\u200c", "\u200d"
 BLACK_FLAG = "\U0001f3f4"
@@ -151,6 +153,23 @@ def _prototypes() -> dict[str, str]:
         source, target, *_rest = (part.strip() for part in line.split(";"))
         table[chr(int(source, 16))] = "".join(chr(int(c, 16)) for c in target.split())
     return table
+
+
+def _upper_skeleton(name: str) -> str:
+    """The UTS #39 skeleton of a name as written (capital look-alikes mapped before case folding)."""
+    table = _prototypes()
+    text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name))
+    text = "".join(c for c in text if ord(c) not in _IGNORABLE and c not in (ZWJ, ZWNJ))
+    return unicodedata.normalize("NFD", "".join(table.get(c, c) for c in text)).casefold()
+
+
+def looks_alike(one: str, other: str) -> bool:
+    """Whether two names look alike: equal skeletons after case folding, or as written.
+
+    >>> looks_alike("BOB", "\u0412\u041e\u0412"), looks_alike("Ann", "\u0410nn"), looks_alike("Ann", "Bob")
+    (True, True, False)
+    """
+    return skeleton(one) == skeleton(other) or _upper_skeleton(one) == _upper_skeleton(other)
 
 
 def skeleton(name: str) -> str:

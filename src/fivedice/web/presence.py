@@ -13,7 +13,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from fivedice.i18n import N_, _
-from fivedice.web.errors import LimitError, RoomError
+from fivedice.web.errors import LimitError, RoomError, StoreError
+from fivedice.web.fanout import Outbox
 from fivedice.web.limits import KeyedBuckets, Limits, TokenBucket
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.models import Hello
@@ -50,6 +51,7 @@ class Connections:
     rooms: dict[str, Room]
     limits: Limits
     hub: Hub
+    outbox: Outbox
     proc: str
     peers: dict[str, float]
     http: dict[str, KeyedBuckets]
@@ -80,11 +82,9 @@ class Connections:
         await self.hub_publish({"proc": self.proc, "room": room.code, "kind": kind, **extra})
 
     async def hub_publish(self, event: dict[str, Any]) -> None:
-        """Tell the other processes; a failure is logged (moves are committed: others catch up on a refresh)."""
-        try:
-            await self.hub.publish(event)
-        except Exception as exc:
-            log.warning("could not publish %s for room %s: %s", event.get("kind"), event.get("room"), exc)
+        """Tell the other processes, off the request path (never waits for the channel; a failure is logged
+        and the others catch up from the database, where every move is committed first)."""
+        self.outbox.put(event)
 
     def _send_presence(self, room: Room, skip: Client | None = None) -> None:
         text = room.presence_message()
@@ -158,13 +158,19 @@ class Connections:
         self._send_all(room, notice(N_("This room has expired; its finished games are in the history.")))
         for client in list(room.clients):
             room.clients.discard(client)
-            client.close(4400)
+            client.close(4404)  # gone: the page offers the lobby
 
     # -- WebSocket clients ---------------------------------------------------------------
     async def connect(self, code: str, hello: Hello, owned: int | None = None) -> tuple[Room, Client]:
         """Attach a connection to a room, as the seat whose token it gives, else the seat ``owned`` (the
         signed-in account's seat there, see :mod:`fivedice.web.seating`), else as a spectator."""
         room = await self.room(code)
+        async with room.lock:  # a reload always shows what the database holds (the fan-out may have failed)
+            try:
+                if await self.db(self._refresh, room):
+                    self._broadcast(room)
+            except StoreError:
+                pass  # logged; a database that cannot be read now still lets the page show the room as it is
         seat = owned if hello.token is None and owned is not None and owned < len(room.seats) else None
         if hello.token is not None:
             digest = hash_token(hello.token)

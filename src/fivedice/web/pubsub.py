@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-__all__ = ["Handler", "Hub", "MemoryHub", "NullHub", "PostgresHub", "RedisHub", "channel", "make_hub"]
+__all__ = ["Handler", "Hub", "MemoryHub", "NullHub", "PostgresHub", "RedisHub", "backoff", "channel", "make_hub"]
 
 log = logging.getLogger("fivedice.web")
 
@@ -97,6 +97,22 @@ class MemoryHub:
         """Always reachable."""
 
 
+PUBLISH_TIMEOUT = 1.0
+"""Seconds a Redis command of the publishing connection may wait for an answer."""
+
+
+def backoff(failures: int) -> float:
+    """Seconds before the next attempt to resubscribe after ``failures`` failed ones in a row (0.5 s doubling
+    to 30 s, with a little jitter so that the processes do not all come back at once).
+
+    >>> 0.5 <= backoff(0) < 0.6, 30 <= backoff(20) < 36
+    (True, True)
+    """
+    import random
+
+    return float(min(30.0, 0.5 * 2 ** min(failures, 10)) * (1 + random.random() / 5))
+
+
 class _Listener:
     """A background task that keeps a subscription alive, reconnecting after a failure."""
 
@@ -106,6 +122,10 @@ class _Listener:
         self.task: asyncio.Task[None] | None = None
         self.handler: Handler | None = None
         self.ready = asyncio.Event()
+        self.connected = False
+        """Whether the subscription is live (``/healthz`` reports the fan-out degraded while it is not)."""
+        self.error: str | None = None
+        """Why the subscription was lost, while it is being restored."""
 
     async def start(self, handler: Handler) -> None:
         """Subscribe and wait until the subscription is live."""
@@ -114,16 +134,25 @@ class _Listener:
         await asyncio.wait_for(self.ready.wait(), 10)
 
     async def _run(self) -> None:
-        first = True
+        first, failures = True, 0
         while True:
             try:
                 await self._listen(first)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a dropped connection: resubscribe, then resync every room
-                log.warning("%s pub/sub connection lost (%s); reconnecting", self.name, exc)
-                await asyncio.sleep(1)
+                self.error = (str(exc) or type(exc).__name__)[:200]
+                failures = 0 if self.connected else failures + 1
+                self.connected = False
+                wait = backoff(failures)
+                log.warning("%s pub/sub connection lost (%s); reconnecting in %.1f s", self.name, self.error, wait)
+                await asyncio.sleep(wait)
             first = False
+
+    def _subscribed(self) -> None:
+        """The subscription is live (again)."""
+        self.connected, self.error = True, None
+        self.ready.set()
 
     async def _deliver(self, payload: str | bytes) -> None:
         try:
@@ -160,7 +189,7 @@ class PostgresHub(_Listener):
 
         async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as conn:
             await conn.execute(f'LISTEN "{self.channel}"')
-            self.ready.set()
+            self._subscribed()
             if not first:
                 await self._deliver(json.dumps({"kind": "resync"}))
             async for note in conn.notifies():
@@ -210,13 +239,16 @@ class RedisHub(_Listener):
 
         self.channel = channel
         self.url = url
-        self.client: Any = aioredis.from_url(url)
+        # publishing is bounded in time (a hung Redis fails it quickly); the subscription waits for news as long
+        # as there is none, on a connection of its own
+        self.client: Any = aioredis.from_url(url, socket_timeout=PUBLISH_TIMEOUT, socket_connect_timeout=2)
+        self.listener: Any = aioredis.from_url(url, socket_connect_timeout=2)
 
     async def _listen(self, first: bool) -> None:
-        pubsub = self.client.pubsub()
+        pubsub = self.listener.pubsub()
         try:
             await pubsub.subscribe(self.channel)
-            self.ready.set()
+            self._subscribed()
             if not first:
                 await self._deliver(json.dumps({"kind": "resync"}))
             async for message in pubsub.listen():
@@ -233,8 +265,9 @@ class RedisHub(_Listener):
     async def close(self) -> None:
         """Unsubscribe and close the client."""
         await self._stop()
-        with contextlib.suppress(Exception):
-            await self.client.aclose()
+        for client in (self.client, self.listener):
+            with contextlib.suppress(Exception):
+                await client.aclose()
 
     def check(self) -> None:
         """PING Redis once."""

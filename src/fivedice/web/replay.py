@@ -63,9 +63,11 @@ def frames(
     moves: list[MoveRow],
     seats: Sequence[SeatRow] = (),
     settings: Mapping[str, Any] | None = None,
+    key: bytes | None = None,
 ) -> dict[str, Any]:
     """The game of ``moves`` as frames: the start, then one frame after each move (undos included), each
-    with the table's event of that move (a message with fields).
+    with the table's event of that move (a message with fields); ``key`` is the server's secret that seals
+    a challenge's dice.
 
     >>> from fivedice.web.db import MoveRow
     >>> moves = [MoveRow(1, 0, "seat", {"type": "rolloff", "seat": 0, "dice": [6, 6, 6, 6, 5]}, 0.0)]
@@ -76,7 +78,7 @@ def frames(
     rules = parse_spec(spec)
     if not seats:
         seats = [SeatRow(i, name, "human", None, None) for i, name in enumerate(names)]
-    table = new_table(rules, seats, settings or {}, None)
+    table = new_table(rules, seats, settings or {}, None, key)
     heard: list[Event] = []
     table.listen(heard.append)
     out = [_frame(table.state, None, None, [])]
@@ -185,7 +187,7 @@ def add_routes(app: FastAPI, service: Any, replays: ReplayStore, page: Any) -> N
         code, number = await service.db(replays.find, replay)
         room = await service.room(code)
         moves = await service.db(service.store.moves, code, number)
-        data = await service.db(frames, room.spec, room.names, moves, room.seats, room.settings)
+        data = await service.db(frames, room.spec, room.names, moves, room.seats, room.settings, room.key)
         return {"id": replay, "game_no": number, **data}
 
     @app.get("/replay/{replay}", include_in_schema=False)

@@ -17,11 +17,12 @@ from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.services.advice import BEAT, WIN, Advice
+from fivedice.services import chancejobs
+from fivedice.services.advice import BEAT, WIN, Advice, advise
 from fivedice.storage import Store
+from fivedice.storage.finished import record_finished
 from fivedice.table import Table
-from fivedice.table.challenge import goal as challenge_goal
-from fivedice.table.challenge import report, report_lines
+from fivedice.table.challenge import aim_for, report, report_lines
 from fivedice.web.db import RoomStore
 from fivedice.web.errors import RoomError
 from fivedice.web.lobby import RoomExtras
@@ -85,17 +86,18 @@ class Results:
             return self._score_store
 
     async def goal(self, room: Room, table: Table) -> bool:
-        """Work out a solo challenge's goal: what the benchmark player made of the same dice tape (the hints'
-        chances are then of beating it). True if it was found."""
-        assert table.challenge is not None
+        """Work out a solo challenge's goal (:func:`fivedice.table.challenge.aim_for`): what the benchmark player
+        made of the same dice tape (the hints' chances are then of beating it). True if it was found."""
         try:
-            aim = await asyncio.to_thread(challenge_goal, table.rules, table.challenge)
+            aim = await asyncio.to_thread(aim_for, table)
         except FiveDiceError as exc:
             log.warning("no goal for challenge %r in room %s: %s", table.challenge, room.code, exc)
             return False
+        if aim is None:
+            return False
         async with room.lock:
             room.goal = {"total": aim.total, "level": aim.level}
-            room.aim_at(room.goal["total"])
+            room.aim_at(aim.total)
         return True
 
     async def best(self, room: Room) -> bool:
@@ -115,7 +117,7 @@ class Results:
         return True
 
     def _record_sync(self, table: Table) -> None:
-        self.score_store().record_table(table, source="web")
+        record_finished(self.score_store(), table, "web")
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the
@@ -143,7 +145,12 @@ class Results:
         return hint_data(advice, note, chances=self.chances)
 
     def _advise(self, table: Table, state: GameState) -> tuple[str | None, Advice]:
-        """In a worker: the note on the chances (starting their preparation, in a daemon thread) and the advice."""
+        """In a worker: the note on the chances (starting their preparation, in a daemon thread) and the advice.
+        A solver that is neither loaded nor shipped nor cached is never built here: the hint ranks the boxes
+        by their points and says that the solver is being prepared (within the process's budget)."""
+        solver = chancejobs.solver_need(table.rules)
+        if solver is not None:
+            return chancejobs.describe(chancejobs.start(solver)), advise(state, chances=False, exact=False)
         note = table.chances_note() if self.chances else None
         advice = table.advice(state)
         return (None if advice.chances is not None else note), advice
@@ -156,6 +163,10 @@ class Results:
             game, key = room.table.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
             if room.analysis is not None and room.analysis[0] == key:
                 return room.analysis[1]
+        solver = chancejobs.solver_need(game.rules)
+        if solver is not None:  # never built on a request's path: prepared meanwhile, ask again later
+            chancejobs.start(solver)
+            return None
         result = await asyncio.to_thread(_analyze, game)
         room.analysis = (key, result)
         return result
@@ -174,25 +185,51 @@ class Results:
         room.challenge = (key, rep)
         await room.until_recorded()  # the leaderboard shows the game once it is recorded
         board = await self.leaderboard(table.challenge, table.rules.spec)
+        assisted = any(s.is_computer for s in table.seats)
+        hinted = {seat for seat, _move in await self.db(self.extras.hints, room.code, key)}  # through any process
+        players, lines = [], report_lines(rep)
+        for p in rep.players:
+            ranked = await self._ranked(p.name, table, not assisted and p.seat not in hinted)
+            players.append(
+                {"seat": p.seat, "name": p.name, "total": p.total, "loss": p.loss, "grade": p.grade, "ranked": ranked}
+            )
+        if self.scores and not all(p["ranked"] for p in players):
+            lines.append(
+                _(
+                    "Only a player's first attempt at a challenge, without hints or computer players, is ranked;"
+                    " {players}: practice.",
+                    players=", ".join(str(p["name"]) for p in players if not p["ranked"]),
+                )
+            )
         return {
             "code": rep.code,
             "level": rep.level,
             "benchmark": rep.benchmark,
-            "players": [
-                {"seat": p.seat, "name": p.name, "total": p.total, "loss": p.loss, "grade": p.grade}
-                for p in rep.players
-            ],
-            "lines": report_lines(rep),
+            "players": players,
+            "lines": lines,
             "leaderboard": board,
         }
 
+    async def _ranked(self, name: str, table: Table, unassisted: bool) -> bool:
+        """Whether this game is ``name``'s ranked attempt at the table's challenge: unassisted, and their first."""
+        if not self.scores or not unassisted or table.challenge is None:
+            return False
+        code = table.challenge
+        try:
+            return await asyncio.to_thread(lambda: self.score_store().attempts(name, table.rules, code) <= 1)
+        except Exception as exc:  # the report goes on without it
+            log.warning("could not count the attempts of challenge %r: %s", code, exc)
+            return False
+
     async def leaderboard(self, code: str, spec: str, limit: int = 10) -> list[dict[str, Any]]:
-        """The best totals of challenge ``code`` under rule set ``spec`` (empty where scores are not kept);
-        equal totals share a rank, the earlier game first, as in a game's standings."""
+        """Challenge ``code``'s fair leaderboard under rule set ``spec`` (empty where scores are not kept): each
+        player's first, unassisted attempt (:meth:`~fivedice.storage.Store.challenge_board`); ``account`` says
+        whether the name is an account's (else a guest's). Equal totals share a rank, the earlier game first."""
         if not self.scores:
             return []
         exact = parse_spec(spec)  # that exact variant: a challenge's dice belong to one rule set and its options
-        rows = await asyncio.to_thread(lambda: self.score_store().high_scores(exact, limit, challenge=code))
+        rows = await asyncio.to_thread(lambda: self.score_store().challenge_board(exact, code, limit))
+        accounts = await self.db(_account_names, self.store, [r.name for r in rows])
         return [
             {
                 "rank": r.rank,
@@ -203,9 +240,18 @@ class Results:
                 "level": r.level,
                 "undos": r.undos,
                 "played_at": r.played_at.isoformat(),
+                "account": r.name in accounts,
             }
             for r in rows
         ]
+
+
+def _account_names(store: RoomStore, names: list[str]) -> set[str]:
+    """Which of ``names`` are accounts' names (guests cannot take them: see :mod:`fivedice.web.seating`)."""
+    from fivedice.web.accounts_db import AccountStore
+
+    accounts = AccountStore(store)
+    return {n for n in set(names) if (found := accounts.by_name(n)) is not None and found.name == n}
 
 
 def hint_data(advice: Advice, note: str | None = None, *, chances: bool = True) -> dict[str, Any]:

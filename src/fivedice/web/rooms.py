@@ -31,7 +31,7 @@ from fivedice.rules import RuleSet, parse_spec
 from fivedice.table import BY, Table, UndoPolicy, default_policy
 from fivedice.table.challenge import ChallengeReport
 from fivedice.table.events import Event, message
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 from fivedice.web.limits import TokenBucket
 
@@ -127,9 +127,9 @@ def english_text(event: Mapping[str, Any]) -> str:
 def room_seats(seats: Sequence[SeatRow]) -> list[Seat]:
     """The table's seats of a room's stored seats: a computer of its level, or a human playing from elsewhere."""
     return [
-        Seat(s.name or f"Seat {s.seat + 1}", "computer", s.level or "greedy")
+        Seat(s.name or f"Seat {s.seat + 1}", SeatKind.COMPUTER, s.level or "greedy")
         if s.kind == "computer"
-        else Seat(s.name or f"Seat {s.seat + 1}", "remote")
+        else Seat(s.name or f"Seat {s.seat + 1}", SeatKind.REMOTE)
         for s in seats
     ]
 
@@ -142,14 +142,18 @@ def room_policy(settings: Mapping[str, Any], players: int) -> UndoPolicy:
     return default_policy(players, settings.get("challenge"))
 
 
-def new_table(rules: RuleSet, seats: Sequence[SeatRow], settings: Mapping[str, Any], roller: object) -> Table:
-    """A fresh table for a room's game: dice from ``roller`` (or from the room's challenge code), a roll-off
-    unless the host starts, and each turn's first roll left to its player (the page's Roll button)."""
+def new_table(
+    rules: RuleSet, seats: Sequence[SeatRow], settings: Mapping[str, Any], roller: object, key: bytes | None = None
+) -> Table:
+    """A fresh table for a room's game: dice from ``roller`` (or from the room's challenge code, sealed by the
+    server's ``key``), a roll-off unless the host starts, and each turn's first roll left to its player
+    (the page's Roll button)."""
     return Table(
         rules,
         room_seats(seats),
         rng=roller,
         challenge=settings.get("challenge"),
+        challenge_key=key,
         undo=room_policy(settings, len(seats)),
         starter=0 if settings.get("first") == "host" else None,
         auto_first_roll=False,
@@ -179,6 +183,7 @@ def _force_undo(table: Table) -> Table:
         table.seats,
         rng=table.roller,
         challenge=table.challenge,
+        challenge_key=table.challenge_key,
         undo=table.policy,
         auto_first_roll=table.auto_first_roll,
         starter=table.game.initial.starter,
@@ -194,9 +199,10 @@ def table_from_moves(
     settings: Mapping[str, Any],
     moves: Sequence[MoveRow],
     roller: object = None,
+    key: bytes | None = None,
 ) -> Table:
-    """A room's game rebuilt from its stored move log."""
-    table = new_table(rules, seats, settings, roller if roller is not None else SecretsRoller())
+    """A room's game rebuilt from its stored move log (a challenge's dice sealed by the server's ``key``)."""
+    table = new_table(rules, seats, settings, roller if roller is not None else SecretsRoller(), key)
     for move in moves:
         table = replay_move(table, move)
     return table
@@ -205,8 +211,10 @@ def table_from_moves(
 class Room:
     """A room and its game, rebuilt from the stored move log."""
 
-    def __init__(self, row: RoomRow, moves: list[MoveRow], roller: DiceRoller) -> None:
+    def __init__(self, row: RoomRow, moves: list[MoveRow], roller: DiceRoller, key: bytes | None = None) -> None:
         self.code = row.code
+        self.key = key
+        """The server's secret that seals its challenges' dice (see :class:`~fivedice.table.tape.ChallengeDice`)."""
         self.spec = row.spec
         self.rules: RuleSet = parse_spec(row.spec)
         self._labels = {b.name: b.label for b in self.rules.boxes}
@@ -258,7 +266,7 @@ class Room:
         self._snapshot = None
 
     def _new_table(self) -> None:
-        self._listen(new_table(self.rules, self.row.seats, self.settings, self.roller))
+        self._listen(new_table(self.rules, self.row.seats, self.settings, self.roller, self.key))
         self.events.append({"msg": STARTED, "args": {}})  # the first line of every game's events
 
     def _listen(self, table: Table) -> None:

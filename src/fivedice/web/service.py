@@ -21,6 +21,7 @@ import random
 import re
 import secrets
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -30,7 +31,6 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from fivedice.dice import DiceRoller, RandomRoller
-from fivedice.engine import notation
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
 from fivedice.players.levels import check_level
@@ -38,31 +38,38 @@ from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
 from fivedice.services import chancejobs
 from fivedice.services.chancejobs import Job
-from fivedice.table import StaleStateError
-from fivedice.table.challenge import challenge_code
+from fivedice.table.challenge import AimKind, aim_kind, challenge_code, check_open
+from fivedice.table.steps import GameOver, HumanTurn
 from fivedice.web import decisions
-from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, store_error
+from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, SeatRow, store_error
 from fivedice.web.decisions import Change, Decide
+from fivedice.web.driving import RoomDriver, stand_in_due
 from fivedice.web.errors import (
     RoomError,
     RoomNotFoundError,
     StaleIntentError,
     StoreBusyError,
 )
+from fivedice.web.fanout import Outbox
 from fivedice.web.limits import DEFAULT_LIMITS, KeyedBuckets, Limits
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
-from fivedice.web.names import skeleton
+from fivedice.web.names import looks_alike
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
+from fivedice.web.specs import unknown_rules
 
-__all__ = ["RoomService", "hash_token"]
+__all__ = ["RoomService", "challenge_key", "hash_token"]
 
 log = logging.getLogger("fivedice.web")
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
+DEGRADED_POLL = 2.0
+"""Seconds between looks in the database for the rooms of this process while the fan-out is degraded."""
+REFUSED_WAIT = 5.0
+"""Seconds a computer waits before asking again for a preparation the process's budget refused."""
 IDLE = 900.0
 """Seconds after which a room nobody is connected to is dropped from memory (it stays in the database)."""
 
@@ -74,6 +81,18 @@ def check_code(code: str) -> str:
             _("Room {code!r} does not exist; an invite code is 8 letters and digits.", code=code[:20])
         )
     return code.upper()
+
+
+CHALLENGE_SECRET = "challenges"
+"""The name of the server's secret that seals its challenges' dice in the ``{prefix}secrets`` table."""
+
+
+def challenge_key(store: RoomStore) -> bytes:
+    """The server's challenge secret: made (256 random bits) by the first process to start on a database and
+    kept with it, so every process of the database (and every restart) deals the same sealed dice."""
+    from fivedice.web.accounts_db import AccountStore
+
+    return bytes.fromhex(AccountStore(store).secret(CHALLENGE_SECRET, lambda: secrets.token_hex(32)))
 
 
 class RoomService(Connections):
@@ -91,11 +110,17 @@ class RoomService(Connections):
         limits: Limits = DEFAULT_LIMITS,
         pubsub: str = "none",
         chances: bool = True,
+        challenge_key: bytes | None = None,
     ) -> None:
         self.store = store
+        self.challenge_key = challenge_key
+        """The server's secret that seals the dice of the challenges it hosts (kept with the database, the same
+        for every process: see :func:`fivedice.web.rooms.challenge_key`); None: the public tape."""
         self.extras = RoomExtras(store)
         """The chat and the lobby's public rooms (tables beside the room tables)."""
         self.hub: Hub = hub or NullHub()
+        self.outbox = Outbox(self.hub)
+        """The events for the other processes, published off the request path (see :mod:`fivedice.web.fanout`)."""
         self.roller: DiceRoller = RandomRoller(random.Random(seed)) if seed is not None else SecretsRoller()
         self.computer_delay = computer_delay
         self.scores = scores
@@ -107,6 +132,8 @@ class RoomService(Connections):
             "create": KeyedBuckets(limits.create_rate, limits.create_burst),
             "join": KeyedBuckets(limits.join_rate, limits.join_burst),
         }
+        self.sockets: Counter[str] = Counter()
+        """Open WebSockets by client address (at most ``limits.address_sockets`` each)."""
         self.peers: dict[str, float] = {}
         """Other processes and when they were last heard of (their presence lapses after ``presence_ttl``)."""
         self.proc = secrets.token_hex(6)
@@ -121,6 +148,8 @@ class RoomService(Connections):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
         self.warned: set[str] = set()
+        self.refused: dict[str, str] = {}
+        """Rooms told that a preparation their computer needs was refused (over the budget), and the sentence."""
         self.listeners: list[Callable[[Room], None]] = []
         """Called after every change of a room this process sees (its own or another process's), with the
         room up to date: the turn notifications of :mod:`fivedice.web.push` listen here."""
@@ -131,12 +160,16 @@ class RoomService(Connections):
         from fivedice.web import upkeep
 
         await self.hub.start(self._on_event)
+        self._spawn(self.outbox.run())
         self._spawn(self._timer_loop())
+        self._spawn(self._resume_rooms())
         self._spawn(upkeep.heartbeats(self))
         self._spawn(upkeep.sweeps(self))
 
     async def close(self) -> None:
-        """Stop background work and release connections."""
+        """Stop background work and release connections (the last events published, within a second)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.outbox.idle(), 1)
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -159,6 +192,7 @@ class RoomService(Connections):
         timeout = self.limits.db_timeout
 
         def run() -> T:
+            DEADLINE.set(queued + timeout)  # in this call's own context: its lock waits end then
             if time.monotonic() - queued > timeout:
                 raise StoreBusyError(
                     _(
@@ -191,10 +225,13 @@ class RoomService(Connections):
         async with self._loading:
             room = self.rooms.get(code)
             if room is None:
-                row, moves = await self.db(self._read, code)
-                room = self.rooms[code] = Room(row, moves, self.roller)
+                # rebuilt from its moves in the worker: replaying a long game is CPU work kept off the event loop
+                room = self.rooms[code] = await self.db(self._load, code)
         self._after_change(room)
         return room
+
+    def _load(self, code: str) -> Room:
+        return Room(*self._read(code), self.roller, self.challenge_key)
 
     def _read(self, code: str) -> tuple[RoomRow, list[MoveRow]]:
         with self.store.engine.begin() as conn:
@@ -314,69 +351,35 @@ class RoomService(Connections):
             room.recording = True
             self._spawn(self.results.record(room))
         table = room.table
-        if table is not None and table.challenge is not None and table.solitaire and not room.goal_pending:
+        aim = aim_kind(table) if table is not None else None
+        if aim is AimKind.BENCHMARK and table is not None and not room.goal_pending:
             room.goal_pending = True
             self._spawn(self._show(self.results.goal(room, table), room))
-        if table is not None and room.solo and self.scores and room.best_for != room.row.game_no:
+        if aim is AimKind.BEST and self.scores and room.best_for != room.row.game_no:
             room.best_for = room.row.game_no  # once per game and room load
             self._spawn(self._show(self.results.best(room), room))
-        if (
-            drive
-            and room.current_seat() is not None
-            and table is not None
-            and (table.automatic() is not None or table.computer_to_move)
-            and not room.driving
-        ):
+        if drive and self._drivable(room):
             room.driving = True
             self._spawn(self._drive(room))
 
-    async def _drive(self, room: Room, timer: bool = False) -> None:
-        """Make the table's automatic actions and play computer seats (and, with ``timer``, a timed-out
-        human's turn by the table's stand-in) one action at a time, paced, until a human is to act."""
+    def _drivable(self, room: Room) -> bool:
+        """Whether the room's driver has a step to take now (whoever is connected): the table's own roll, a
+        computer's move, or a stand-in's for a person whose time ran out."""
+        table = room.table
+        if room.driving or room.current_seat() is None or table is None:
+            return False
+        return not isinstance(table.next_step(stand_in_due(room, self.clock())), HumanTurn | GameOver)
+
+    async def _drive(self, room: Room) -> None:
+        """Run the room's driver (:class:`~fivedice.web.driving.RoomDriver`) until a person is to act (or the
+        end), whether or not anyone is connected: computers and stand-ins play on, paced."""
         room.driving = True
         try:
-            while True:
-                quick = timer or (room.table is not None and room.table.automatic() is not None)
-                await asyncio.sleep(min(self.computer_delay, 0.3) if quick else self.computer_delay)
-                job = room.table.computer_preparation() if room.table and room.table.computer_to_move else None
-                if job is not None and not job.done.is_set():  # its level plays by chances not yet prepared
-                    await self._prepared(room, job)
-                    continue
-                async with room.lock:
-                    if await self.db(self._refresh, room):
-                        self._broadcast(room)
-                    table, seat = room.table, room.current_seat()
-                    if seat is None or table is None:
-                        break
-                    state = table.state
-                    timed_out = room.deadline is not None and self.clock() >= room.deadline
-                    automatic = table.automatic()
-                    if automatic is not None:
-                        intent, by = automatic, "auto"
-                    elif table.computer_to_move:
-                        intent, by = await asyncio.to_thread(table.computer_intent, state), "computer"
-                    elif timer and timed_out and room.settings.get("away") == "computer":
-                        intent, by = await asyncio.to_thread(table.stand_in_intent, state), "timer"
-                    else:
-                        break
-
-                    def decide(r: Room, _c: Connection, seen: Any = state, act: Any = intent, who: str = by) -> Change:
-                        if r.table is None or r.table.state is not seen:
-                            raise StaleStateError(_("The game moved on while the computer was thinking."))
-                        if who == "computer":
-                            return Change(entry=notation.to_json(r.table.play_computer(act, seen)))
-                        return Change(entry=notation.to_json(r.table.play(act, who)))
-
-                    try:
-                        await self.db(self._write, room, seat.seat, by, decide)
-                    except StaleStateError:
-                        continue
-                    except FiveDiceError as exc:
-                        log.warning("automatic or computer move failed in room %s: %s", room.code, exc)
-                        break
-                    finally:
-                        self._broadcast(room)
-                await self._publish(room, "changed", version=room.version)
+            await RoomDriver(self, room).run()
+        except FiveDiceError as exc:
+            log.warning("automatic or computer move failed in room %s: %s", room.code, exc)
+        except Exception:  # a failing computer player must not take the server down
+            log.exception("the driver of room %s failed", room.code)
         finally:
             room.driving = False
         self._after_change(room, drive=False)
@@ -385,6 +388,13 @@ class RoomService(Connections):
         """Tell the room, and wait (the room free meanwhile), while the chances a computer plays by are
         prepared in the background (once per process)."""
         text, fields = chancejobs.message(job)
+        if job.refusal is not None:  # over the process's budget: say so once, and ask again in a while
+            if self.refused.get(room.code) != text:
+                self.refused[room.code] = text
+                await self._message(room, notice(text, **fields))
+            await asyncio.sleep(REFUSED_WAIT)
+            return
+        self.refused.pop(room.code, None)
         await self._message(room, notice(text, **fields))
         while not job.done.is_set():
             await asyncio.sleep(0.5)
@@ -397,46 +407,78 @@ class RoomService(Connections):
                 self._broadcast(room)
 
     async def _timer_loop(self) -> None:
+        """Every half second: the turn timers of the rooms held (a stand-in plays, or the room is told that
+        time is up), and rooms nobody needs dropped from memory (a room its driver still has work in, a
+        computer's move or a timer to fire, is kept: it plays on with nobody connected); while the fan-out
+        is degraded, every ``DEGRADED_POLL`` seconds the rooms watched here are read from the database."""
+        polled = 0.0
         while True:
             await asyncio.sleep(0.5)
+            if not self.outbox.health()["ok"] and time.monotonic() - polled >= DEGRADED_POLL:
+                polled = time.monotonic()  # no news from the other processes: look in the database instead
+                self._spawn(self._poll())
             now = self.clock()
             for room in list(self.rooms.values()):
-                if not room.clients and not room.driving and not room.lock.locked() and now - room.row.updated > IDLE:
+                deadline, seat = room.deadline, room.current_seat()
+                pending = deadline is not None and room.settings.get("away") == "computer"
+                busy = room.clients or room.driving or room.lock.locked()
+                idle = not busy and now - room.row.updated > IDLE
+                if idle and not pending:
                     del self.rooms[room.code]  # nobody here for a while: reloaded from the database on demand
                     continue
-                deadline, seat = room.deadline, room.current_seat()
                 if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
                     continue
-                if room.settings.get("away") == "computer":
+                if pending:
                     room.driving = True
-                    self._spawn(self._drive(room, timer=True))
+                    self._spawn(self._drive(room))
                 elif room.notified_timeout != (room.row.game_no, room.seq):
                     room.notified_timeout = (room.row.game_no, room.seq)
                     text = N_("Time is up for {who}; the room waits for them.")
                     await self._message(room, notice(text, who=seat.name))
+
+    async def _poll(self) -> None:
+        """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
+        for room in list(self.rooms.values()):
+            if room.clients and not room.lock.locked():
+                with contextlib.suppress(FiveDiceError):
+                    await self.fresh(room)
+
+    async def fresh(self, room: Room) -> Room:
+        """``room`` brought up to date from the database (a reload always shows what is stored, whatever the
+        news between processes said), its clients told if anything changed."""
+        async with room.lock:
+            if await self.db(self._refresh, room):
+                self._broadcast(room)
+        self._after_change(room)
+        return room
+
+    async def _resume_rooms(self, limit: int = 1000) -> None:
+        """At start: load the rooms in play (up to ``limit``), so that their computers, stand-ins and timers
+        play on although nobody is connected (after a restart, say)."""
+        try:
+            codes = await self.db(self.store.codes, ("playing",))
+        except FiveDiceError:
+            return  # logged by db(); rooms are then driven once someone opens them
+        for code in codes[:limit]:
+            with contextlib.suppress(FiveDiceError):
+                await self.room(code)
 
     # -- HTTP operations ----------------------------------------------------------------
     async def create(self, req: CreateRoom) -> dict[str, Any]:
         """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
         key = normalize_name(req.rules)
         if key not in BUILTINS:
-            raise RoomError(
-                _(
-                    "Rule set {rules!r} is unknown; expected one of: {known}.",
-                    rules=req.rules,
-                    known=", ".join(BUILTINS),
-                )
-            )
+            raise unknown_rules(req.rules)  # the sentence every unknown name gets (never a file)
         rules = get(key, **req.options)
         # one sentence for a level that cannot play these rules, never a silent substitute
-        levels = [check_level(level, rules) for level in req.computers]
-        challenge = challenge_code(req.challenge) if req.challenge is not None else None
+        levels = await asyncio.to_thread(lambda: [check_level(level, rules) for level in req.computers])
+        challenge = check_open(challenge_code(req.challenge)) if req.challenge is not None else None
         token = secrets.token_urlsafe(24)
         seats = [SeatRow(0, req.name, "human", None, hash_token(token))]
         seats += [SeatRow(i, None, "human", None, None) for i in range(1, req.humans)]
         for n, level in enumerate(levels, 1):
             seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
-        if skeleton(req.name) in {skeleton(s.name) for s in seats[1:] if s.name}:
+        if any(looks_alike(req.name, s.name) for s in seats[1:] if s.name):
             raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=req.name))
         settings: dict[str, Any] = {
             "hints": req.hints,
@@ -472,7 +514,7 @@ class RoomService(Connections):
         def decide(r: Room, conn: Connection) -> Change:
             if r.status != "lobby":
                 raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
-            clash = next((n for n in r.names if skeleton(n) == skeleton(name)), None)
+            clash = next((n for n in r.names if looks_alike(n, name)), None)
             if clash == name or (clash is not None and clash.casefold() == name.casefold()):
                 raise RoomError(
                     _("Name {name!r} is already taken in room {code!r}; choose another.", name=name, code=r.code)
@@ -552,6 +594,13 @@ class RoomService(Connections):
         if isinstance(msg, Simple) and msg.type == "ping":
             client.send(json.dumps({"type": "pong", "id": msg.id}))
             return
+        if isinstance(msg, Simple) and msg.type == "analysis":  # read-only: spectators may ask too
+            analysis = await self.results.analysis(room)
+            client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
+            return
+        if isinstance(msg, Simple) and msg.type == "challenge":
+            client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.results.challenge(room))}))
+            return
         if seat is None:
             raise RoomError(_("Spectators can watch but not act or chat; join the room to play."))
         if isinstance(msg, Chat):
@@ -563,11 +612,6 @@ class RoomService(Connections):
             if msg.type == "hint":
                 hint = await self.results.hint(room, seat, again=msg.again)
                 client.send(json.dumps({"type": "hint", "id": msg.id, **hint}))
-            elif msg.type == "analysis":
-                analysis = await self.results.analysis(room)
-                client.send(json.dumps({"type": "analysis", "id": msg.id, "analysis": analysis}))
-            elif msg.type == "challenge":
-                client.send(json.dumps({"type": "challenge", "id": msg.id, **(await self.results.challenge(room))}))
             return
         sent: tuple[int, tuple[Client, int | None]] = (msg.version, (client, msg.id))
         if isinstance(msg, RollIntent | ScoreIntent):

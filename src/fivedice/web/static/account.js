@@ -238,7 +238,9 @@ export async function refreshLobby() {
 }
 
 function gameLine(g) {
-  const players = g.opponents.length ? t("with {players}", { players: g.opponents.join(", ") }) : t("alone");
+  // the server names computer seats "Computer 1": in the page's language here
+  const opponents = g.opponents.map((name) => (/^Computer \d+$/.test(name) ? t("Computer {n}", { n: name.split(" ")[1] }) : name));
+  const players = opponents.length ? t("with {players}", { players: opponents.join(", ") }) : t("alone");
   let state;
   if (g.your_turn) state = t("Your turn — round {round} of {rounds}.", g);
   else if (g.status === "playing") state = t("{who}'s turn — round {round} of {rounds}.", { who: g.turn, round: g.round, rounds: g.rounds });

@@ -1,13 +1,15 @@
 // The fivedice browser client: lobby and room screens over the JSON API and one WebSocket.
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
-import { playRoll, playScore, setSound, soundOn, tumble } from "./dice.js";
+import { initChrome } from "./chrome.js";
 import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
 import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
 import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
-import { notifyTurn, setTitle, setTurns } from "./notify.js";
-import { addComputer, dailyRequest, loadCatalogue, playerName, quickRequest, relabelComputers, roomRequest, showLobby, showRuleOptions, storedName } from "./lobby.js";
+import { othersMove, tellChanges, turnOf } from "./moves.js";
+import { setTitle, setTurns } from "./notify.js";
+import { initHowToPlay } from "./how.js";
+import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, relabelLobby, roomRequest, showLobby, storedName } from "./lobby.js";
 import {
-  $, appendLine, controlsReason, el, eventLines, nameOf, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
+  $, appendLine, controlsReason, el, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
 } from "./render.js";
 
 const ui = {
@@ -21,13 +23,17 @@ const ui = {
   pending: false, // an intent is on its way: its buttons wait for the next state
   retry: 500,
   nextId: 1,
+  quiet: new Set(), // ids of requests the page made by itself (the analysis, a challenge's result)
   asking: null, // "again" while a hint is asked again for its chances (not announced anew)
   status: "", // the connection line, an English text translated when shown
   hint: null, // the last hint, drawn again after a language switch
   plan: null, // the hint's first choice: {keep: Set of positions} or {box: "card:box"}
-  analysis: undefined, // undefined: not asked; null: no solver; else the analysis
+  analysis: undefined, // undefined: not asked; null: no solver; a text: why there is none; else the analysis
   autostart: false, // start the game as soon as every seat is taken (play now)
   shared: null, // the replay link of the finished game
+  confirm: null, // "card:box" of a zero tapped once, waiting for the second tap
+  lit: new Set(), // "seat:card:box" of the boxes another player just filled
+  lastMove: "", // what the last other player did, shown above the card
 };
 
 const languageKey = "fivedice:language";
@@ -95,9 +101,14 @@ function openRoom(code, { autostart = false } = {}) {
   ui.challengeAsked = false;
   ui.shared = null;
   ui.turn = null;
+  ui.lit = new Set();
+  ui.lastMove = "";
+  ui.confirm = null;
   $("#lobby").hidden = true;
   $("#room").hidden = false;
   $("#room-code").textContent = ui.code;
+  $("#room-gone").hidden = true;
+  $("#room .room-grid").hidden = false;
   $("#chat-log").replaceChildren();
   const link = `${location.origin}/r/${ui.code}`;
   $("#invite-link").textContent = link;
@@ -127,13 +138,43 @@ function connect() {
   ws.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   ws.addEventListener("close", (event) => {
     if (ui.ws !== ws) return;
-    setStatus(N_("offline — reconnecting…"));
     ui.pending = false;
-    if (event.code === 4400) return; // the server refused the room or token: do not hammer it
+    if (event.code === 4404) {
+      // a bad or expired invite: the room is gone, say so and offer the lobby (never "reconnecting" forever)
+      setStatus(N_("not in this room"));
+      $("#room .room-grid").hidden = true;
+      $("#room-gone").hidden = false;
+      $("#room-gone a").focus();
+      return;
+    }
+    if (event.code === 4400 || event.code === 4429) {
+      setStatus(N_("not in this room")); // the server refused the token, or this address has too many sockets
+      return;
+    }
+    if (event.code === 4408 && document.visibilityState !== "visible") {
+      setStatus(N_("offline — reconnecting…")); // a hidden spectator's page, let go: back when it is shown
+      ui.idle = true;
+      return;
+    }
+    setStatus(N_("offline — reconnecting…"));
     setTimeout(connect, ui.retry);
     ui.retry = Math.min(ui.retry * 2, 8000);
   });
 }
+
+// A spectator's page shows a sign of life while it is shown (the server lets idle watchers go), and a page
+// let go while hidden comes back when it is shown again.
+setInterval(() => {
+  if (ui.ws && ui.ws.readyState === WebSocket.OPEN && ui.you === null && ui.room && document.visibilityState === "visible") {
+    ui.ws.send(JSON.stringify({ type: "ping", id: ui.nextId++ }));
+  }
+}, 60_000);
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && ui.idle && ui.code) {
+    ui.idle = false;
+    connect();
+  }
+});
 
 // Send an intent; its buttons stay disabled until the state it causes (or an error) arrives.
 function send(message, { intent = true } = {}) {
@@ -152,12 +193,6 @@ function send(message, { intent = true } = {}) {
   return true;
 }
 
-function turnOf(room) {
-  const g = room.game;
-  if (!g || room.status !== "playing") return null;
-  return `${room.game_no}:${g.phase}:${g.round}:${g.current}:${g.totals.join(",")}:${g.cards.map((c) => c.map((k) => k.entries.filter((e) => e !== null).length).join()).join()}`;
-}
-
 function receive(msg) {
   if (msg.type === "state") {
     if (ui.room && msg.state.version < ui.room.version) return; // an older broadcast arrived late
@@ -168,17 +203,20 @@ function receive(msg) {
     setStatus(ui.you === null ? N_("watching") : N_("connected"));
     followTurn(before);
     render();
-    tell(before, ui.room);
+    announce(tellChanges(before, ui.room, ui.you, ui.kept));
     if (ui.autostart && ui.room.status === "lobby" && ui.you === 0 && ui.room.seats.every((s) => s.taken)) {
       ui.autostart = false;
       send({ type: "start" });
     }
     if (ui.room.status === "over" && ui.analysis === undefined && !ui.asked) {
       ui.asked = true;
+      ui.analysisId = ui.nextId;
+      ui.quiet.add(ui.nextId); // asked by the page itself: a refusal is shown in its place, never as a toast
       send({ type: "analysis" }, { intent: false });
     }
     if (ui.room.status === "over" && ui.room.challenge && !ui.challenge && !ui.challengeAsked) {
       ui.challengeAsked = true;
+      ui.quiet.add(ui.nextId);
       send({ type: "challenge" }, { intent: false });
     }
   } else if (msg.type === "presence") {
@@ -188,6 +226,13 @@ function receive(msg) {
     ui.room.spectators = msg.spectators;
     ui.room.watchers = msg.watchers;
     renderSeats(ui.room, ui.you);
+  } else if (msg.type === "error" && ui.quiet.has(msg.id)) {
+    ui.quiet.delete(msg.id); // the analysis (or challenge result) the page asked for is not to be had
+    if (msg.id === ui.analysisId) {
+      ui.analysis = msg.message;
+      ui.asked = false;
+      renderAnalysis(ui.analysis, ui.room);
+    }
   } else if (msg.type === "error") {
     ui.pending = false;
     toast(msg.message);
@@ -228,6 +273,10 @@ function followTurn(before) {
     if (saved && saved.turn === turn && g && g.dice) ui.kept = new Set(saved.kept.filter((i) => i < g.dice.length));
   }
   if (moved) {
+    ui.confirm = null;
+    const seen = othersMove(before, room, ui.you);
+    ui.lit = seen.lit;
+    if (seen.line !== null) ui.lastMove = seen.line;
     ui.hint = null;
     ui.plan = null;
     $("#hint-box").replaceChildren();
@@ -245,34 +294,6 @@ function followTurn(before) {
 
 function saveKept() {
   if (ui.code) sessionStorage.setItem(keptKey(ui.code), JSON.stringify({ turn: ui.turn, kept: [...ui.kept] }));
-}
-
-// Announce what changed: new events, the dice after a roll, whose turn it is, the totals after a score.
-function tell(before, room) {
-  const g = room.game;
-  const b = before && before.game_no === room.game_no ? before.game : null;
-  const parts = [];
-  if (g && b && g.moves !== b.moves) {
-    parts.push(...eventLines(room).slice(-Math.max(1, Math.min(3, g.moves - b.moves))));
-    const sameTurn = b.dice && b.current === g.current && g.rolls > b.rolls;
-    if (g.dice && (!b.dice || g.rolls !== b.rolls || b.current !== g.current)) {
-      const mine = g.current === ui.you;
-      const rolled = g.dice.map((_v, i) => i).filter((i) => !sameTurn || (mine ? !ui.kept.has(i) : g.dice[i] !== b.dice[i]));
-      tumble($("#dice"), rolled);
-      playRoll(rolled.length);
-      parts.push(t("Dice: {dice}.", { dice: g.dice.join(", ") }));
-    } else {
-      playScore();
-      parts.push(t("Totals: {totals}.", { totals: room.seats.map((s) => `${nameOf(room, s.seat)} ${g.totals[s.seat]}`).join(", ") }));
-    }
-  }
-  const started = g && (!b || b.current !== g.current || (before && before.status !== "playing"));
-  if (started && room.status === "playing" && g.current === ui.you) {
-    parts.push(t("Your turn."));
-    if (before && g.phase === "play") notifyTurn(t("Your turn — round {round} of {rounds}.", g), `/r/${room.code}`);
-  }
-  if (room.status === "over" && before && before.status !== "over") parts.push(t("The game is over."));
-  announce(parts.join(" "));
 }
 
 function render() {
@@ -308,7 +329,8 @@ function render() {
     turn.className = g.current === ui.you && playing && g.phase === "play" ? "yours" : ""; // the roll-off is the table's
     const plan = ui.plan || {};
     renderDice(room, ui.you, ui.kept, plan.keep || new Set(), toggleKeep);
-    renderCards(room, ui.you, ui.selected, plan.box || null, score);
+    renderCards(room, ui.you, ui.selected, plan.box || null, score, { lit: ui.lit, confirm: ui.confirm });
+    $("#last-move").textContent = ui.lastMove || "";
     const mine = myTurn();
     if (ui.pending) {
       $("#roll").disabled = true;
@@ -358,8 +380,19 @@ function roll() {
   send({ type: "roll", keep: [...ui.kept].sort() });
 }
 
-function score(card, box) {
+// Score a box; a tap on a box that would score 0 asks once more (a second tap scores it).
+function score(card, box, event = null) {
   if (!myTurn() || ui.pending) return;
+  const key = `${card}:${box}`;
+  const option = ui.room.game.options.find((o) => `${o.card}:${o.box}` === key);
+  if (event && event.pointerType === "touch" && option && option.points === 0 && ui.confirm !== key) {
+    ui.confirm = key;
+    render();
+    const label = ui.room.rules.boxes.find((b) => b.name === box).label;
+    announce(t("Tap again to score 0 in {box}", { box: t(label) }));
+    return;
+  }
+  ui.confirm = null;
   send({ type: "score", card, box });
 }
 
@@ -505,14 +538,30 @@ function route() {
       ws.close();
     }
     setTurns(0);
+    showOffline(false);
     showLobby(api, goToRoom, toast)
       .then(() => {
         setTitle("fivedice");
         return refreshLobby();
       })
-      .catch((err) => toast(err.message));
+      .catch((err) => (offline(err) ? showOffline(true) : toast(err.message)));
   }
 }
+
+// Without a network (a reload from the installed app's cache, a train's tunnel) the lobby says so, instead
+// of a raw "Failed to fetch", an empty rule-set list and "no public room"; it comes back when online.
+const offline = (err = null) => !navigator.onLine || err instanceof TypeError; // fetch's network failure
+
+function showOffline(on) {
+  $("#lobby").classList.toggle("offline", on);
+  $("#offline-note").hidden = !on;
+  if (on) setStatus(N_("offline"));
+  else if (!ui.code) setStatus("");
+}
+
+window.addEventListener("online", () => {
+  if (!$("#lobby").hidden && $("#lobby").classList.contains("offline")) route();
+});
 
 $("#create-form").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -529,6 +578,8 @@ $("#open-form").addEventListener("submit", (event) => {
   goToRoom(new FormData(event.target).get("code").toUpperCase());
 });
 $("#add-computer").addEventListener("click", addComputer);
+$("#how-to-play").addEventListener("click", howToPlay);
+initHowToPlay();
 $("#join-form").addEventListener("submit", joinRoom);
 $("#chat-form").addEventListener("submit", sendChat);
 $("#start").addEventListener("click", () => send({ type: "start" }));
@@ -540,31 +591,7 @@ $("#redo").addEventListener("click", () => send({ type: "redo" }));
 $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
 $("#share").addEventListener("click", share);
 // the invite: the system's share sheet where there is one (phones), the QR code made by the server
-$("#share-invite").addEventListener("click", async () => {
-  try {
-    await navigator.share({ title: "fivedice", text: t("Play {rules} with me: room {code}", { rules: ui.room ? ui.room.rules.title : "fivedice", code: ui.code }), url: $("#invite-link").href });
-  } catch (err) {
-    if (err.name !== "AbortError") toast(t("Copy the link shown next to the button."));
-  }
-});
-$("#qr-box").addEventListener("toggle", () => {
-  if ($("#qr-box").open && !$("#qr").getAttribute("src")) $("#qr").src = `/api/rooms/${ui.code}/qr.svg`;
-});
-$("#copy-link").addEventListener("click", async () => {
-  try {
-    await navigator.clipboard.writeText($("#invite-link").href);
-    toast(t("Invite link copied."));
-  } catch {
-    toast(t("Copy the link shown next to the button."));
-  }
-});
-const soundButton = $("#sound");
-soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
-soundButton.addEventListener("click", () => {
-  setSound(!soundOn());
-  soundButton.setAttribute("aria-pressed", soundOn() ? "true" : "false");
-  announce(soundOn() ? t("Sound on.") : t("Sound off."));
-});
+initChrome({ room: () => ui.room, code: () => ui.code, api, toast, announce });
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
 
@@ -577,7 +604,7 @@ async function switchLanguage(wanted) {
   if (ui.ws && ui.ws.readyState === WebSocket.OPEN) {
     send({ type: "language", lang: code }, { intent: false });
     // the analysis names its moves in words: ask again for them in the new language
-    if (ui.analysis) send({ type: "analysis" }, { intent: false });
+    if (ui.analysis && typeof ui.analysis === "object") send({ type: "analysis" }, { intent: false });
     if (ui.challenge) send({ type: "challenge" }, { intent: false }); // its sentences are worded by the server
   }
   if (ui.room) {
@@ -587,10 +614,9 @@ async function switchLanguage(wanted) {
     if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
     setTitle("fivedice — " + t("room {code}", { code: ui.code }));
   }
-  if (!$("#lobby").hidden) {
-    await loadCatalogue(api, true);
-    showRuleOptions();
-    relabelComputers();
+  if (!$("#lobby").hidden && !offline()) {
+    await relabelLobby(api);
+    await refreshLobby(); // my games and friends, their lines in the new language
   }
 }
 

@@ -21,6 +21,13 @@ export function dieFace(value) {
   const body = document.createElementNS(SVG, "rect");
   for (const [k, v] of Object.entries({ x: 4, y: 4, width: 92, height: 92, rx: 18, class: "body" })) body.setAttribute(k, v);
   svg.append(body);
+  drawPips(svg, value);
+  return svg;
+}
+
+// The pips of `value` on a face drawn by dieFace (the face itself stays, so its tumble goes on).
+function drawPips(svg, value) {
+  for (const old of [...svg.querySelectorAll(".pip, .blank")]) old.remove();
   for (const [cx, cy] of PIPS[value] || []) {
     const pip = document.createElementNS(SVG, "circle");
     for (const [k, v] of Object.entries({ cx, cy, r: 9.5, class: "pip" })) pip.setAttribute(k, v);
@@ -32,18 +39,31 @@ export function dieFace(value) {
     mark.textContent = "?";
     svg.append(mark);
   }
-  return svg;
 }
 
-// Let the dice at `positions` of `row` tumble once (the CSS animation; none with reduced motion).
+const stillness = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// Let the dice at `positions` of `row` tumble once: thrown in, each a little after the other, showing a
+// few random faces on the way before the one the server rolled (nothing of it with reduced motion).
 export function tumble(row, positions) {
-  for (const i of positions) {
+  const calm = stillness();
+  positions.forEach((i, n) => {
     const die = row.children[i];
-    if (!die) continue;
+    if (!die) return;
     die.classList.remove("rolling");
     void die.offsetWidth; // restart the animation
+    die.style.setProperty("--delay", `${n * 35}ms`);
     die.classList.add("rolling");
-  }
+    if (calm) return;
+    clearInterval(die.spin);
+    let turns = 0;
+    die.spin = setInterval(() => {
+      const face = die.querySelector(".face");
+      const landed = ++turns > 4;
+      if (face) drawPips(face, landed ? Number(die.dataset.value) || null : 1 + Math.floor(Math.random() * 6));
+      if (landed) clearInterval(die.spin);
+    }, 90);
+  });
 }
 
 // -- sound: a short synthesized clatter, no audio files; off until the player turns it on --------
@@ -78,6 +98,47 @@ export function playRoll(n) {
   context = context || new Audio();
   const now = context.currentTime + 0.01;
   for (let i = 0; i < Math.min(n, 5) * 2; i++) clack(now + i * 0.045 + Math.random() * 0.02, 700 + Math.random() * 900);
+}
+
+function tone(at, pitch, length, level = 0.18, type = "sine") {
+  const osc = context.createOscillator();
+  const gain = context.createGain();
+  osc.type = type;
+  osc.frequency.setValueAtTime(pitch, at);
+  gain.gain.setValueAtTime(0.0001, at);
+  gain.gain.exponentialRampToValueAtTime(level, at + 0.02);
+  gain.gain.exponentialRampToValueAtTime(0.0001, at + length);
+  osc.connect(gain).connect(context.destination);
+  osc.start(at);
+  osc.stop(at + length + 0.02);
+}
+
+function audio() {
+  const Audio = window.AudioContext || window.webkitAudioContext;
+  if (!Audio) return false;
+  context = context || new Audio();
+  return true;
+}
+
+// A short fanfare for a moment worth it: a Yahtzee, the upper bonus, a new best, a win (sound on only).
+const FANFARES = { yahtzee: [523, 659, 784, 1047, 1319], bonus: [587, 740, 880], best: [523, 659, 784, 1047], win: [392, 523, 659, 784, 1047, 1319] };
+
+export function playFanfare(kind) {
+  if (!soundOn() || !audio()) return;
+  const now = context.currentTime + 0.02;
+  (FANFARES[kind] || FANFARES.bonus).forEach((pitch, i) => tone(now + i * 0.11, pitch, 0.35, 0.16, "triangle"));
+}
+
+// The "your turn" chime: two soft notes (its own option, apart from the dice's sound).
+const chimeKey = "fivedice:chime";
+export const chimeOn = () => localStorage.getItem(chimeKey) === "on";
+export const setChime = (on) => localStorage.setItem(chimeKey, on ? "on" : "off");
+
+export function playChime() {
+  if (!chimeOn() || !audio()) return;
+  const now = context.currentTime + 0.02;
+  tone(now, 880, 0.5, 0.12);
+  tone(now + 0.16, 1318.5, 0.7, 0.1);
 }
 
 // A soft tick for a box filled.

@@ -20,13 +20,19 @@ export function renderRanking(room) {
   );
 }
 
+// One line of a challenge's leaderboard (equal totals share a rank; a guest, not an account, is marked).
+export function boardLine(row) {
+  const fields = { place: row.rank, name: row.name, total: row.total };
+  return el("li", { text: row.account === false ? t("{place}. {name} (guest) — {total} points", fields) : t("{place}. {name} — {total} points", fields) });
+}
+
 // A finished challenge: the server's sentences (each player next to the benchmark player on the same
 // dice, what their decisions cost), then the challenge's leaderboard.
 export function renderChallenge(result) {
   const box = $("#challenge-result");
   box.hidden = !result;
   if (!result) return;
-  const board = result.leaderboard.map((row) => el("li", { text: t("{place}. {name} — {total} points", { place: row.rank, name: row.name, total: row.total }) }));
+  const board = result.leaderboard.map(boardLine);
   box.replaceChildren(
     el("h3", { text: t("Challenge {code}", { code: result.code }) }),
     ...result.lines.map((line) => el("p", { text: line })),
@@ -72,11 +78,66 @@ export function progressChart(points, player) {
   return chart;
 }
 
+// A line chart of two running sums over rounds or games: the dice's luck (solid) and the points lost by
+// decisions (dashed), both in points; the score against the optimal mean is luck minus loss.
+// `points` are objects with `luck` and `loss`; an image with a text summary for screen readers.
+export function splitChart(points, summary) {
+  const W = 320;
+  const H = 150;
+  const pad = { l: 34, r: 8, t: 10, b: 22 };
+  const steps = Math.max(1, points.length - 1);
+  const values = points.flatMap((p) => [p.luck, p.loss]);
+  const top = Math.max(...values, 1);
+  const bottom = Math.min(...values, 0);
+  const x = (r) => pad.l + ((W - pad.l - pad.r) * r) / steps;
+  const y = (v) => H - pad.b - ((H - pad.t - pad.b) * (v - bottom)) / (top - bottom);
+  const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart split", "aria-label": summary });
+  chart.append(svg("title", {}, summary));
+  for (const v of [bottom, 0, top]) {
+    chart.append(svg("line", { x1: pad.l, x2: W - pad.r, y1: y(v), y2: y(v), class: v === 0 ? "grid zero" : "grid" }));
+    chart.append(svg("text", { x: pad.l - 4, y: y(v) + 4, "text-anchor": "end", class: "axis" }, number(v, 0)));
+  }
+  chart.append(svg("text", { x: pad.l, y: H - 6, class: "axis" }, "0"));
+  chart.append(svg("text", { x: W - pad.r, y: H - 6, "text-anchor": "end", class: "axis" }, String(steps)));
+  const path = (pick) => points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(pick(p)).toFixed(1)}`).join(" ");
+  chart.append(svg("path", { d: path((p) => p.loss), class: "loss" }));
+  chart.append(svg("path", { d: path((p) => p.luck), class: "luck" }));
+  return chart;
+}
+
+// The legend of splitChart.
+export function splitLegend() {
+  return el(
+    "p",
+    { class: "legend muted" },
+    el("span", { class: "key luck", "aria-hidden": "true" }),
+    t("luck of the dice"),
+    " ",
+    el("span", { class: "key loss", "aria-hidden": "true" }),
+    t("points lost by decisions"),
+  );
+}
+
+// "409 = 254.6 expected + 180.7 luck − 26.3 decisions" for one player of an analysis.
+export function splitText(p) {
+  return t("Score {score} = {optimal} expected {sign} {luck} luck − {loss} decisions", {
+    score: p.score,
+    optimal: number(p.optimal, 1),
+    sign: p.luck < 0 ? "−" : "+",
+    luck: number(Math.abs(p.luck), 1),
+    loss: number(p.points_loss, 1),
+  });
+}
+
 // The analysis: null when this server has no solver for these rules.
 export function renderAnalysis(analysis, room) {
   const box = $("#analysis");
   if (analysis === undefined) {
     box.replaceChildren(el("p", { class: "muted", text: t("The analysis is being prepared…") }));
+    return;
+  }
+  if (typeof analysis === "string") {
+    box.replaceChildren(el("p", { text: analysis })); // the server's sentence: why there is none
     return;
   }
   if (!analysis) {
@@ -112,6 +173,10 @@ export function renderAnalysis(analysis, room) {
         }),
       }),
       progress && progress.length > 1 ? progressChart(progress, name) : null,
+      el("p", { class: "split-text", text: splitText(p) }),
+      progress && progress.length > 1
+        ? splitChart(progress, t("{player}: luck {luck}, decisions cost {loss} points over the rounds.", { player: name, luck: number(p.luck, 1), loss: number(p.points_loss, 1) }))
+        : null,
       worst.length
         ? el(
             "div",
@@ -134,5 +199,5 @@ export function renderAnalysis(analysis, room) {
         : el("p", { class: "muted", text: t("No decision lost points: optimal play.") }),
     );
   });
-  box.replaceChildren(el("h3", { text: t("Analysis") }), legend, el("div", { class: "analysis-grid" }, ...players));
+  box.replaceChildren(el("h3", { text: t("Analysis") }), legend, splitLegend(), el("div", { class: "analysis-grid" }, ...players));
 }

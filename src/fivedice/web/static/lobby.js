@@ -1,6 +1,9 @@
 // The lobby: play against the computer in one click, public rooms to join or watch, a new room with
 // every rule-set option in words (what each choice does, in the player's language), or a room by code.
+import { showHowToPlay } from "./how.js";
 import { currentLanguage, t } from "./i18n.js";
+import { boardLine } from "./end.js";
+import { byStrength, levelWord } from "./people.js";
 import { $, el } from "./render.js";
 
 const nameKey = "fivedice:name";
@@ -27,7 +30,7 @@ export async function showLobby(api, open, toast) {
   await loadCatalogue(api);
   const select = $("#rules-select");
   if (!select.options.length) {
-    for (const r of catalogue.rules) select.append(el("option", { value: r.name, text: r.explained ? r.description.split(":")[0] : r.name }));
+    for (const r of catalogue.rules) select.append(el("option", { value: r.name, text: ruleTitle(r) }));
     select.addEventListener("change", showRuleOptions);
   }
   showRuleOptions();
@@ -39,6 +42,21 @@ export async function showLobby(api, open, toast) {
   timer = setInterval(() => ($("#lobby").hidden ? clearInterval(timer) : refresh()), 5000);
 }
 
+const ruleTitle = (r) => (r.explained ? r.description.split(":")[0] : r.name);
+
+// After a language switch: the catalogue again in the new language, and every text drawn from it (the
+// rule sets, their options, the computer levels) and today's leaderboard written anew.
+export async function relabelLobby(api) {
+  await loadCatalogue(api, true);
+  for (const option of $("#rules-select").options) {
+    const rule = catalogue.rules.find((r) => r.name === option.value);
+    if (rule) option.textContent = ruleTitle(rule);
+  }
+  showRuleOptions();
+  relabelComputers();
+  await refreshDaily(api);
+}
+
 // Today's challenge: its leaderboard (the same dice for everyone today).
 async function refreshDaily(api) {
   const { leaderboard } = await api("GET", "/api/challenges/today");
@@ -47,15 +65,10 @@ async function refreshDaily(api) {
   );
 }
 
-// One line of a challenge's leaderboard (equal totals share a rank).
-export function boardLine(row) {
-  return el("li", { text: t("{place}. {name} — {total} points", { place: row.rank, name: row.name, total: row.total }) });
-}
-
 // The public rooms: join those waiting for players, watch those in play.
 async function refreshRooms(api, open) {
   const { rooms } = await api("GET", "/api/lobby");
-  $("#no-rooms").hidden = rooms.length > 0;
+  $("#no-rooms").hidden = rooms.length > 0; // said only once the server has answered
   $("#public-rooms").replaceChildren(
     ...rooms.map((r) => {
       const players = r.players.map((p) => p.name).join(", ");
@@ -99,45 +112,64 @@ export function showRuleOptions() {
   );
 }
 
-function levelText(level) {
-  const about = catalogue.levels[level];
-  return about ? `${level}: ${about}` : level;
+// A computer seat's level: a select of plain words ("Easy", "Tricky", "Perfect"), the server's sentence
+// about the chosen level one tap away (a disclosure under it).
+function levelHelp(select, help) {
+  help.textContent = (catalogue && catalogue.levels[select.value]) || "";
 }
 
 function relabelComputers() {
-  for (const select of document.querySelectorAll('#computer-list select[name="computer"]')) {
-    for (const option of select.options) option.textContent = levelText(option.value);
+  for (const item of document.querySelectorAll("#computer-list li")) {
+    const select = item.querySelector('select[name="computer"]');
+    for (const option of select.options) option.textContent = levelWord(option.value);
+    levelHelp(select, item.querySelector(".level-help"));
   }
 }
 
 export function addComputer() {
-  const levels = Object.keys(catalogue.levels);
+  const levels = byStrength(Object.keys(catalogue.levels));
+  const help = el("p", { class: "muted level-help" });
+  const select = el(
+    "select",
+    { name: "computer" },
+    ...levels.map((l) => el("option", { value: l, text: levelWord(l), selected: l === "medium" || (l === "greedy" && !levels.includes("medium")) })),
+  );
+  select.addEventListener("change", () => levelHelp(select, help));
   const item = el(
     "li",
     {},
     el(
-      "label",
-      { class: "field" },
-      el("span", { "data-i18n": "Level", text: t("Level") }),
-      el("select", { name: "computer" }, ...levels.map((l) => el("option", { value: l, text: levelText(l), selected: l === "medium" || (l === "greedy" && !levels.includes("medium")) }))),
-    ),
-    el(
-      "button",
-      {
-        type: "button",
-        "data-i18n": "Remove",
-        "data-i18n-attr": "aria-label",
-        "data-i18n-source-aria-label": "Remove this computer",
-        "aria-label": t("Remove this computer"),
-        onclick: () => {
-          item.remove();
-          $("#add-computer").focus();
+      "div",
+      { class: "computer-row" },
+      el("label", { class: "field" }, el("span", { "data-i18n": "Level", text: t("Level") }), select),
+      el(
+        "button",
+        {
+          type: "button",
+          "data-i18n": "Remove",
+          "data-i18n-attr": "aria-label",
+          "data-i18n-source-aria-label": "Remove this computer",
+          "aria-label": t("Remove this computer"),
+          onclick: () => {
+            item.remove();
+            $("#add-computer").focus();
+          },
         },
-      },
-      t("Remove"),
+        t("Remove"),
+      ),
     ),
+    el("details", { class: "level-about" }, el("summary", { "data-i18n": "About this level", text: t("About this level") }), help),
   );
+  levelHelp(select, help);
   $("#computer-list").append(item);
+}
+
+// "How to play" for the rule set chosen in the form, with the options chosen there.
+export function howToPlay() {
+  if (!catalogue) return;
+  const rule = catalogue.rules.find((r) => r.name === $("#rules-select").value);
+  const chosen = new Map([...$("#rule-options").querySelectorAll("select")].map((s) => [s.name.replace(/^option:/, ""), s.value]));
+  showHowToPlay(rule, chosen);
 }
 
 export function playerName() {

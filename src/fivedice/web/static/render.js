@@ -3,7 +3,8 @@
 // shown for open boxes are the engine's own options, sent by the server. Every text goes through t()
 // (./i18n.js), so drawing again after a language switch writes it in the new language.
 import { dieFace } from "./dice.js";
-import { eventText, t, tn } from "./i18n.js";
+import { N_, eventText, t, tn } from "./i18n.js";
+import { initials, levelWord, seatName } from "./people.js";
 
 export const $ = (selector) => document.querySelector(selector);
 
@@ -29,10 +30,10 @@ export const number = (x, digits) =>
 export const percent = (x, digits = 1) =>
   Number(x).toLocaleString(document.documentElement.lang || "en", { style: "percent", minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-export function nameOf(room, seat) {
-  const s = room.seats[seat];
-  return (s && s.name) || t("Seat {n}", { n: seat + 1 });
-}
+export const nameOf = seatName;
+
+// A round badge of initials in the seat's colour (decorative: the full name is written next to it or read).
+export const avatar = (name, seat) => el("span", { class: `avatar seat-${seat % 8}`, "aria-hidden": "true", text: initials(name) });
 
 // -- seats, spectators and the host's start button (with the reason when it cannot start yet) --------
 export function renderSeats(room, you) {
@@ -40,8 +41,8 @@ export function renderSeats(room, you) {
   const current = g && room.status === "playing" ? g.current : null;
   $("#seats").replaceChildren(
     ...room.seats.map((s) => {
-      const label = s.name || t("open seat");
-      const kind = s.kind === "computer" ? t(" (computer, {level})", { level: s.level }) : "";
+      const label = s.taken || s.kind === "computer" ? nameOf(room, s.seat) : t("open seat");
+      const kind = s.kind === "computer" ? t(" (computer, {level})", { level: levelWord(s.level) }) : "";
       const status = s.kind === "computer" ? "" : s.online ? t("online") : s.taken ? t("offline") : t("waiting");
       const total = g ? g.totals[s.seat] : null;
       const points = total === null ? "" : t("{points} points", { points: total });
@@ -49,8 +50,9 @@ export function renderSeats(room, you) {
       return el(
         "li",
         { class: s.seat === current ? "current" : null, "aria-label": spoken },
+        avatar(label, s.seat),
         el("span", { class: s.online ? "dot on" : "dot", "aria-hidden": "true" }),
-        el("span", { class: "seat-name", text: label + kind + (s.seat === you ? t(" (you)") : "") }),
+        el("span", { class: "seat-name", text: label + (s.seat === you ? t(" (you)") : "") }),
         total === null ? null : el("strong", { class: "seat-total", text: String(total) }),
       );
     }),
@@ -150,13 +152,24 @@ export function renderDice(room, you, kept, hinted, onToggle) {
 
 // A score table: one column per player (per card, for multi-card rules), box names in a sticky first
 // column. `options` maps "card:box" to points for the player to act (their open boxes become buttons).
-export function cardTable(rules, names, cards, { current = null, options = null, selected = null, hinted = null, enabled = false, onScore = null } = {}) {
+// Each column is headed by the player's avatar (their full name is read, and shown on their chip);
+// `lit` holds "seat:card:box" of boxes just filled by someone else, lit up for a moment.
+export function cardTable(rules, names, cards, { current = null, options = null, selected = null, hinted = null, enabled = false, onScore = null, lit = null, confirm = null } = {}) {
   const ncards = rules.cards.length;
   const head = el("tr", {}, el("th", { scope: "col", class: "box-name", text: t("Box") }));
   names.forEach((name, seat) => {
     for (let c = 0; c < ncards; c++) {
-      const label = ncards > 1 ? `${name} (${rules.cards[c].replace("_", " ")})` : name;
-      head.append(el("th", { scope: "col", class: seat === current ? "current-col" : null, title: label }, el("span", { text: label })));
+      const card = rules.cards[c].replace("_", " ");
+      const label = ncards > 1 ? `${name} (${card})` : name;
+      head.append(
+        el(
+          "th",
+          { scope: "col", class: seat === current ? "current-col" : null, title: label },
+          avatar(name, seat),
+          ncards > 1 ? el("span", { class: "card-name", "aria-hidden": "true", text: card }) : null,
+          el("span", { class: "visually-hidden", text: label }),
+        ),
+      );
     }
   });
   const body = [];
@@ -178,12 +191,14 @@ export function cardTable(rules, names, cards, { current = null, options = null,
       seatCards.forEach((card, c) => {
         const value = card.entries[i];
         const key = `${c}:${box.name}`;
-        if (value !== null) row.append(el("td", { text: String(value) }));
+        if (value !== null) row.append(el("td", { text: String(value), class: lit && lit.has(`${seat}:${c}:${box.name}`) ? "lit" : null }));
         else if (seat === current && options && options.has(key)) {
           const points = options.get(key);
-          const classes = [points === 0 ? "zero" : "", key === selected ? "selected" : "", key === hinted ? "hinted" : ""].filter(Boolean).join(" ");
-          const spoken =
+          const asking = key === confirm; // a zero tapped once: a second tap scores it
+          const classes = [points === 0 ? "zero" : "", asking ? "confirm" : "", key === selected ? "selected" : "", key === hinted ? "hinted" : ""].filter(Boolean).join(" ");
+          let spoken =
             ncards > 1 ? t("Score {points} in {box} on card {card}", { points, box: label, card: c + 1 }) : t("Score {points} in {box}", { points, box: label });
+          if (asking) spoken = t("Tap again to score 0 in {box}", { box: label });
           const button = el(
             "button",
             {
@@ -193,9 +208,9 @@ export function cardTable(rules, names, cards, { current = null, options = null,
               "aria-label": key === hinted ? t("{action} (the hint)", { action: spoken }) : spoken,
               "data-box": box.name,
               "data-card": c,
-              onclick: onScore ? () => onScore(c, box.name) : null,
+              onclick: onScore ? (event) => onScore(c, box.name, event) : null,
             },
-            `+${points}`,
+            asking ? t("0?") : `+${points}`,
           );
           row.append(el("td", { class: "opt" }, button));
         } else row.append(el("td", { class: "open", text: "" }));
@@ -208,7 +223,7 @@ export function cardTable(rules, names, cards, { current = null, options = null,
   return [el("thead", {}, head), el("tbody", {}, ...body)];
 }
 
-export function renderCards(room, you, selected, hinted, onScore) {
+export function renderCards(room, you, selected, hinted, onScore, { lit = null, confirm = null } = {}) {
   const g = room.game;
   const playing = room.status === "playing";
   const options = playing ? new Map(g.options.map((o) => [`${o.card}:${o.box}`, o.points])) : null;
@@ -221,18 +236,36 @@ export function renderCards(room, you, selected, hinted, onScore) {
       hinted,
       enabled: playing && g.current === you,
       onScore,
+      lit,
+      confirm,
     }),
   );
 }
 
-// The hint: the solver's best choices; the first is highlighted on the dice or the card and applied
-// with one key (A) or the Apply button.
-export function hintText(o, labels) {
+// The hint: the solver's best choice in words on one line ("Keep the two 5s and roll"), applied with one
+// key (A) or the Apply button, highlighted on the dice or the card; the other choices, with the points
+// each is expected to make, one tap away.
+const COUNT_WORDS = { 2: N_("two"), 3: N_("three"), 4: N_("four"), 5: N_("five"), 6: N_("six") };
+
+// Dice to keep in words: [5, 5] -> "the two 5s", [4, 4, 4, 2] -> "the three 4s and the 2", [1, 2, 3] -> "the 1, 2 and 3".
+export function diceWords(dice) {
+  const counts = new Map();
+  for (const v of dice) counts.set(v, (counts.get(v) || 0) + 1);
+  const list = (items) => (items.length > 1 ? t("{first} and {last}", { first: items.slice(0, -1).join(", "), last: items[items.length - 1] }) : items[0]);
+  if ([...counts.values()].every((n) => n === 1)) return t("the {face}", { face: list([...counts.keys()].map(String)) });
+  const groups = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || b[0] - a[0])
+    .map(([face, n]) => (n === 1 ? t("the {face}", { face }) : t("the {count} {face}s", { count: COUNT_WORDS[n] ? t(COUNT_WORDS[n]) : n, face })));
+  return list(groups);
+}
+
+// One choice in words; with `numbers`, the points it is expected to make and what it loses.
+export function hintText(o, labels, numbers = true) {
   let text;
-  if (o.action === "keep" && o.dice && o.dice.length) text = t("Keep {dice} and roll", { dice: o.dice.join(" ") });
+  if (o.action === "keep" && o.dice && o.dice.length) text = numbers ? t("Keep {dice} and roll", { dice: o.dice.join(" ") }) : t("Keep {dice} and roll", { dice: diceWords(o.dice) });
   else if (o.action === "keep") text = t("Reroll all");
   else text = t("Score {points} in {box}", { points: o.points, box: labels.get(o.box) || String(o.box).replace(/_/g, " ") });
-  if (typeof o.value === "number") {
+  if (numbers && typeof o.value === "number") {
     const value = number(o.value, 1);
     text += " " + (o.loss ? t("(expected {value}, loss {loss})", { value, loss: number(o.loss, 1) }) : t("(expected {value})", { value }));
   }
@@ -249,23 +282,33 @@ export function chanceText(o, hint) {
 
 export function renderHint(hint, room, onApply) {
   const labels = new Map(((room && room.rules.boxes) || []).map((b) => [b.name, t(b.label)]));
-  const items = hint.options.map((o, i) => {
+  const item = (o, i) => {
     const chance = chanceText(o, hint);
-    return el("li", { class: i === 0 ? "best" : null }, hintText(o, labels), chance ? " " : null, chance ? el("span", { class: "chance", text: chance }) : null);
-  });
+    const words = i === 0 ? hintText(o, labels, false) : hintText(o, labels);
+    return el("li", { class: i === 0 ? "best" : null }, words, chance ? " " : null, chance ? el("span", { class: "chance", text: chance }) : null);
+  };
+  const [best, ...others] = hint.options;
   const source = hint.source === "solver" ? t("Best choices (optimal solver):") : t("Boxes by points now (solver not available):");
   const note = hint.note ? [el("p", { class: "muted note", role: "status", text: hint.note })] : []; // the chances, being prepared
+  const more = el("details", { class: "hint-more" }, el("summary", { text: source }), el("ol", {}, ...hint.options.map((o, i) => item(o, i + 1))));
   $("#hint-box").replaceChildren(
-    el("p", { text: source }),
+    el(
+      "div",
+      { class: "hint-line" },
+      el("ol", { class: "hint-top", "aria-label": t("The hint") }, best ? item(best, 0) : null),
+      el("button", { type: "button", id: "apply-hint", class: "primary", onclick: onApply, "aria-keyshortcuts": "A" }, t("Apply the hint (A)")),
+    ),
     ...note,
-    el("ol", {}, ...items),
-    el("button", { type: "button", id: "apply-hint", class: "primary", onclick: onApply, "aria-keyshortcuts": "A" }, t("Apply the hint (A)")),
+    others.length || best ? more : null,
   );
 }
 
 // The room's events: each {msg, args} translated here (older servers sent English lines only).
+// A computer the server named "Computer 2" is called by the name its chip shows ("Tricky computer").
 export function eventLines(room) {
-  return room.event_keys ? room.event_keys.map(eventText) : room.events;
+  if (!room.event_keys) return room.events;
+  const names = new Map(room.seats.filter((s) => s.kind === "computer" && s.name).map((s) => [s.name, nameOf(room, s.seat)]));
+  return room.event_keys.map((e) => eventText(e.args && names.has(e.args.player) ? { ...e, args: { ...e.args, player: names.get(e.args.player) } } : e));
 }
 
 export function renderEvents(room) {

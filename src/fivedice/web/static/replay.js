@@ -2,7 +2,7 @@
 // The frames come from the server (the engine replays the stored moves); this page only shows them.
 import { dieFace } from "./dice.js";
 import { eventText, loadLanguage, t, tn } from "./i18n.js";
-import { $, cardTable, el } from "./render.js";
+import { $, avatar, cardTable, el } from "./render.js";
 
 const view = { data: null, step: 0 };
 const languageKey = "fivedice:language";
@@ -19,9 +19,15 @@ function show() {
   $("#next").disabled = $("#last").disabled = view.step === last;
   $("#replay-event").textContent = frame.event ? eventText(frame.event) : t("The game is about to start.");
   const dice = $("#replay-dice");
+  // a score clears the table: its frame shows the dice that were scored (those of the frame before)
+  const before = view.step > 0 ? data.frames[view.step - 1] : null;
+  const scored = !frame.dice && before && before.dice ? before.dice : null;
   if (frame.dice) {
     dice.setAttribute("aria-label", t("Dice: {dice}.", { dice: frame.dice.join(", ") }));
     dice.replaceChildren(...frame.dice.map((v, i) => el("span", { class: frame.held.includes(i) ? "die kept" : "die" }, dieFace(v))));
+  } else if (scored) {
+    dice.setAttribute("aria-label", t("Dice scored: {dice}.", { dice: scored.join(", ") }));
+    dice.replaceChildren(...scored.map((v) => el("span", { class: "die scored" }, dieFace(v))));
   } else {
     dice.setAttribute("aria-label", t("No dice on the table."));
     dice.replaceChildren();
@@ -32,9 +38,31 @@ function show() {
   if (data.standings) ranking.replaceChildren(...data.standings.map((s) => el("li", { text: tn("{place}. {name} — {total} point", "{place}. {name} — {total} points", s.total, s) })));
 }
 
-function go(step) {
+function go(step, { auto = false } = {}) {
   view.step = Math.max(0, Math.min(view.data.frames.length - 1, step));
+  if (!auto) stop();
   show();
+}
+
+// Autoplay: a move every so often until the last one; any other step, or the button again, stops it.
+const PACE = 1200; // milliseconds a move stays on screen
+
+function stop() {
+  clearInterval(view.timer);
+  view.timer = null;
+  $("#autoplay").setAttribute("aria-pressed", "false");
+  $("#autoplay-icon").textContent = "⏵";
+}
+
+function autoplay() {
+  if (view.timer) return stop();
+  if (view.step >= view.data.frames.length - 1) go(0);
+  $("#autoplay").setAttribute("aria-pressed", "true");
+  $("#autoplay-icon").textContent = "⏸";
+  view.timer = setInterval(() => {
+    go(view.step + 1, { auto: true });
+    if (view.step >= view.data.frames.length - 1) stop();
+  }, PACE);
 }
 
 async function start() {
@@ -50,7 +78,10 @@ async function start() {
     if (view.data) show();
   });
   const id = location.pathname.split("/").pop();
-  const response = await fetch(`/api/replays/${encodeURIComponent(id)}?lang=${encodeURIComponent(select.value)}`);
+  const query = `${encodeURIComponent(id)}?lang=${encodeURIComponent(select.value)}`;
+  let response = await fetch(`/api/replays/${query}`);
+  // a game on a player's profile outlives its room: its moves are kept with the profile
+  if (response.status === 404) response = await fetch(`/api/replays/kept/${query}`);
   const data = await response.json();
   if (!response.ok) {
     $("#replay-event").textContent = data.error || t("The server answered {status}.", { status: response.status });
@@ -59,11 +90,13 @@ async function start() {
   view.data = data;
   document.title = t("fivedice replay: {rules}", { rules: data.rules.title });
   $("#replay-rules").textContent = data.rules.title;
-  $("#replay-players").textContent = data.players.join(" · ");
+  // each player whole, with the avatar that heads their column of the card
+  $("#replay-players").replaceChildren(...data.players.map((name, seat) => el("span", { class: "replay-player" }, avatar(name, seat), name)));
   $("#first").addEventListener("click", () => go(0));
   $("#prev").addEventListener("click", () => go(view.step - 1));
   $("#next").addEventListener("click", () => go(view.step + 1));
   $("#last").addEventListener("click", () => go(Infinity));
+  $("#autoplay").addEventListener("click", autoplay);
   $("#step").addEventListener("input", (event) => go(Number(event.target.value)));
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;

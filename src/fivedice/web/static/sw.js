@@ -1,18 +1,24 @@
 // The service worker of the installable app: the page's static files come from a cache (refreshed in the
 // background), so the app opens at once; the game itself (the API, the WebSocket) always goes to the server.
 // It also shows the server's Web Push messages (your turn, an invitation) when no page is open.
-const CACHE = "fivedice-static-v2";
+const CACHE = "fivedice-static-v3";
 const FILES = [
   "/static/account.js",
   "/static/app.js",
+  "/static/chrome.js",
+  "/static/celebrate.js",
   "/static/dice.js",
   "/static/end.js",
+  "/static/how.js",
   "/static/i18n.js",
   "/static/lobby.js",
+  "/static/moves.js",
   "/static/notify.js",
+  "/static/people.js",
   "/static/render.js",
   "/static/replay.js",
   "/static/style.css",
+  "/static/theme.js",
   "/static/index.html",
   "/static/replay.html",
   "/static/manifest.webmanifest",
