@@ -25,6 +25,15 @@ YACHT = get("yacht")
 WIN = chancejobs.Need(ChanceKind.WIN, YACHT)
 
 
+@pytest.fixture(autouse=True)
+def _prepared_as_for_other_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Yacht ships its moments, so its chances need no preparation (issue 27); these tests play the
+    preparation of a rule set with other options (the moments computed once), from Yacht's."""
+    from fivedice.solver import fast
+
+    monkeypatch.setattr(fast, "ready_for", lambda rules: False)
+
+
 def fresh(need: chancejobs.Need) -> None:
     """Forget this process's preparation of ``need`` (another test may have made it): the next hint starts it
     anew (from the session's solver cache, quickly), so the note before it is ready can be seen."""
