@@ -286,6 +286,8 @@ async def attack(http: httpx.AsyncClient, base: str, toml: Path, tally: Tally) -
         started = time.monotonic()
         try:
             r = await http.request(method, base + path, content=body, headers={"content-type": "application/json"})
+        except httpx.ConnectError:
+            return  # that server was just killed: the next round tries a live one
         except httpx.HTTPError as exc:
             tally.attack_problems.append(f"{method} {path[:60]}: no answer ({type(exc).__name__})")
             continue

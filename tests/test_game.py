@@ -152,7 +152,10 @@ def test_undo_redo_many() -> None:
     game.roll() if game.state.rolls_left and game.state.phase is Phase.PLAY else game.play(
         game.state.legal_actions()[0]
     )
-    assert game.can_redo == 0, "a new action clears the redo stack"
+    assert game.redoable == 0, "a new action clears the redo stack"
+    assert game.can_redo() is False
+    assert game.can_undo() is True
+    assert game.undoable == len(game.log)
 
 
 def test_rng_injected_numpy_and_seeded() -> None:

@@ -47,7 +47,7 @@ def test_solve_and_its_target_chance_show_their_builds(
 @pytest.mark.parametrize("terminal", [True, False])
 def test_simulate_of_a_python_level_shows_the_games_done(terminal: bool) -> None:
     env = TERMINAL if terminal else {"TTY_COMPATIBLE": "0"}
-    args = ["simulate", "yacht", "--strategy", "greedy", "--games", "200", "--workers", "1", "--json"]
+    args = ["simulate", "yacht", "--strategy", "greedy", "--games", "200", "--workers", "1", "--json", "--python"]
     result = CliRunner().invoke(main, args, env=env)
     assert result.exit_code == 0, result.output
     assert ("simulating" in result.stderr) is terminal

@@ -16,7 +16,7 @@ from fivedice.errors import FiveDiceError, IllegalActionError, SaveFormatError
 from fivedice.i18n import language
 from fivedice.table import StaleStateError, Table, UndoPolicy, UndoRefusedError
 from fivedice.table.events import message, narrate
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 
 
 def seen_dice(table: Table, shown: dict[tuple[int, int, int, int], int]) -> None:
@@ -141,7 +141,7 @@ def test_undo_can_be_turned_off_and_the_end_is_final() -> None:
 
 
 def test_computer_seats_play_through_the_table_and_levels_are_checked() -> None:
-    table = Table("yacht", ["Ann", "Max:greedy", Seat("Rob", "computer", "random")], starter=1, seed=2)
+    table = Table("yacht", ["Ann", "Max:greedy", Seat("Rob", SeatKind.COMPUTER, "random")], starter=1, seed=2)
     done = table.advance()
     assert table.human_to_move
     assert table.state.current == 0

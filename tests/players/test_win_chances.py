@@ -15,6 +15,7 @@ from fivedice.players import prepare
 from fivedice.players.win import WinPlayer, option_chances, rival_distribution
 from fivedice.services import chancejobs
 from fivedice.services.advice import advise
+from fivedice.services.chancejobs import ChanceKind
 
 RS = rules.get("yacht")
 
@@ -35,7 +36,7 @@ def _last_turn(dice: tuple[int, ...], rival_choice: int) -> GameState:
 
 def test_hints_show_each_options_chance_to_win_with_rivals() -> None:
     state = GameState.new(RS, ("Ann", "Bob"), starter=0).apply(Roll((), (6, 6, 5, 2, 1)))
-    assert chancejobs.wait(chancejobs.Need("win", RS), timeout=120).ok  # hints carry them once prepared
+    assert chancejobs.wait(chancejobs.Need(ChanceKind.WIN, RS), timeout=120).ok  # hints carry them once prepared
     advice = advise(state)
     assert advise(state, chances=False).options[0].win is None
     assert all(o.win is not None and 0.0 <= o.win <= 1.0 for o in advice.options)

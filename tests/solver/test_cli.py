@@ -125,8 +125,10 @@ def test_advise_target_ranks_by_chance() -> None:
     assert chances == sorted(chances, reverse=True)
     assert data["probability"] == chances[0]
     assert data["options"][0]["dice"] == [6, 6, 6]
+    code, out, _ = run(*args, "--target", "200", "--exact")
+    assert "best chance of at least 200 points: 19.194%" in out  # threshold play, exact
     code, out, _ = run(*args, "--target", "200")
-    assert "best chance of at least 200 points: 19.194%" in out
+    assert "best chance of at least 200 points: 14.622%" in out  # the fast chances: optimal play after this turn
 
 
 def test_simulate_reach_json() -> None:
@@ -144,10 +146,10 @@ def test_simulate_reach_json() -> None:
 
 
 def test_simulate_says_when_a_chance_table_is_built_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fivedice.solver import chances
+    from fivedice.solver import fast
 
-    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))  # no table of the suite's covers 123 here
-    monkeypatch.setattr(chances, "_TABLES", {})  # nor in this process's memory
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))  # no moments cached (and none shipped in tests/solver)
+    monkeypatch.setattr(fast, "_MOMENTS", {})  # nor in this process's memory
     code, _out, err = run("simulate", "yacht", "--strategy", "target:123", "--games", "5", "--workers", "1")
     assert code == 0
     assert "Preparing the chances for yacht (once, a minute or a few)..." in err

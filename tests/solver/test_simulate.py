@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from fivedice import rules
+from fivedice.services.sim import policy_of
 from fivedice.solver import Solver, solve
 from fivedice.solver.simulate import LevelPolicy, simulate_level, simulate_optimal
 
@@ -62,13 +63,13 @@ def test_compiled_levels_play_as_the_python_players(yahtzee: Solver, level: str)
 
     rs = yahtzee.rules
     python = simulate(rs, [level], 250, seed=5, workers=1, fast=False).totals[:, 0]
-    fast = simulate_level(yahtzee, LevelPolicy.of(level), 10_000, seed=5)
+    fast = simulate_level(yahtzee, policy_of(level), 10_000, seed=5)
     error = np.sqrt(python.var() / python.size + fast.totals.var() / fast.games)
     assert abs(float(python.mean()) - fast.mean) < 4 * error
 
 
 def test_compiled_levels_are_seeded_and_optimal_is_unchanged(yahtzee: Solver) -> None:
-    easy = LevelPolicy.of("easy")
+    easy = policy_of("easy")
     one = simulate_level(yahtzee, easy, 600, seed=7, threads=1)
     two = simulate_level(yahtzee, easy, 600, seed=7, threads=2)
     assert np.array_equal(one.box_points, two.box_points)

@@ -21,6 +21,7 @@ from fivedice.rules import RuleSet, from_data, parse_spec
 from fivedice.storage import SCHEMA_VERSION, PlayerProfile, Store, StoreError, default_path, resolve_url
 from fivedice.storage.schema import games, results, v1_metadata
 from fivedice.storage.text import bar_chart
+from fivedice.table.seat import SeatKind
 
 
 def finished_game(players: list[str], seed: int, rules: str | RuleSet = "yacht") -> Game:
@@ -123,7 +124,7 @@ def test_history_statistics(store: Store) -> None:
 
 def test_profiles_and_settings(store: Store) -> None:
     assert store.last_players() == []
-    store.remember_players([PlayerProfile("Ann"), PlayerProfile("Robo", "computer", "greedy")])
+    store.remember_players([PlayerProfile("Ann"), PlayerProfile("Robo", SeatKind.COMPUTER, "greedy")])
     store.remember_players([PlayerProfile("Bob"), PlayerProfile("ann")])
     assert store.last_players() == [PlayerProfile("Bob"), PlayerProfile("ann")]
     assert [p.name for p in store.known_players()][-1] == "Robo"
@@ -354,8 +355,8 @@ def test_postgresql_store() -> None:
             assert store.best("ann", game.rules) == game.state.total(0)
             assert next(r.name for r in store.high_scores(solo=False)) == game.state.standings()[0].name
             store.remember_players([PlayerProfile("Ann")])
-            store.remember_players([PlayerProfile("Ann"), PlayerProfile("Bob", "computer", "hard")])
-            assert store.last_players()[1] == PlayerProfile("Bob", "computer", "hard")
+            store.remember_players([PlayerProfile("Ann"), PlayerProfile("Bob", SeatKind.COMPUTER, "hard")])
+            assert store.last_players()[1] == PlayerProfile("Bob", SeatKind.COMPUTER, "hard")
             store.set_setting("theme", "light")
             assert store.get_setting("theme") == "light"
             assert store.history("Bob").games[0].source == "web"
@@ -419,7 +420,9 @@ def test_history_json_is_the_profile_of_the_stored_games(store: Store, tmp_path:
         store.record_game(game, losses={0: (10.0 * (i + 1), 10)})
     duel = finished_game(["Ann", "Bob"], 7, rules="yahtzee")
     store.record_game(duel)
-    played = store.played_games("ann")
+    from fivedice.storage.profiles import played_games
+
+    played = played_games(store, "ann")
     assert [g.total for g in played] == [g.state.total(0) for g in [*games, duel]]  # oldest first
     assert played[0].optimal is not None
     assert played[0].optimal == pytest.approx(254.5877, abs=1e-3)

@@ -16,6 +16,8 @@ from fivedice.engine.actions import Roll, Score
 from fivedice.errors import FiveDiceError
 from fivedice.storage import PlayerProfile, Store
 from fivedice.table import Table
+from fivedice.table.seat import SeatKind
+from fivedice.table.steps import By
 from fivedice.tui import Config, FiveDiceApp, Seat
 from fivedice.tui.demo import demo_config
 from fivedice.tui.end import EndScreen
@@ -72,7 +74,7 @@ async def test_two_player_game_with_a_computer_ends_in_the_high_scores(tmp_path:
     assert f" {table.state.total(0)} " in ann
     with Store(db) as store:
         assert store.load_game(1).log == table.game.log
-        assert store.last_players() == [PlayerProfile("Ann"), PlayerProfile("Robo", "computer", "greedy")]
+        assert store.last_players() == [PlayerProfile("Ann"), PlayerProfile("Robo", SeatKind.COMPUTER, "greedy")]
 
 
 async def test_keys_and_clicks_keep_roll_score_undo_and_redo(tmp_path: Path) -> None:
@@ -135,7 +137,7 @@ async def test_clicking_a_box_scores_it_and_the_card_shows_engine_points(tmp_pat
 
 
 async def test_a_computer_opponent_plays_visibly_and_a_score_is_final_once_it_rolls(tmp_path: Path) -> None:
-    session = session_of("yahtzee", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=4, starter=0)
+    session = session_of("yahtzee", [Seat("Ann"), Seat("Robo", SeatKind.COMPUTER, "greedy")], seed=4, starter=0)
     app = FiveDiceApp(demo_config(session, saves=tmp_path, reasoning=True, pace=5.0))
     async with app.run_test(size=SIZE) as pilot:
         table = session.table
@@ -153,7 +155,7 @@ async def test_a_computer_opponent_plays_visibly_and_a_score_is_final_once_it_ro
         screen.schedule()
         await wait_for_human(pilot, app)
         assert table.state.current == 0
-        assert [by for _a, by in table.log].count("computer") >= 2  # Robo rolled and scored
+        assert [by for _a, by in table.log].count(By.COMPUTER) >= 2  # Robo rolled and scored
         assert "Robo weighs" in text_of(app, "#panel")
         await pilot.press("u")
         assert "Only a score can be taken back" in text_of(app, "#status") or "nothing to undo" in text_of(
@@ -244,7 +246,7 @@ async def test_a_damaged_database_still_plays_and_offers_the_log_as_json(tmp_pat
 async def test_start_screen_checks_the_form_and_remembers_players(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
     with Store(db) as store:
-        store.remember_players([PlayerProfile("Zoe"), PlayerProfile("Max", "computer", "random")])
+        store.remember_players([PlayerProfile("Zoe"), PlayerProfile("Max", SeatKind.COMPUTER, "random")])
     app = FiveDiceApp(Config(db=db, saves=tmp_path, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -375,7 +377,7 @@ async def test_a_failing_computer_player_is_reported_and_the_game_goes_on(
         raise RuntimeError("no table")
 
     monkeypatch.setattr(Table, "computer_intent", broken)
-    session = session_of("yacht", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=1, starter=1)
+    session = session_of("yacht", [Seat("Ann"), Seat("Robo", SeatKind.COMPUTER, "greedy")], seed=1, starter=1)
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
@@ -388,7 +390,7 @@ async def test_a_failing_computer_player_is_reported_and_the_game_goes_on(
 async def test_four_players_fit_beside_the_dice_in_80_columns(tmp_path: Path) -> None:
     from fivedice.tui.widgets import COMPACT, ScoreCardView
 
-    seats = [Seat("Ann"), Seat("Bob"), Seat("Cy"), Seat("Robo", "computer", "greedy")]
+    seats = [Seat("Ann"), Seat("Bob"), Seat("Cy"), Seat("Robo", SeatKind.COMPUTER, "greedy")]
     session = session_of("yahtzee", seats, seed=1, starter=0)
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:

@@ -9,27 +9,25 @@ import pytest
 
 from fivedice import rules
 from fivedice.services import chancejobs
-from fivedice.services.chancejobs import Need
-from fivedice.table.seat import Seat
+from fivedice.services.chancejobs import ChanceKind, Need
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui import FiveDiceApp
 from fivedice.tui.demo import demo_config
 from fivedice.tui.play import GameScreen
 from tests.tui.helpers import SIZE, app_with_a_best, session_of, text_of
 
 YACHT = rules.get("yacht")
+YACHT4 = rules.get("yacht", four_kind="four_dice")
 pytestmark = pytest.mark.asyncio
 
 
-async def test_a_solo_hint_shows_the_chance_of_beating_the_best_after_a_preparing_note(tmp_path: Path) -> None:
+async def test_a_solo_hint_shows_the_chance_of_beating_the_best_at_once(tmp_path: Path) -> None:
     app, best = app_with_a_best(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space", "h")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        job = chancejobs.job(Need("beat", YACHT, best))
-        assert job is not None  # the first hint started the preparation
-        assert job.done.wait(120)
-        assert job.ok
+        assert chancejobs.job(Need(ChanceKind.BEAT, YACHT, best)) is None  # shipped: nothing to prepare (issue 27)
         for _ in range(100):  # the panel refreshes itself once the chances are ready
             await pilot.pause(0.05)
             await app.workers.wait_for_complete()
@@ -45,8 +43,8 @@ async def test_a_solo_hint_shows_the_chance_of_beating_the_best_after_a_preparin
 
 
 async def test_against_a_computer_the_hint_shows_the_chance_to_win(tmp_path: Path) -> None:
-    assert chancejobs.wait(Need("win", YACHT), timeout=120).ok
-    session = session_of("yacht", [Seat("Ann"), Seat("Max", "computer", "greedy")], starter=0)
+    assert chancejobs.wait(Need(ChanceKind.WIN, YACHT), timeout=120).ok
+    session = session_of("yacht", [Seat("Ann"), Seat("Max", SeatKind.COMPUTER, "greedy")], starter=0)
     app = FiveDiceApp(demo_config(session, saves=tmp_path, chances=True))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("space", "h")
@@ -57,9 +55,15 @@ async def test_against_a_computer_the_hint_shows_the_chance_to_win(tmp_path: Pat
         assert len(re.findall(r"\d+\.\d%", panel)) == 5
 
 
-async def test_a_computer_playing_for_a_target_shows_its_preparation_then_plays(tmp_path: Path) -> None:
-    session = session_of("yacht", [Seat("Max", "computer", "target:139"), Seat("Ann")], starter=0)
-    chancejobs._JOBS.pop(Need("beat", YACHT, 138), None)  # whatever an earlier test of this process prepared
+async def test_a_computer_playing_for_a_target_shows_its_preparation_then_plays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fivedice.solver import fast
+
+    monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path / "cache"))  # options that ship no moments: prepared
+    monkeypatch.setattr(fast, "_MOMENTS", {})
+    session = session_of(YACHT4, [Seat("Max", SeatKind.COMPUTER, "target:139"), Seat("Ann")], starter=0)
+    chancejobs._JOBS.pop(Need(ChanceKind.BEAT, YACHT4, 138), None)  # whatever an earlier test of this process prepared
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     with chancejobs._BUILD:  # another build holds the machine: the preparation waits, the note shows
         async with app.run_test(size=SIZE) as pilot:

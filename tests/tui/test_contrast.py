@@ -98,7 +98,9 @@ async def test_the_game_screen_draws_every_text_at_aa(tmp_path: Path, theme: str
     app.config.theme = theme
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for_human(pilot, app)
-        await pilot.press("1", "space")  # the roll line, a kept die, previews and "Beat your best"
+        assert "?" in _drawn_contrasts(app)  # the dice before the turn's first roll
+        assert not _low(app)
+        await pilot.press("space", "1")  # the roll line, a kept die, previews and "Beat your best"
         await pilot.pause()
         drawn = _drawn_contrasts(app)
         assert f"Beat your best: {best}" in drawn

@@ -18,7 +18,7 @@ from fivedice.cli.plain import PlainSession
 from fivedice.players import get as get_strategy
 from fivedice.storage import Store
 from fivedice.table import Table
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
@@ -29,7 +29,7 @@ from tests.tui.helpers import SIZE, finish, no_analysis, session_of, solo, text_
 
 @pytest.mark.asyncio
 async def test_the_end_screen_names_each_computers_level(tmp_path: Path) -> None:
-    session = finish(session_of("yacht", [Seat("Ann"), Seat("Hal", "computer", "greedy")], seed=3))
+    session = finish(session_of("yacht", [Seat("Ann"), Seat("Hal", SeatKind.COMPUTER, "greedy")], seed=3))
     app = FiveDiceApp(Config(use_store=False, saves=tmp_path, session=session, analyser=no_analysis))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -40,7 +40,7 @@ async def test_the_end_screen_names_each_computers_level(tmp_path: Path) -> None
 @pytest.mark.asyncio
 async def test_the_high_scores_notes_stay_on_their_row_at_80x24(tmp_path: Path) -> None:
     db = str(tmp_path / "s.db")
-    seats = [Seat("Annabelle"), Seat("Hal", "computer", "greedy")]
+    seats = [Seat("Annabelle"), Seat("Hal", SeatKind.COMPUTER, "greedy")]
     session = session_of("yahtzee", seats, seed=4, challenge="daily")
     table = session.table
     table.run_automatic()
@@ -189,3 +189,29 @@ def test_the_line_mode_gives_no_hints_in_a_challenge() -> None:
     PlainSession(table, out, lambda prompt: next(feed, None)).run()
     assert "Error: A challenge is played without hints, as on the web: its leaderboard compares" in out.getvalue()
     assert table.hints == []
+
+
+@pytest.mark.asyncio
+async def test_the_end_screens_challenge_board_ranks_first_unassisted_attempts(tmp_path: Path) -> None:
+    """Issue 28: the terminal's challenge board listed every game, hinted ones and computers too."""
+    db = str(tmp_path / "s.db")
+    player = get_strategy("greedy", rules.get("yacht"), seed=1)
+    with Store(db) as store:
+        hinted = session_of("yacht", [Seat("Zed")], seed=1, challenge="2026-12-01").table
+        while not hinted.is_over:
+            hinted.run_automatic()
+            if hinted.state.dice is not None and not hinted.hints:
+                hinted.hints.append((0, len(hinted.game.log)))  # as the web's hint leaves it, where hints are on
+            if not hinted.is_over:
+                hinted.play(player.choose(hinted.state))
+        store.record_table(hinted)
+    session = finish(session_of("yacht", [Seat("Ann")], seed=1, challenge="2026-12-01"))
+    app = FiveDiceApp(Config(db=db, saves=tmp_path, session=session, analyser=no_analysis))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+        board = text_of(app, "#challenge").split("Challenge 2026-12-01\n")[1]
+        assert "Ann" in board
+        assert "Zed" not in board  # hinted: practice, not ranked
+        assert "Ranked: each player's first attempt, without hints or computer players." in board

@@ -12,7 +12,7 @@ from fivedice import i18n, rules
 from fivedice.engine.actions import Roll
 from fivedice.services.advice import Advice
 from fivedice.table import Table
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.demo import demo_config
 from fivedice.tui.end import EndScreen
@@ -202,7 +202,7 @@ async def test_status_lines_never_go_stale(tmp_path: Path) -> None:
         assert "Keeping" not in text_of(app, "#keys")  # the last roll: nothing more to keep
         assert text_of(app, "#keys") == "↑↓ Enter: score a box · u undo"
 
-    seats = [Seat("Ann"), Seat("Robo", "computer", "greedy")]
+    seats = [Seat("Ann"), Seat("Robo", SeatKind.COMPUTER, "greedy")]
     session = session_of("yahtzee", seats, seed=2, starter=1)
     app = FiveDiceApp(demo_config(session, saves=tmp_path, pace=0.05))
     async with app.run_test(size=SIZE) as pilot:
@@ -217,7 +217,7 @@ async def test_status_lines_never_go_stale(tmp_path: Path) -> None:
 
 
 async def test_title_and_log_end_in_an_ellipsis_at_80_columns_with_4_players(tmp_path: Path) -> None:
-    seats = [Seat("Annabelle"), Seat("Bartholomew"), Seat("Christabel"), Seat("Robo", "computer", "greedy")]
+    seats = [Seat("Annabelle"), Seat("Bartholomew"), Seat("Christabel"), Seat("Robo", SeatKind.COMPUTER, "greedy")]
     session = session_of(rules.get("yahtzee"), seats, seed=1, starter=1, challenge="friday night")
     app = FiveDiceApp(demo_config(session, saves=tmp_path))
     async with app.run_test(size=SIZE) as pilot:

@@ -15,13 +15,14 @@ from fivedice import rules
 from fivedice.cli import main
 from fivedice.engine import saves
 from fivedice.errors import FiveDiceError, SaveFormatError
+from fivedice.table.seat import SeatKind
 from fivedice.tui import Seat, Session
 from fivedice.tui.session import delete_save, rules_title, saved_games, sidecar
 from tests.tui.helpers import near_end, session_of
 
 
 def duel(seed: int = 3) -> Session:
-    return session_of("yahtzee", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=seed)
+    return session_of("yahtzee", [Seat("Ann"), Seat("Robo", SeatKind.COMPUTER, "greedy")], seed=seed)
 
 
 def test_a_save_is_one_file_with_seats_tape_hints_and_undo_count(tmp_path: Path) -> None:

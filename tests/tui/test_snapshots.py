@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.tui import Config, FiveDiceApp, Session
 from fivedice.tui.demo import demo_config, demo_session, screenshot
 from tests.tui.helpers import finish, session_of
@@ -16,7 +16,7 @@ SIZE = (80, 24)
 
 
 def finished() -> Session:
-    return finish(session_of("yahtzee", [Seat("Ann"), Seat("Robo", "computer", "greedy")], seed=2))
+    return finish(session_of("yahtzee", [Seat("Ann"), Seat("Robo", SeatKind.COMPUTER, "greedy")], seed=2))
 
 
 async def keep_and_hint(pilot: Pilot[Any]) -> None:
@@ -26,7 +26,7 @@ async def keep_and_hint(pilot: Pilot[Any]) -> None:
 
 
 def start_app(tmp_path: Path, theme: str = "dark") -> FiveDiceApp:
-    seats = [Seat("Ann"), Seat("Robo", "computer", "greedy")]
+    seats = [Seat("Ann"), Seat("Robo", SeatKind.COMPUTER, "greedy")]
     return FiveDiceApp(Config(use_store=False, saves=tmp_path, seats=seats, pace=0.8, reasoning=False, theme=theme))
 
 

@@ -238,6 +238,15 @@ def test_the_replay_ranks_once_shows_scored_dice_and_plays_itself(server: Server
     conn.close()
     link = httpx.post(f"{server.url}/api/rooms/{made['code']}/replay?game=1").json()["link"]
     page = browser.new_page(bypass_csp=True)
+    # the end screen (ranking, analysis) passes axe-core in both schemes
+    page.goto(server.url + "/")
+    page.evaluate("([c, t]) => localStorage.setItem(`fivedice:token:${c}`, t)", [made["code"], made["token"]])
+    page.goto(server.url + made["link"])
+    page.locator("#over").wait_for()
+    page.locator("#analysis h3, #analysis p:not(.muted)").first.wait_for(timeout=120_000)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        assert axe_problems(page) == [], scheme
     page.goto(server.url + link)
     page.locator("#replay[data-ready]").wait_for()
     # a frame after a score shows the dice that were scored

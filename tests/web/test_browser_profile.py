@@ -90,10 +90,15 @@ def test_the_profile_page_on_desktop_and_phone(server: Server, browser: Any, tmp
     width = public.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 390  # nothing wider than the phone: tables scroll in their own boxes
     assert axe_problems(public) == []
+    public.screenshot(path=str(tmp_path / "profile-phone.png"), full_page=True)
 
     page.locator("#public").uncheck()
     page.locator("#profile-status").filter(has_text="Your profile is hidden.").wait_for()
     public.reload()
     public.locator("#profile[data-ready]").wait_for()
     assert public.locator("#profile-status").inner_text() == "There is no public profile called 'Ann'."
+    assert public.locator("#boards").is_visible()  # the leaderboards are public, without Ann now
+    public.locator("#boards-rules").select_option("yacht")
+    public.locator("#boards-title").filter(has_text="Ratings: yacht").wait_for()
+    assert axe_problems(public) == []
     assert errors == []

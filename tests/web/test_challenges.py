@@ -193,7 +193,7 @@ def test_a_resumed_solo_challenge_keeps_its_goal(client: TestClient) -> None:
     """A room loaded again from the database (a restart, another process) plays to the same goal."""
     made = create(client, rules="yacht", humans=1, challenge="goal")
     service = client.app.state.service  # type: ignore[attr-defined]
-    bench = replay_on_tape(get("yacht"), "goal").state.total(0)
+    bench = replay_on_tape(get("yacht"), "goal", key=service.challenge_key).state.total(0)
     with hello(client, made["code"], made["token"]) as ann:
         ann.send(type="start")
         ann.send(type="roll", version=ann.until(lambda m: m["type"] == "ack")["version"])

@@ -17,11 +17,21 @@ from fastapi.testclient import TestClient
 from fivedice.cli.serve import serve_cmd
 from fivedice.rules import get
 from fivedice.services import chancejobs
+from fivedice.services.chancejobs import ChanceKind
 from fivedice.web.app import create_app
 from tests.web.conftest import LOOSE, Conn, Msg, create, hello, play
 
 YACHT = get("yacht")
-WIN = chancejobs.Need("win", YACHT)
+WIN = chancejobs.Need(ChanceKind.WIN, YACHT)
+
+
+@pytest.fixture(autouse=True)
+def _prepared_as_for_other_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Yacht ships its moments, so its chances need no preparation (issue 27); these tests play the
+    preparation of a rule set with other options (the moments computed once), from Yacht's."""
+    from fivedice.solver import fast
+
+    monkeypatch.setattr(fast, "ready_for", lambda rules: False)
 
 
 def fresh(need: chancejobs.Need) -> None:
@@ -128,7 +138,7 @@ def test_a_solo_player_with_a_best_gets_the_chance_to_beat_it(recorded: tuple[st
     with TestClient(app) as c:
         made = create(c, rules="yacht", humans=1, name="zoe", undo=True)  # the same player, whatever the case
         other = create(c, rules="yacht", humans=1, name="Newcomer")
-        beat = chancejobs.Need("beat", YACHT, best)
+        beat = chancejobs.Need(ChanceKind.BEAT, YACHT, best)
         fresh(beat)
         with hello(c, made["code"], made["token"]) as zoe:
             rolled(zoe)
@@ -227,7 +237,7 @@ def test_a_solo_challenge_hint_plays_to_beat_the_challenge_goal(client: TestClie
         goal = int(ann.state["goal"]["total"])
         assert ann.state["best"] is None  # a challenge shows its own goal, not the player's best
         assert client.app.state.service.rooms[made["code"]].table.goal == goal  # type: ignore[attr-defined]
-        assert chancejobs.wait(chancejobs.Need("beat", YACHT, goal), 300).ok
+        assert chancejobs.wait(chancejobs.Need(ChanceKind.BEAT, YACHT, goal), 300).ok
         msg = hint(ann)
     assert msg["chances"] == "beat"
     assert msg["goal"] == goal

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from fivedice.rules import get
 from fivedice.services import chancejobs
+from fivedice.services.chancejobs import ChanceKind
 from fivedice.solver import readiness
 from tests.web.conftest import Server, create, hello
 
@@ -170,14 +171,16 @@ def test_a_hint_never_builds_a_solver_in_the_request(client: TestClient, no_tabl
         "The server is preparing 0 tables, its limit; chances and solver levels wait for one to end."
     )
     assert not readiness(rules).ready
-    assert chancejobs.job(chancejobs.Need("solver", rules)) is None  # a refusal is not kept: asked again, it may start
+    assert (
+        chancejobs.job(chancejobs.Need(ChanceKind.SOLVER, rules)) is None
+    )  # a refusal is not kept: asked again, it may start
 
 
 def test_the_budget_refuses_preparations_in_one_sentence() -> None:
     rules = get("yacht")
     try:
         chancejobs.configure(chancejobs.Budget(memory_mb=1))
-        job = chancejobs.start(chancejobs.Need("beat", rules, 123))
+        job = chancejobs.start(chancejobs.Need(ChanceKind.BEAT, rules, 123))
         assert job.done.is_set()
         assert not job.ok
         assert job.refusal is not None
@@ -197,7 +200,7 @@ def test_a_solver_level_on_an_unshipped_variant_is_a_preparation(no_tables: None
     rules = get("generala", served_bonus="10")
     state = GameState.new(rules, ("Ann", "Bo"))
     need = chancejobs.for_level("hard", state)
-    assert need == chancejobs.Need("solver", rules)
+    assert need == chancejobs.Need(ChanceKind.SOLVER, rules)
     assert chancejobs.needs_build(need)
     assert chancejobs.for_level("greedy", state) is None
     assert chancejobs.for_level("hard", GameState.new(get("yacht"), ("Ann", "Bo"))) is None  # shipped

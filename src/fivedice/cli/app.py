@@ -306,7 +306,7 @@ def play_cmd(
         try:
             with Store(db) as scores:
                 record_finished(scores, table, "plain")
-                board = scores.high_scores(limit=5, challenge=table.challenge) if table.challenge else None
+                board = scores.challenge_board(table.rules, table.challenge, limit=5) if table.challenge else None
         except StoreError as exc:
             click.echo(_("The game was not stored: {reason}", reason=str(exc)), err=True)
             return
@@ -315,6 +315,9 @@ def play_cmd(
             from fivedice.storage.text import scores_text
 
             click.echo(scores_text(board, _("Challenge {code}", code=table.challenge)))
+            from fivedice.table.challenge import RANKED
+
+            click.echo(_(RANKED))
 
     def best(name: str, rules: RuleSet) -> int | None:
         if not extras.installed("scores"):
@@ -329,10 +332,9 @@ def play_cmd(
 
     from fivedice import hangup
 
-    seats = players if players is not None else None
     code = play_plain(
         rs,
-        seats,
+        players,
         sys.stdout,
         read,
         seed=seed,

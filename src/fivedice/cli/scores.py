@@ -75,8 +75,9 @@ def history_cmd(player: str, rules_name: str | None, limit: int, db: str | None,
         chosen = None if rules_name is None else store.rules_filter(rules_name)
         if as_json:
             from fivedice.services.profile import profile
+            from fivedice.storage.profiles import played_games
 
-            played = store.played_games(player, chosen)
+            played = played_games(store, player, chosen)
             click.echo(json.dumps({"player": player} | profile(played).to_json(history=limit), indent=1))
             return
         found = store.history(player, chosen)

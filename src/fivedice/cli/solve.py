@@ -235,6 +235,11 @@ def _print_target(solver: Solver, target: int, as_json: bool) -> None:
 @option_flag
 @click.option("--json", "as_json", is_flag=True, help=N_("Print the options as JSON."))
 @click.option("--target", type=int, default=None, help=N_("Rank the options by the chance of reaching TARGET points."))
+@click.option(
+    "--exact",
+    is_flag=True,
+    help=N_("With --target: exact chances from a threshold table (built once: minutes and hundreds of MB)."),
+)
 @friendly
 def advise_cmd(
     name: str,
@@ -245,6 +250,7 @@ def advise_cmd(
     options: tuple[str, ...],
     as_json: bool,
     target: int | None,
+    exact: bool,
 ) -> None:
     """Every option for a situation of a rule set with its value and loss, best first."""
     rules = get_rules(name, options)
@@ -255,7 +261,7 @@ def advise_cmd(
     solver = get_solver(rules)
     if target is not None:
         solver.advise(card, dice, rolls_left)  # checks the situation before any build
-        _print_target_options(solver, card, dice.values, rolls_left, target, as_json)
+        _print_target_options(solver, card, dice.values, rolls_left, target, as_json, exact)
         return
     ranked = solver.advise(card, dice, rolls_left)
     expected = card.total + ranked[0].value
@@ -283,14 +289,19 @@ def advise_cmd(
 
 
 def _print_target_options(
-    solver: Solver, card: Scorecard, dice: tuple[int, ...], rolls_left: int, target: int, as_json: bool
+    solver: Solver, card: Scorecard, dice: tuple[int, ...], rolls_left: int, target: int, as_json: bool, exact: bool
 ) -> None:
-    table = get_chances(solver, target)
-    ranked = chance_options(table, card, dice, rolls_left, target)
+    if exact:
+        ranked = chance_options(get_chances(solver, target), card, dice, rolls_left, target)
+    else:
+        from fivedice.solver.fast import fast_options
+
+        ranked = fast_options(solver, card, dice, rolls_left, target)
     if as_json:
         data = {
             "rules": solver.rules.spec,
             "target": target,
+            "exact": exact,
             "probability": ranked[0].value,
             "options": [o.to_dict() | {"probability": o.value} for o in ranked],
         }

@@ -149,14 +149,23 @@ class Game:
 
     # -- history ------------------------------------------------------------------------
     @property
-    def can_undo(self) -> int:
+    def undoable(self) -> int:
         """How many actions can be undone."""
         return len(self._log)
 
     @property
-    def can_redo(self) -> int:
+    def redoable(self) -> int:
         """How many undone actions can be redone."""
         return len(self._redo)
+
+    def can_undo(self) -> bool:
+        """Whether :meth:`undo` can take anything back (a method returning a bool, as
+        :meth:`Table.can_undo <fivedice.table.Table.can_undo>`)."""
+        return bool(self._log)
+
+    def can_redo(self) -> bool:
+        """Whether :meth:`redo` has anything to replay."""
+        return bool(self._redo)
 
     def undo(self, n: int = 1) -> Action:
         """Take back the last ``n`` actions; returns the last one taken back."""

@@ -71,8 +71,8 @@ def get(level: str, rules: RuleSet, *, seed: int | None = None) -> Strategy:
 
 
 def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
-    """Build what ``levels`` need (solver tables, the win player's model) once, e.g. before worker
-    processes are forked so that they share it."""
+    """Load (or build) what ``levels`` need (solver tables, the fast chances' moments) once, e.g. before
+    worker processes are forked so that they share it."""
     if any(level in SOLVER_LEVELS for level in levels):
         from fivedice.players import solved
 
@@ -81,12 +81,11 @@ def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
         from fivedice.players.win import prepare_win
 
         prepare_win(rules)
-    for level in levels:
-        target = target_of(check_level(level, rules))
-        if target is not None:
-            from fivedice.players.target import target_table
+    if any(target_of(check_level(level, rules)) is not None for level in levels):
+        from fivedice.players.solved import solver_for
+        from fivedice.solver.fast import moments
 
-            target_table(rules, target)
+        moments(solver_for(rules))  # the fast chances' moments: shipped (built only for other options)
 
 
 def play_turn(game: Game, strategy: Strategy) -> list[Action]:

@@ -1,5 +1,7 @@
 """The ``target:T`` player: the best chance of finishing with at least ``T`` points (solitaire
-threshold play, exact, from :mod:`fivedice.solver.chances`).
+threshold play). By default it rates its options with the fast chances (:mod:`fivedice.solver.fast`:
+shipped per-state moments, exact in the late game; nothing to build); ``exact=True`` uses the exact
+threshold table (:mod:`fivedice.solver.chances`, built once: minutes and hundreds of MB).
 
 Once ``T`` is reached (or out of reach) every move has the same chance, so it plays as ``optimal``.
 """
@@ -29,9 +31,10 @@ def target_table(rules: RuleSet, target: int, progress: Callable[[float], None] 
 class TargetPlayer:
     """Maximises the chance of a final score of at least :attr:`target`."""
 
-    def __init__(self, rules: RuleSet, target: int, seed: int | None = None) -> None:
+    def __init__(self, rules: RuleSet, target: int, seed: int | None = None, exact: bool = False) -> None:
         self.rules = rules
         self.target = target
+        self.exact = exact
         self.name = f"target:{target}"
         self.optimal = OptimalPlayer(rules, seed)
         self._table: Any = None
@@ -53,9 +56,14 @@ class TargetPlayer:
         need = self.target - card.total
         if need <= 0:
             return self.optimal.choose(state)
-        from fivedice.solver.chances import chance_options
+        if self.exact:
+            from fivedice.solver.chances import chance_options
 
-        options = chance_options(self.table, card, state.dice, state.rolls_left, self.target)
+            options = chance_options(self.table, card, state.dice, state.rolls_left, self.target)
+        else:
+            from fivedice.solver.fast import fast_options
+
+            options = fast_options(self.optimal.solver, card, state.dice, state.rolls_left, self.target)
         if options[0].value <= 0.0:
             return self.optimal.choose(state)
         return _act(state, options[0])

@@ -7,15 +7,17 @@ With no rival it plays exactly as ``optimal``. Otherwise, at every decision:
   turn adds (:func:`last_turn_distribution`, a forward pass of the within-turn policy).
 - **Rivals still to play**, from :data:`HORIZON` boxes left: each option is rated by the
   *clairvoyant* approximation: as if the best rival's final score ``Y`` were revealed right after
-  this turn and the rest of the game were then played to beat it exactly, i.e.
-  ``sum_y P(Y = y) * G(s', y - total')``, where ``G`` is the exact beat table
-  (:func:`fivedice.solver.chances.chance_table` with ``half = 0.5``: the best chance of gaining more
-  than ``n`` points from state ``s'``, a tie counting half). ``Y``'s distribution is exact
-  (:func:`fivedice.solver.chances.distribution`, the rival playing ``optimal``) when the rival has at
-  most :data:`EXACT_OPEN` boxes open, otherwise a normal of mean ``total + solver value`` and the
-  exact variance of a whole game scaled by the share of boxes still open; several rivals give the
-  distribution of their maximum (independent cards). Knowing ``Y`` early overrates flexible
-  positions a little; it never misjudges what is already sure.
+  this turn and the rest of the game were then played to beat it, i.e.
+  ``sum_y P(Y = y) * G(s', y - total')``, where ``G(s', n)`` is the chance of gaining more than ``n``
+  points from state ``s'``, a tie counting half. By default ``G`` comes from the fast chances
+  (:func:`fivedice.solver.fast.fast_mixture_options`: a fit to shipped per-state moments, exact when at
+  most three boxes stay open; nothing to build); ``exact=True`` reads the exact beat table
+  (:func:`fivedice.solver.chances.chance_table` with ``half = 0.5``, built once: minutes). ``Y``'s
+  distribution: exact for a rival with one box left (:func:`last_turn_distribution`), else fitted
+  to the exact mean, standard deviation and skewness of the rival's final score under ``optimal``
+  play (the shipped moments); several rivals give the distribution of their maximum (independent
+  cards). Knowing ``Y`` early overrates flexible positions a little; it never misjudges what is
+  already sure.
 
 Measured figures (bench/chances.py) are in docs/README-chances.md.
 """
@@ -41,14 +43,12 @@ from fivedice.players.turn import FloatArray, IntArray, dice_space, gains, optio
 from fivedice.rules.ruleset import RuleSet
 
 __all__ = [
-    "EXACT_OPEN", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_table",
+    "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_table",
     "last_turn_distribution", "option_chances", "prepare_win", "rated_options", "rival_distribution", "spread_model",
 ]  # fmt: skip
 
 HORIZON = 8
 """Boxes left (before the turn) from which ``win`` plays for the win chance while rivals still play."""
-EXACT_OPEN = 3
-"""A rival with at most this many open boxes gets its exact final-score distribution."""
 TIEBREAK = 1e-6
 """Chance that one expected point is worth when options are otherwise (nearly) equal."""
 
@@ -196,9 +196,15 @@ class WinPlayer(ValuePlayer):
     name: ClassVar[str] = "win"
 
     def __init__(
-        self, rules: RuleSet, seed: int | None = None, model: SpreadModel | None = None, horizon: int | None = None
+        self,
+        rules: RuleSet,
+        seed: int | None = None,
+        model: SpreadModel | None = None,
+        horizon: int | None = None,
+        exact: bool = False,
     ) -> None:
         super().__init__(rules, seed)
+        self.exact = exact
         self._model = model
         self.horizon = HORIZON if horizon is None else horizon
         self._optimal = OptimalPlayer(rules, seed)
@@ -232,7 +238,7 @@ class WinPlayer(ValuePlayer):
             return super().choose(state)
         if len(card.open_indices) > self.horizon:
             return self._optimal.choose(state)
-        options = rated_options(state)
+        options = rated_options(state, self.exact)
         points = {o.key: o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
         # Expected points break near-ties (e.g. a sure win or a lost cause) but never outweigh chance.
         best = max(options, key=lambda o: o.value + TIEBREAK * points[o.key])
@@ -275,43 +281,40 @@ def beat_table(rules: RuleSet, progress: Callable[[float], None] | None = None) 
     return chance_table(solver_for(rules), beat_cap(rules), half=0.5, progress=progress)
 
 
-@cache
-def start_variance(rules: RuleSet) -> float:
-    """The exact variance of the final score of optimal play from the empty card."""
-    from fivedice.solver.chances import distribution
+def prepare_win(rules: RuleSet, progress: Callable[[float], None] | None = None, exact: bool = False) -> None:
+    """Load what ``win`` needs once, e.g. before forking: the shipped moments of the fast chances (built
+    only for rule options that ship none), or with ``exact`` the beat table (built once: minutes)."""
+    from fivedice.solver.fast import moments
 
-    return float(distribution(solver_for(rules)).std ** 2)
-
-
-def prepare_win(rules: RuleSet, progress: Callable[[float], None] | None = None) -> None:
-    """Build what ``win`` needs (the beat table, the start variance) once, e.g. before forking."""
-    beat_table(rules, progress)
-    start_variance(rules)
-
-
-_RIVALS: dict[tuple[object, ...], Any] = {}
+    moments(solver_for(rules), progress)
+    if exact:
+        beat_table(rules, progress)
 
 
 def _one_rival(state: GameState, seat: int) -> tuple[IntArray, FloatArray]:
-    from fivedice.solver.chances import distribution
+    from fivedice.solver.fast import moments
+    from fivedice.solver.fastplain import below
 
     card = state.cards[seat][0]
     total = state.total(seat)
     left = len(card.open_indices)
     if left == 0:
         return np.array([total], dtype=np.int64), np.array([1.0])
-    if left <= EXACT_OPEN:
-        key = (state.rules, card.entries, card.yahtzee_bonuses)
-        found = _RIVALS.get(key)
-        if found is None:
-            if len(_RIVALS) > 4096:
-                _RIVALS.clear()
-            found = _RIVALS[key] = distribution(solver_for(state.rules), card)
-        return found.scores, found.probs
+    if left == 1:
+        values, probs = last_turn_distribution(card)
+        return values + total, probs
     solver = solver_for(state.rules)
-    mean = total + float(solver.state_value(card))
-    var = start_variance(state.rules) * left / len(state.rules.boxes)
-    return _normal(mean, var)
+    found = moments(solver)
+    c = int(found.at[solver.state_index(card)])
+    mean, sd, skew = float(found.mean[0, c]), float(found.sd[0, c]), float(found.skew[0, c])
+    if sd < 0.5:
+        return np.array([total + round(mean)], dtype=np.int64), np.array([1.0])
+    edges = np.arange(math.floor(mean - 6 * sd) - 0.5, math.ceil(mean + 6 * sd) + 1.0)
+    cdf = below(edges, mean, sd, skew)
+    probs = np.diff(cdf)
+    keep = np.flatnonzero(probs > 1e-12)
+    values = (edges[:-1] + 0.5).astype(np.int64)[keep]
+    return values + total, probs[keep] / probs[keep].sum()
 
 
 def rival_distribution(state: GameState, seats: list[int]) -> Any:
@@ -331,18 +334,25 @@ def rival_distribution(state: GameState, seats: list[int]) -> Any:
     return Distribution(keep.astype(np.int64) + lo, pmf[keep])
 
 
-def rated_options(state: GameState) -> list[Any]:
-    """The options of the player to move, best first, valued by their chance to finish first."""
-    from fivedice.solver.chances import mixture_options
-
+def rated_options(state: GameState, exact: bool = False, solver: Any = None) -> list[Any]:
+    """The options of the player to move, best first, valued by their chance to finish first (fast
+    chances, or the exact beat table with ``exact``); ``solver`` answers them (default: the players'
+    solver, numba; a hint passes its numba-free one)."""
     assert state.dice is not None
     others = [s for s in range(len(state.players)) if s != state.current]
     rival = rival_distribution(state, others)
     card = state.cards[state.current][0]
-    return mixture_options(beat_table(state.rules), card, state.dice, state.rolls_left, rival)
+    if exact:
+        from fivedice.solver.chances import mixture_options
+
+        return mixture_options(beat_table(state.rules), card, state.dice, state.rolls_left, rival)
+    from fivedice.solver.fast import fast_mixture_options
+
+    solver = solver_for(state.rules) if solver is None else solver
+    return fast_mixture_options(solver, card, state.dice, state.rolls_left, rival)
 
 
-def option_chances(state: GameState) -> dict[tuple[str, object], float]:
-    """Each option's chance to finish first (the clairvoyant rating; exact once every rival is
-    done), keyed ``("keep", dice)`` or ``("score", box)``."""
-    return {o.key: float(o.value) for o in rated_options(state)}
+def option_chances(state: GameState, solver: Any = None) -> dict[tuple[str, object], float]:
+    """Each option's chance to finish first (the clairvoyant rating with the fast chances; exact once
+    every rival is done), keyed ``("keep", dice)`` or ``("score", box)``."""
+    return {o.key: float(o.value) for o in rated_options(state, solver=solver)}

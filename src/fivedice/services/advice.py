@@ -173,11 +173,12 @@ def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:
         return None
     from fivedice.players import win
 
-    return win.option_chances(state)
+    return win.option_chances(state, solver(state.rules))
 
 
 def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float] | None:
-    """Alone, each option's best chance of finishing above ``goal`` (threshold play, exact), keyed as
+    """Alone, each option's best chance of finishing above ``goal`` (threshold play, the fast chances:
+    :func:`fivedice.solver.fast.fast_options`), keyed as
     in :func:`win_chances` (empty once the card's total is above it: every chance is 1); None with
     rivals or while the chances are being prepared."""
     from fivedice.services import chancejobs
@@ -188,10 +189,9 @@ def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float]
     card = state.cards[state.current][0]
     if card.total > goal:
         return {}  # every option is sure to beat it: a chance of 1 each
-    from fivedice.players.target import target_table
-    from fivedice.solver.chances import chance_options
+    from fivedice.solver.fast import fast_options
 
-    options = chance_options(target_table(state.rules, goal + 1), card, state.dice, state.rolls_left, goal + 1)
+    options = fast_options(solver(state.rules), card, state.dice, state.rolls_left, goal + 1)
     return {o.key: float(o.value) for o in options}
 
 

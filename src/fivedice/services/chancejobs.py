@@ -3,14 +3,16 @@
 Two chances can stand beside a hint's expected points:
 
 - **to win** (two or more players): each option's chance to finish first (the ``win`` level's rating,
-  :func:`fivedice.players.win.option_chances`), from the rule set's beat table;
+  :func:`fivedice.players.win.option_chances`);
 - **to beat a goal** (solitaire, e.g. the player's best): each option's best chance of finishing
-  above it (threshold play, exact), from a target table.
+  above it (threshold play).
 
-A table takes a few minutes and a few hundred MB to build the first time, then loads from the user
-cache in about a second. A view never waits for it: :func:`note` starts its preparation (once per
-process, in a daemon thread, one build at a time) and says what is happening; the hints carry the
-chances once :func:`ready` says so.
+Both come from the fast chances (:mod:`fivedice.solver.fast`): per-state moments shipped with fivedice
+for every built-in rule set with its default options, read in a fraction of a second; nothing is
+built while people play. Only a rule set with other options has its moments computed once (a
+minute or less, then cached): a view never waits for that, :func:`note` starts it (once per process,
+in a daemon thread, one at a time) and says what is happening; the hints carry the chances once
+:func:`ready` says so. The exact tables (:mod:`fivedice.solver.chances`) are never built here.
 
 >>> from fivedice import rules
 >>> from fivedice.engine.state import GameState
@@ -137,7 +139,7 @@ def _refusal() -> tuple[str, dict[str, object]] | None:
 _JOBS: dict[Need, Job] = {}
 _LOCK = threading.Lock()
 _BUILD = threading.Lock()
-"""One build at a time in a process: each holds a few hundred MB while it runs."""
+"""One build at a time in a process."""
 
 
 def need(state: GameState, goal: int | None) -> Need | None:
@@ -159,9 +161,14 @@ def job(need: Need) -> Job | None:
 
 
 def ready(need: Need) -> bool:
-    """Whether ``need`` is prepared (its tables in memory): hints may carry its chances at once."""
+    """Whether hints may carry ``need``'s chances at once: its preparation is done (and did not fail), or
+    none ended yet and the moments are shipped, cached or in memory (a quick load, nothing built)."""
+    from fivedice.solver.fast import ready_for
+
     found = job(need)
-    return found is not None and found.ok
+    if found is not None and found.done.is_set():
+        return found.ok
+    return need.kind is not ChanceKind.SOLVER and ready_for(need.rules)
 
 
 def start(need: Need) -> Job:
@@ -204,19 +211,15 @@ def _run(job: Job) -> None:
 
 def _prepare(need: Need, progress: Callable[[float], None]) -> None:
     from fivedice.players.solved import solver_for
+    from fivedice.solver.chances import check_target
+    from fivedice.solver.fast import moments
 
-    solver_for(need.rules)
+    solver = solver_for(need.rules)
     if need.kind is ChanceKind.SOLVER:
         return
-    if need.kind is ChanceKind.WIN:
-        from fivedice.players.win import prepare_win
-
-        prepare_win(need.rules, progress)
-    else:
-        from fivedice.players.target import target_table
-
-        assert need.goal is not None
-        target_table(need.rules, need.goal + 1, progress)
+    if need.goal is not None:
+        check_target(need.goal + 1)  # the chance of finishing above the goal: of reaching one more
+    moments(solver, progress)
 
 
 def for_level(level: str, state: GameState) -> Need | None:
@@ -252,19 +255,11 @@ _SOLVER_READY: set[RuleSet] = set()
 
 
 def needs_build(need: Need) -> bool:
-    """Whether preparing ``need`` would build a table (minutes for Yahtzee): it is neither in memory nor
-    in the user cache. Looks, builds nothing."""
+    """Whether preparing ``need`` would build something: the solver, or the moments (a rule set with
+    options that ship none: neither in memory, nor shipped, nor in the user cache). Looks, builds nothing."""
     if need.kind is ChanceKind.SOLVER:
         return True  # asked for only when the solver is neither loaded nor ready to load
-    from fivedice.players.solved import solver_for
-    from fivedice.players.win import beat_cap
-    from fivedice.solver.chances import is_cached, target_cap
-
-    solver = solver_for(need.rules)
-    if need.kind is ChanceKind.WIN:
-        return not is_cached(solver, beat_cap(need.rules), 0.5)
-    assert need.goal is not None
-    return not is_cached(solver, target_cap(solver, need.goal + 1), 1.0)
+    return not ready(need)
 
 
 def note(state: GameState, goal: int | None) -> str | None:
@@ -273,7 +268,8 @@ def note(state: GameState, goal: int | None) -> str | None:
     wanted = need(state, goal)
     if wanted is None or ready(wanted):
         return None
-    return describe(start(wanted))
+    found = start(wanted)
+    return None if found.ok else describe(found)
 
 
 def describe(job: Job) -> str:

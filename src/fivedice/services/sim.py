@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +41,9 @@ from fivedice.players.levels import TARGET
 from fivedice.rules.ruleset import RuleSet
 from fivedice.services.simsummary import PERCENTILES, SeatCounts, SeatStats, SimSummary, wilson
 
+if TYPE_CHECKING:
+    from fivedice.solver.simulate import LevelPolicy
+
 __all__ = [
     "CHUNK",
     "COMPILED",
@@ -50,6 +53,7 @@ __all__ = [
     "SimSummary",
     "SimulationError",
     "plot_histogram",
+    "policy_of",
     "simulate",
     "wilson",
 ]
@@ -379,17 +383,32 @@ def compiled(rules: RuleSet, strategies: Sequence[str]) -> bool:
     return len(strategies) == 1 and strategies[0] in COMPILED and rules.solver_refusal() is None
 
 
+def policy_of(level: str) -> LevelPolicy:
+    """The compiled simulator's policy of a level in :data:`COMPILED` (``easy``/``medium``/``hard``
+    as calibrated in :data:`fivedice.players.solved.NOISE`).
+
+    >>> policy_of("hard")
+    LevelPolicy(temperature=0.6, blunder=0.002, greedy=False)
+    """
+    from fivedice.players.solved import NOISE
+    from fivedice.solver.simulate import LevelPolicy  # numba: only for compiled runs
+
+    if level in NOISE:
+        return LevelPolicy(*NOISE[level])
+    return {"optimal": LevelPolicy(), "random": LevelPolicy(blunder=1.0), "greedy": LevelPolicy(greedy=True)}[level]
+
+
 _Block = tuple[RuleSet, str, int, int, int, int | None]
 
 
 def _fast_block(args: _Block) -> tuple[npt.NDArray[np.int64], Any, Any, Any]:
     """Block ``b`` of ``count`` solitaire games of ``level`` in a run seeded ``seed``, on ``threads`` threads."""
     from fivedice.players.solved import solver_for
-    from fivedice.solver.simulate import LevelPolicy, simulate_level  # numba: only for compiled runs
+    from fivedice.solver.simulate import simulate_level  # numba: only for compiled runs
 
     rules, level, b, count, seed, threads = args
     block_seed, _unused = chunk_seeds(seed, b, 0)
-    result = simulate_level(solver_for(rules), LevelPolicy.of(level), count, block_seed >> 1, threads)  # 63 bits
+    result = simulate_level(solver_for(rules), policy_of(level), count, block_seed >> 1, threads)  # 63 bits
     return (
         result.totals.astype(np.int64)[:, None],
         result.box_points[:, None, None, :],

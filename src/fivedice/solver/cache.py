@@ -24,10 +24,10 @@ import hashlib
 import json
 import math
 import os
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,7 +39,7 @@ from fivedice.solver.tables import Tables, build_tables, check_supported, from_p
 
 __all__ = [
     "FORMAT_VERSION", "Progress", "Readiness", "Table", "build", "cache_dir", "cache_path", "file_stem",
-    "load_or_build", "packaged_path", "read_framed", "readiness", "write_atomic",
+    "load_or_build", "packaged_path", "read_framed", "readiness", "run_layers", "write_atomic",
 ]  # fmt: skip
 
 FORMAT_VERSION = 2
@@ -175,20 +175,64 @@ def build(rules: RuleSet, threads: int | None = None, progress: Progress | None 
     reach = kernel.reachable(t.ints)
     states, starts = _layers(t, reach)
     values = np.zeros(t.nstates)
-    workers = max(1, threads or default_threads())
-    with ThreadPoolExecutor(workers) as pool:
-        for i in range(len(starts) - 1):
-            lo, hi = int(starts[i]), int(starts[i + 1])
-            step = max(64, math.ceil((hi - lo) / (8 * workers)))
-            jobs = [
-                pool.submit(kernel.solve_states, t.ints, values, states, a, min(hi, a + step))
-                for a in range(lo, hi, step)
-            ]
-            for job in jobs:
-                job.result()
-            if progress is not None:
-                progress(hi / max(1, len(states)))
+    run_layers(states, starts, lambda a, b: kernel.solve_states(t.ints, values, states, a, b), 64, threads, progress)
     return Table(t, values, reach, "built", time.perf_counter() - start, None)
+
+
+def run_layers(
+    states: npt.NDArray[np.int64],
+    starts: npt.NDArray[np.int64],
+    work: Callable[[int, int], None],
+    min_step: int,
+    threads: int | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """Run ``work(lo, hi)`` over every layer of ``states`` (layer ``i`` is ``starts[i]:starts[i + 1]``,
+    done before the next one starts), in chunks of at least ``min_step`` states on ``threads``
+    *daemon* threads: a process that exits during a build exits at once (a pool's workers would be
+    joined at exit, hanging it for the rest of the build)."""
+    workers = max(1, threads or default_threads())
+    for i in range(len(starts) - 1):
+        lo, hi = int(starts[i]), int(starts[i + 1])
+        step = max(min_step, math.ceil((hi - lo) / (8 * workers)))
+        chunks = [(a, min(hi, a + step)) for a in range(lo, hi, step)]
+        _run_chunks(chunks, work, workers)
+        if progress is not None:
+            progress(hi / max(1, len(states)))
+
+
+def _run_chunks(chunks: list[tuple[int, int]], work: Callable[[int, int], None], workers: int) -> None:
+    if workers == 1 or len(chunks) <= 1:
+        for a, b in chunks:
+            work(a, b)
+        return
+    lock = threading.Lock()
+    pending = list(reversed(chunks))
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        while True:
+            with lock:
+                if not pending or errors:
+                    return
+                a, b = pending.pop()
+            try:
+                work(a, b)
+            except BaseException as exc:  # re-raised by the caller
+                with lock:
+                    errors.append(exc)
+                return
+
+    threads = [
+        threading.Thread(target=worker, name=f"fivedice-build-{n}", daemon=True)
+        for n in range(min(workers, len(chunks)))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
 
 
 def estimate_seconds(rules: RuleSet) -> float:

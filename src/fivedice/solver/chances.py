@@ -25,7 +25,6 @@ import threading
 import time
 import zlib
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -44,10 +43,10 @@ from fivedice.solver.cache import (
     _layers,
     cache_dir,
     code_digest,
-    default_threads,
     file_stem,
     read_framed,
     rules_digest,
+    run_layers,
     write_atomic,
 )
 
@@ -254,19 +253,14 @@ def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | No
     goff, glen, total = _layout(solver, cap)
     G = np.zeros(total, dtype=np.float32)
     states, starts = _layers(t, solver.table.reach)
-    workers = max(1, threads or default_threads())
-    with ThreadPoolExecutor(workers) as pool:
-        for i in range(len(starts) - 1):
-            lo, hi = int(starts[i]), int(starts[i + 1])
-            step = max(16, math.ceil((hi - lo) / (8 * workers)))
-            jobs = [
-                pool.submit(CK.threshold_states, t.ints, G, goff, glen, states, a, min(hi, a + step), half, cap + 1)
-                for a in range(lo, hi, step)
-            ]
-            for job in jobs:
-                job.result()
-            if progress is not None:
-                progress(hi / max(1, len(states)))
+    run_layers(
+        states,
+        starts,
+        lambda a, b: CK.threshold_states(t.ints, G, goff, glen, states, a, b, half, cap + 1),
+        16,
+        threads,
+        progress,
+    )
     return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "built", None)
 
 

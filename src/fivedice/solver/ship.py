@@ -6,6 +6,9 @@ A maintainer's tool, run after a change that alters the tables (the tests say wh
     python -m fivedice.solver.ship --refresh  # after an edit of the scoring code that left the tables
                                               # as they were: re-check them, rewrite only the headers
     python -m fivedice.solver.ship --check    # verify them: checksums, rules, tables
+    python -m fivedice.solver.ship --moments  # rebuild only the moments of the fast chances
+
+Beside each table ships the per-state moments that the fast chances read (:mod:`fivedice.solver.fast`).
 
 Each file is an ordinary table file (:mod:`fivedice.solver.cache`), its payload checked by the
 SHA-256 in its header whenever it is loaded; ``SHA256SUMS`` beside them lists the files' own
@@ -19,16 +22,18 @@ import hashlib
 import sys
 
 from fivedice import rules
+from fivedice.solver.advisor import Solver
 from fivedice.solver.cache import DATA, FORMAT_VERSION, build, file_name, load, save
 
-__all__ = ["SHIPPED", "check", "refresh", "write"]
+__all__ = ["SHIPPED", "check", "refresh", "write", "write_moments"]
 
 SHIPPED = ("yahtzee", "yacht", "yatzy", "kismet", "generala")
 """The built-in rule sets whose tables ship with fivedice (default options)."""
 
 
 def _sums() -> str:
-    lines = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}" for p in sorted(DATA.glob("*.table"))]
+    files = sorted([*DATA.glob("*.table"), *DATA.glob("*.moments")])
+    lines = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}" for p in files]
     return "\n".join(lines) + "\n"
 
 
@@ -40,7 +45,25 @@ def write() -> None:
     for name in SHIPPED:
         table = build(rules.get(name))
         save(table, DATA / file_name(table.tables.rules))
-        print(f"{name}: {table.states:,} states, {table.seconds:.1f} s")
+        print(f"{name}: {table.states:,} states, {table.seconds:.1f} s", flush=True)
+    write_moments()
+
+
+def write_moments() -> None:
+    """Compute the moments of every shipped rule set afresh (from its shipped table) and write them."""
+    from fivedice.solver import fast
+
+    for old in DATA.glob("*.moments"):
+        old.unlink()
+    for name in SHIPPED:
+        rs = rules.get(name)
+        table = load(rs, DATA / file_name(rs), "package")
+        assert table is not None, f"{name}: no shipped table"
+        solver = Solver(table, jit=False)
+        found = fast.build_moments(solver)
+        path = DATA / fast.file_name(solver)
+        fast.save_moments(solver, found, path)
+        print(f"{name}: moments in {found.seconds:.1f} s, {path.stat().st_size / 1e6:.2f} MB", flush=True)
     (DATA / "SHA256SUMS").write_text(_sums())
 
 
@@ -56,8 +79,26 @@ def refresh() -> list[str]:
             stale.append(name)
         else:
             save(table, path)
+            _refresh_moments(Solver(table, jit=False), name, stale)
     (DATA / "SHA256SUMS").write_text(_sums())
     return stale
+
+
+def _refresh_moments(solver: Solver, name: str, stale: list[str]) -> None:
+    """Rewrite the header of ``name``'s moments for the current scoring code (its table did not change)."""
+    import json
+
+    from fivedice.solver import fast
+    from fivedice.solver.cache import code_digest, read_framed
+
+    path = DATA / fast.file_name(solver)
+    framed = read_framed(path, fast.MAGIC)
+    if framed is None or not isinstance(framed[0], dict):
+        stale.append(name)
+        return
+    header = dict(framed[0]) | {"code_sha256": code_digest()}
+    data = fast.MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
+    path.write_bytes(data + bytes(framed[1]))
 
 
 def check() -> list[str]:
@@ -69,8 +110,15 @@ def check() -> list[str]:
     for name in SHIPPED:
         rs = rules.get(name)
         path = DATA / file_name(rs)
-        if load(rs, path, "package") is None:
+        table = load(rs, path, "package")
+        if table is None:
             problems.append(f"{name}: {path.name} is missing, damaged or stale (format {FORMAT_VERSION})")
+            continue
+        from fivedice.solver import fast
+
+        solver = Solver(table, jit=False)
+        if fast.load_moments(solver, DATA / fast.file_name(solver), "package") is None:
+            problems.append(f"{name}: {fast.file_name(solver)} is missing, damaged or stale")
     return problems
 
 
@@ -79,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="verify the shipped tables instead of writing them")
     parser.add_argument("--refresh", action="store_true", help="re-check the tables, rewrite only their headers")
+    parser.add_argument("--moments", action="store_true", help="rebuild only the moments of the fast chances")
     args = parser.parse_args(argv)
+    if args.moments:
+        write_moments()
+        return 0
     if args.refresh:
         stale = refresh()
         for name in stale:

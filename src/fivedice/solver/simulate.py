@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -122,6 +122,36 @@ def _precompute(states: Any, ints: Any, V: Any, Sc: Any, Ec: Any) -> None:
             Ec[i] = E[1:]
 
 
+@nb.njit(cache=True, nogil=True)
+def _scored(
+    ints: Any, bb: int, p: int, d: int, mask: int, up: int, y: int, raw_upper: int, total: int, extra: int
+) -> tuple[int, int, int, int, int, int]:
+    """The game's running state after ``p`` points in box ``bb`` with roll ``d``:
+    ``(mask, up, y, raw upper points, total, extra Yahtzees)``."""
+    ybits = ints[T.P_YBITS]
+    total += p
+    if ybits == 2 and y == 1 and ints[ints[T.O_FIVE] + d] >= 0 and ints[T.P_YBONUS] > 0:
+        extra += 1
+    mask |= 1 << bb
+    if ints[ints[T.O_ISUP] + bb]:
+        raw_upper += p
+        up = K.next_up(ints, mask, min(ints[T.P_CAP], up + p))
+    if bb == ints[T.P_YBOX] and ybits == 2:
+        y = 1 if p > 0 else 0
+    return mask, up, y, raw_upper, total, extra
+
+
+@nb.njit(cache=True, nogil=True)
+def _finish(
+    ints: Any, g: int, raw_upper: int, total: int, extra: int, totals: Any, upper_bonus: Any, ybonuses: Any
+) -> None:
+    """Game ``g``'s upper bonus, extra-Yahtzee count and final total."""
+    ub = ints[ints[T.O_BONUS] + min(ints[T.P_CAP], raw_upper)]
+    upper_bonus[g] = ub
+    ybonuses[g] = extra
+    totals[g] = total + ub + extra * ints[T.P_YBONUS]
+
+
 @nb.njit(cache=True, parallel=True)
 def _play(
     games: int, seed: int, ints: Any, V: Any, chunk: int, slot_of: Any, Sc: Any, Ec: Any,
@@ -131,16 +161,12 @@ def _play(
     nbx = ints[T.P_NB]
     off = ints[T.P_OFF]
     rolls = ints[T.P_ROLLS]
-    cap = ints[T.P_CAP]
     units = ints[T.P_UNITS]
     ybits = ints[T.P_YBITS]
     nroll = ints[T.P_NROLL]
     sw = ints[T.P_SW]
     add = ints[ints[T.O_ADD] : ints[T.O_ADD] + nkeep * 6].reshape((np.int64(nkeep), np.int64(6)))
     subsets = ints[ints[T.O_SUBSETS] : ints[T.O_SUBSETS] + nroll * sw].reshape((np.int64(nroll), np.int64(sw)))
-    five = ints[ints[T.O_FIVE] : ints[T.O_FIVE] + nroll]
-    is_upper = ints[ints[T.O_ISUP] : ints[T.O_ISUP] + nbx]
-    bonus_of = ints[ints[T.O_BONUS] : ints[T.O_BONUS] + units]
     up0 = K.next_up(ints, 0, 0)
     nchunks = (games + chunk - 1) // chunk
     for c in nb.prange(nchunks):
@@ -191,19 +217,10 @@ def _play(
                             bb = b
                 p = pts[bb]
                 box_points[g, bb] = p
-                total += p
-                if ybits == 2 and y == 1 and five[d - off] >= 0 and ints[T.P_YBONUS] > 0:
-                    extra += 1
-                mask |= 1 << bb
-                if is_upper[bb]:
-                    raw_upper += p
-                    up = K.next_up(ints, mask, min(cap, up + p))
-                if bb == ints[T.P_YBOX] and ybits == 2:
-                    y = 1 if p > 0 else 0
-            ub = bonus_of[min(cap, raw_upper)]
-            upper_bonus[g] = ub
-            ybonuses[g] = extra
-            totals[g] = total + ub + extra * ints[T.P_YBONUS]
+                mask, up, y, raw_upper, total, extra = _scored(
+                    ints, bb, p, d - off, mask, up, y, raw_upper, total, extra
+                )
+            _finish(ints, g, raw_upper, total, extra, totals, upper_bonus, ybonuses)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -252,7 +269,6 @@ def _play_noisy(
     nbx = ints[T.P_NB]
     off = ints[T.P_OFF]
     rolls = ints[T.P_ROLLS]
-    cap = ints[T.P_CAP]
     units = ints[T.P_UNITS]
     ybits = ints[T.P_YBITS]
     nroll = ints[T.P_NROLL]
@@ -260,8 +276,6 @@ def _play_noisy(
     add = ints[ints[T.O_ADD] : ints[T.O_ADD] + nkeep * 6].reshape((np.int64(nkeep), np.int64(6)))
     subsets = ints[ints[T.O_SUBSETS] : ints[T.O_SUBSETS] + nroll * sw].reshape((np.int64(nroll), np.int64(sw)))
     five = ints[ints[T.O_FIVE] : ints[T.O_FIVE] + nroll]
-    is_upper = ints[ints[T.O_ISUP] : ints[T.O_ISUP] + nbx]
-    bonus_of = ints[ints[T.O_BONUS] : ints[T.O_BONUS] + units]
     up0 = K.next_up(ints, 0, 0)
     nchunks = (games + chunk - 1) // chunk
     for c in nb.prange(nchunks):
@@ -319,19 +333,10 @@ def _play_noisy(
                 bb = -chosen - 1
                 p = pts[bb]
                 box_points[g, bb] = p
-                total += p
-                if ybits == 2 and y == 1 and five[d - off] >= 0 and ints[T.P_YBONUS] > 0:
-                    extra += 1
-                mask |= 1 << bb
-                if is_upper[bb]:
-                    raw_upper += p
-                    up = K.next_up(ints, mask, min(cap, up + p))
-                if bb == ints[T.P_YBOX] and ybits == 2:
-                    y = 1 if p > 0 else 0
-            ub = bonus_of[min(cap, raw_upper)]
-            upper_bonus[g] = ub
-            ybonuses[g] = extra
-            totals[g] = total + ub + extra * ints[T.P_YBONUS]
+                mask, up, y, raw_upper, total, extra = _scored(
+                    ints, bb, p, d - off, mask, up, y, raw_upper, total, extra
+                )
+            _finish(ints, g, raw_upper, total, extra, totals, upper_bonus, ybonuses)
 
 
 def _early_states(solver: Solver, budget: int = 64_000_000) -> npt.NDArray[np.int64]:
@@ -353,28 +358,16 @@ def _early_states(solver: Solver, budget: int = 64_000_000) -> npt.NDArray[np.in
 class LevelPolicy:
     """How a compiled player picks: by a softmax of each option's loss at ``temperature`` points
     (0: always the best), any option at all with chance ``blunder``, options valued by the
-    solver's expected final score or, ``greedy``, by this turn's points alone.
+    solver's expected final score or, ``greedy``, by this turn's points alone
+    (:func:`fivedice.services.sim.policy_of` gives each level's).
 
-    >>> LevelPolicy.of("random")
+    >>> LevelPolicy(blunder=1.0)  # picks uniformly among every option: the ``random`` level
     LevelPolicy(temperature=0.0, blunder=1.0, greedy=False)
     """
 
     temperature: float = 0.0
     blunder: float = 0.0
     greedy: bool = False
-
-    LEVELS: ClassVar[frozenset[str]] = frozenset({"optimal", "easy", "medium", "hard", "random", "greedy"})
-    """The levels the compiled simulator plays (the others need the Python players)."""
-
-    @classmethod
-    def of(cls, level: str) -> LevelPolicy:
-        """The policy of a level in :attr:`LEVELS` (``easy``/``medium``/``hard`` as calibrated in
-        :data:`fivedice.players.solved.NOISE`)."""
-        from fivedice.players.solved import NOISE
-
-        if level in NOISE:
-            return cls(*NOISE[level])
-        return {"optimal": cls(), "random": cls(blunder=1.0), "greedy": cls(greedy=True)}[level]
 
 
 def simulate_level(

@@ -10,14 +10,13 @@ A locked, damaged or unreachable database raises :class:`StoreError` with a clea
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Engine, create_engine, delete, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
@@ -35,9 +34,6 @@ from fivedice.storage import migrate
 from fivedice.storage.schema import SCHEMA_VERSION, games, metadata, profiles, results, settings, version
 from fivedice.storage.url import ENV_VAR, resolve_url
 from fivedice.table import Table
-
-if TYPE_CHECKING:
-    from fivedice.services.profile import PlayedGame
 from fivedice.table.seat import Seat
 
 __all__ = ["ENV_VAR", "GameSummary", "History", "PlayerProfile", "ScoreRow", "Store", "StoreError", "resolve_url"]
@@ -136,34 +132,6 @@ def _has_upper_bonus(spec: str) -> bool:
         return bool(parse_spec(spec).upper_bonus)
     except FiveDiceError:
         return True
-
-
-@dataclass(frozen=True, slots=True)
-class _Facts:
-    bonus: bool
-    optimal: float | None
-    benchmark: int | None
-
-
-@functools.lru_cache(maxsize=256)
-def _facts(spec: str, challenge: str | None, analysed: bool) -> _Facts:
-    """What a profile needs of a rule set (and a challenge): whether it has an upper bonus, its optimal mean
-    (only for analysed games: it loads the solver) and the challenge's benchmark total."""
-    optimal = benchmark = None
-    try:
-        rules = parse_spec(spec)
-    except FiveDiceError:
-        return _Facts(True, None, None)
-    if analysed and rules.solver_refusal() is None:
-        from fivedice.players.solved import solver_for
-
-        optimal = float(solver_for(rules).expected_score)
-    if challenge is not None:
-        from fivedice.table.challenge import goal
-
-        with contextlib.suppress(FiveDiceError):
-            benchmark = goal(rules, challenge).total
-    return _Facts(bool(rules.upper_bonus), optimal, benchmark)
 
 
 class Store:
@@ -539,49 +507,6 @@ class Store:
             )
         name = found[0][-1] if found else player.strip()
         return History(name, tuple(summaries))
-
-    def played_games(self, player: str, rules: str | RuleSet | None = None) -> list[PlayedGame]:
-        """A player's games, oldest first, as :func:`fivedice.services.profile.profile` reads them: with
-        the rule set's optimal mean (for the luck) where the game was analysed, the opponents' places, the
-        Yahtzees from the move log and a challenge's benchmark total."""
-        from fivedice.services.profile import PlayedGame, count_yahtzees
-
-        query = (
-            select(
-                games.c.id, games.c.played_at, games.c.rules_spec, games.c.players, results.c.seat,
-                results.c.total, results.c.place, results.c.upper_bonus, results.c.loss, results.c.decisions,
-                games.c.challenge, games.c.save_json,
-            )
-            .join(games, games.c.id == results.c.game_id)
-            .where(results.c.name_key == player.strip().casefold())
-            .order_by(games.c.played_at, games.c.id)
-        )  # fmt: skip
-        clause = self._rules_clause(rules)
-        if clause is not None:
-            query = query.where(clause)
-        with self._guard(), self.engine.connect() as conn:
-            found = conn.execute(query).all()
-            ids = [row[0] for row in found]
-            others = conn.execute(
-                select(results.c.game_id, results.c.seat, results.c.name, results.c.place).where(
-                    results.c.game_id.in_(ids)
-                )
-            ).all()
-        rivals: dict[int, list[tuple[int, str, int]]] = {}
-        for gid, seat, name, place in others:
-            rivals.setdefault(gid, []).append((seat, name, place))
-        out = []
-        for gid, played, spec, players, seat, total, place, ub, loss, decisions, code, save in found:
-            facts = _facts(spec, code, loss is not None)
-            game = saves.loads(save)
-            out.append(
-                PlayedGame(
-                    str(gid), _utc(played).timestamp(), spec, players, total, place, ub, facts.bonus,
-                    count_yahtzees(game, seat), decisions, loss, facts.optimal,
-                    tuple((n, p) for s, n, p in sorted(rivals.get(gid, [])) if s != seat), code, facts.benchmark,
-                )
-            )  # fmt: skip
-        return out
 
     def best(self, player: str, rules: str | RuleSet) -> int | None:
         """The player's best total under these rules (a :class:`RuleSet` or spec means that exact variant)."""

@@ -32,6 +32,7 @@ from fivedice.table.table import Table
 __all__ = [
     "DAILY",
     "NO_HINTS",
+    "RANKED",
     "Aim",
     "AimKind",
     "ChallengeError",
@@ -54,6 +55,8 @@ DAILY = "daily"
 
 NO_HINTS = N_("A challenge is played without hints, as on the web: its leaderboard compares your own decisions.")
 """Why the terminal game and the line mode give no hints in a challenge (show it as ``_(NO_HINTS)``)."""
+RANKED = N_("Ranked: each player's first attempt, without hints or computer players.")
+"""What a challenge's leaderboard (``Store.challenge_board``) ranks, said under it."""
 
 MAX_LENGTH = 64
 

@@ -141,7 +141,7 @@ class Table:
         """Replay completed records (a saved or stored game line, and its redo stack, next to redo last)
         onto this fresh table, writing their dice on the tape; raises if any record is illegal or
         contradicts the tape. No events are emitted."""
-        if self.game.log or self.game.can_redo:
+        if self.game.log or self.game.can_redo():
             raise FiveDiceError(_("Only a fresh table can take a game's records."))
         by = list(by) if by is not None else [By.SEAT] * len(log)
         redo_by = list(redo_by) if redo_by is not None else [By.SEAT] * len(redo)
@@ -535,6 +535,10 @@ class Table:
             if by is By.SEAT:
                 self._publish([undo_event("undone", before, record)])
         return undone
+
+    def can_redo(self) -> bool:
+        """Whether :meth:`redo` is allowed now."""
+        return self.why_not_redo() is None
 
     def why_not_redo(self) -> str | None:
         """Why :meth:`redo` is not allowed now, or None."""

@@ -20,7 +20,7 @@ from fivedice.engine.game import Game
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _, format_decimal, ngettext
 from fivedice.storage.finished import record_finished
-from fivedice.table.challenge import ChallengeReport, benchmark_level, report, report_lines
+from fivedice.table.challenge import RANKED, ChallengeReport, benchmark_level, report, report_lines
 from fivedice.tui.session import Session
 from fivedice.tui.widgets import I18nFooter, ScoreCardView
 
@@ -230,10 +230,11 @@ class EndScreen(Screen[None]):
             from fivedice.storage.text import scores_text
 
             try:
-                board = store.high_scores(limit=10, challenge=code)
+                board = store.challenge_board(self.table.rules, code, limit=10)  # the fair board, as the web's
             except FiveDiceError as exc:
                 return text + "\n" + escape(str(exc))
             text += "\n\n" + escape(scores_text(board, _("Challenge {code}", code=code)))
+            text += "\n" + DIM.format(escape(_(RANKED)))
         return text
 
     def relabel(self) -> None:

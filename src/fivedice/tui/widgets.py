@@ -124,11 +124,11 @@ class Die(Static):
     }
     Die.kept {
         border: heavy $accent;
-        background: $accent 20%;
+        background: $accent 10%;
         border-subtitle-color: $accent;
         border-subtitle-style: bold;
     }
-    Die.idle { color: $foreground 40%; }
+    Die.idle { color: $fd-muted; }
     Die.hinted { border: double $success; border-subtitle-color: $success; }
     Die.kept.hinted { border: heavy $success; }
     Die.colour-red { color: $error; }

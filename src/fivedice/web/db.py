@@ -15,6 +15,7 @@ are serialised by a row lock on the room (``SELECT ... FOR UPDATE`` on PostgreSQ
 
 from __future__ import annotations
 
+import enum
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -64,6 +65,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "MoveRow",
     "RoomRow",
+    "RoomStatus",
     "RoomStore",
     "SeatRow",
     "Tables",
@@ -292,6 +294,14 @@ class MoveRow:
     at: float
 
 
+class RoomStatus(enum.StrEnum):
+    """Where a room is (the values are those the database holds and the page reads)."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    OVER = "over"
+
+
 @dataclass(frozen=True, slots=True)
 class RoomRow:
     """A room as stored: rule-set spec, settings, status (lobby/playing/over), game number, version."""
@@ -299,7 +309,7 @@ class RoomRow:
     code: str
     spec: str
     settings: dict[str, Any]
-    status: str
+    status: RoomStatus
     game_no: int
     version: int
     recorded: int
@@ -307,6 +317,9 @@ class RoomRow:
     updated: float
     seats: tuple[SeatRow, ...]
     started: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", RoomStatus(self.status))  # a changed row's status may come as text
 
 
 class RoomStore:
@@ -630,7 +643,7 @@ def _room_row(m: Any, seats: tuple[SeatRow, ...] = ()) -> RoomRow:
         code=m["code"],
         spec=m["spec"],
         settings=json.loads(m["settings"]),
-        status=m["status"],
+        status=RoomStatus(m["status"]),
         game_no=m["game_no"],
         version=m["version"],
         recorded=m["recorded"],

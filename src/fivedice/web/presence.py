@@ -164,10 +164,11 @@ class Connections:
     async def connect(self, code: str, hello: Hello, owned: int | None = None) -> tuple[Room, Client]:
         """Attach a connection to a room, as the seat whose token it gives, else the seat ``owned`` (the
         signed-in account's seat there, see :mod:`fivedice.web.seating`), else as a spectator."""
+        held = code.upper() in self.rooms  # else just loaded from the database
         room = await self.room(code)
         async with room.lock:  # a reload always shows what the database holds (the fan-out may have failed)
             try:
-                if await self.db(self._refresh, room):
+                if held and await self.db(self._refresh, room):
                     self._broadcast(room)
             except StoreError:
                 pass  # logged; a database that cannot be read now still lets the page show the room as it is

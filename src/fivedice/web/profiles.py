@@ -125,7 +125,14 @@ class Profiles:
 
     # -- recording ------------------------------------------------------------------------------
     def on_change(self, room: Room) -> None:
-        """A room changed: a game just over is recorded for its account seats (once per process)."""
+        """A room changed: a game just over is recorded for its account seats (once per process). Never
+        raises: the room service's other work after a change (high scores, computers) goes on."""
+        try:
+            self._on_change(room)
+        except Exception as exc:
+            log.warning("could not start recording room %s in the profiles: %s", room.code, exc)
+
+    def _on_change(self, room: Room) -> None:
         if room.status != "over" or room.table is None or not room.table.is_over:
             return
         key = (room.code, room.row.game_no)

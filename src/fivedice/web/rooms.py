@@ -32,9 +32,10 @@ from fivedice.table import BY, Table, UndoPolicy, default_policy
 from fivedice.table.challenge import ChallengeReport
 from fivedice.table.events import Event, message
 from fivedice.table.seat import Seat, SeatKind
-from fivedice.web.db import MoveRow, RoomRow, SeatRow
+from fivedice.web.db import MoveRow, RoomRow, RoomStatus, SeatRow
 from fivedice.web.errors import RoomError
 from fivedice.web.limits import TokenBucket
+from fivedice.web.messages import RoomSnapshot
 from fivedice.web.timeouts import TurnPolicy, forfeited, missed_turns
 
 __all__ = [
@@ -379,7 +380,7 @@ class Room:
         return tuple(s.name or f"Seat {s.seat + 1}" for s in self.row.seats)
 
     @property
-    def status(self) -> str:
+    def status(self) -> RoomStatus:
         """``lobby``, ``playing`` or ``over``."""
         return self.row.status
 
@@ -477,7 +478,7 @@ class Room:
         """The room as JSON text, cached per version and presence change."""
         key = (self.row.version, self._presence_rev)
         if self._snapshot is None or self._snapshot[0] != key:
-            self._snapshot = (key, json.dumps(self._snapshot_data(), separators=(",", ":")))
+            self._snapshot = (key, RoomSnapshot.model_validate(self._snapshot_data()).model_dump_json())
         return self._snapshot[1]
 
     def _snapshot_data(self) -> dict[str, Any]:
@@ -489,6 +490,7 @@ class Room:
             "version": self.row.version,
             "status": self.status,
             "game_no": self.row.game_no,
+            "turn": self.turn(),
             "rules": {
                 "spec": rules.spec,
                 "title": rules.title,
@@ -522,6 +524,15 @@ class Room:
             "events": [english_text(e) for e in self.events],
             "event_keys": list(self.events),
         }
+
+    def turn(self) -> str | None:
+        """The current turn's id while the game is played: the game number and how many turns the game line
+        has ended (scores and roll-off rolls), so it stays the same between a turn's rolls and comes back when
+        a score is taken back; the page keeps the dice kept within one turn by it."""
+        if self.table is None or self.status != RoomStatus.PLAYING:
+            return None
+        ended = sum(1 for record in self.table.game.log if isinstance(record, Score | RollOff))
+        return f"{self.row.game_no}:{ended}"
 
     def _game_data(self) -> dict[str, Any] | None:
         if self.game is None:

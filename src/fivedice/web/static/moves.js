@@ -28,11 +28,10 @@ export function othersMove(before, room, you) {
   return { lit, line: b.current !== you && lines.length ? lines[lines.length - 1] : null };
 }
 
-// What identifies the current turn: kept dice stay kept between its rolls.
+// The current turn's id, as the server says it (the same between a turn's rolls; null outside play):
+// kept dice stay kept between its rolls.
 export function turnOf(room) {
-  const g = room.game;
-  if (!g || room.status !== "playing") return null;
-  return `${room.game_no}:${g.phase}:${g.round}:${g.current}:${g.totals.join(",")}:${g.cards.map((c) => c.map((k) => k.entries.filter((e) => e !== null).length).join()).join()}`;
+  return room.turn;
 }
 
 // What changed, to announce (and to hear and see: the dice tumble, a celebration, the chime): new events, the dice after a roll, whose turn it is, the totals after a score.

@@ -128,6 +128,22 @@ function showBoards() {
   );
 }
 
+// The leaderboards of one rule set (any built-in one, or one the player played), chosen in the select.
+async function loadBoards(rules) {
+  const response = await fetch(`/api/leaderboards/ratings?rules=${encodeURIComponent(rules)}`);
+  view.boards = response.ok ? await response.json() : null;
+  showBoards();
+}
+
+async function boardsPicker(rules, played) {
+  const found = await fetch("/api/rules").then((r) => r.json()).catch(() => ({ rules: [] }));
+  const names = [...new Set([rules, ...played, ...found.rules.map((r) => r.name)])];
+  const select = $("#boards-rules");
+  select.replaceChildren(...names.map((name) => el("option", { value: name, text: name })));
+  select.value = rules;
+  select.addEventListener("change", () => loadBoards(select.value));
+}
+
 async function start() {
   const found = await fetch("/api/languages").then((r) => r.json()).catch(() => ({ languages: { en: "English" }, current: "en" }));
   const select = $("#language");
@@ -149,13 +165,15 @@ async function start() {
   const data = await response.json().catch(() => ({}));
   if (!response.ok) {
     $("#profile-status").textContent = response.status === 401 ? t("Sign in to see your profile.") : data.error || t("The server answered {status}.", { status: response.status });
+    await boardsPicker("yahtzee", []);
+    await loadBoards("yahtzee"); // the leaderboards are public
     $("#profile").dataset.ready = "true";
     return;
   }
   view.data = data;
   const rules = data.rating ? data.rating.rules : data.per_rules.length ? data.per_rules[0].rules : "yahtzee";
-  const boards = await fetch(`/api/leaderboards/ratings?rules=${encodeURIComponent(rules)}`);
-  view.boards = boards.ok ? await boards.json() : null;
+  await boardsPicker(rules, data.per_rules.map((r) => r.rules));
+  await loadBoards(rules);
   show();
   $("#profile").dataset.ready = "true";
 }
