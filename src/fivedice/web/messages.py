@@ -101,7 +101,7 @@ class StandingData(_Model):
     seat: int
     name: str
     total: int
-    forfeited: bool | None = None
+    forfeited: bool | None = Field(default=None, exclude_if=lambda v: v is None)
     """True for a seat that forfeited (ranked after every other); absent otherwise."""
 
 
