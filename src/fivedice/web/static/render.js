@@ -3,7 +3,6 @@
 // shown for open boxes are the engine's own options, sent by the server. Every text goes through t()
 // (./i18n.js), so drawing again after a language switch writes it in the new language.
 import { dieFace } from "./dice.js";
-import { eventText, t, tn } from "./i18n.js";
 import { leftText } from "./timers.js";
 import { N_, eventText, t, tn } from "./i18n.js";
 import { initials, levelWord, seatName } from "./people.js";
