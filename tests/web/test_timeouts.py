@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from fivedice.rules import get
 from fivedice.table import Table
-from fivedice.table.seat import Seat
+from fivedice.table.seat import Seat, SeatKind
 from fivedice.web.app import create_app
 from fivedice.web.db import RoomStore
 from fivedice.web.timeouts import TIMER_MAX, Away, Timeout, TurnPolicy, forfeited, missed_turns, on_timeout
@@ -53,7 +53,7 @@ def test_a_policy_is_read_from_settings_old_rooms_included() -> None:
 
 
 def test_missed_turns_are_the_stand_ins_scores_for_that_seat() -> None:
-    table = Table(get("yacht"), [Seat("Ann", "remote"), Seat("Bob", "remote")], seed=1, starter=0)
+    table = Table(get("yacht"), [Seat("Ann", SeatKind.REMOTE), Seat("Bob", SeatKind.REMOTE)], seed=1, starter=0)
     while missed_turns(table, 1) < 3:  # Ann plays; each time Bob's runs out, the stand-in plays his turn
         if table.automatic() is not None:
             table.run_automatic()
