@@ -65,6 +65,8 @@ from fivedice.web.timeouts import NOTICES, Away, Timeout, on_timeout
 __all__ = ["RoomService", "challenge_key", "hash_token"]
 
 log = logging.getLogger("fivedice.web")
+CLOSE_WAIT = 5.0
+"""Seconds a shutdown waits for the background tasks it cancelled."""
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
 DEGRADED_POLL = 2.0
@@ -171,11 +173,13 @@ class RoomService(Connections):
         """Stop background work and release connections (the last events published, within a second)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.outbox.idle(), 1)
-        for task in list(self._tasks):
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if tasks:  # a shutdown never hangs on a task that does not stop when cancelled
+            _done, stuck = await asyncio.wait(tasks, timeout=CLOSE_WAIT)
+            if stuck:
+                log.warning("%d background tasks did not stop within %s s of shutdown", len(stuck), CLOSE_WAIT)
         await self.hub.close()
         self.executor.shutdown(wait=True)
         self.store.dispose()
