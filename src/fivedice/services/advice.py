@@ -8,7 +8,7 @@ boxes by the points they score now. Views word an option with :func:`describe`.
 >>> from fivedice.engine.actions import Roll
 >>> state = GameState.new(rules.get("yahtzee", cards="jetsi"), ("Ann",)).apply(Roll((), (6, 6, 6, 2, 2)))
 >>> advice = advise(state)
->>> advice.source, describe(advice.options[0], state.rules)
+>>> advice.source.value, describe(advice.options[0], state.rules)
 ('points', 'score Full House (25) on card 1')
 """
 
