@@ -99,6 +99,14 @@ def _die(state: Any) -> int:
 
 
 @nb.njit(cache=True, nogil=True)
+def _seed_game(state: Any, seed: int, g: int) -> None:
+    """Start game ``g``'s own dice stream of a run seeded ``seed``."""
+    state[0] = np.uint64(seed) * GOLDEN
+    state[0] = _next(state) ^ np.uint64(g)
+    state[0] = _next(state)
+
+
+@nb.njit(cache=True, nogil=True)
 def _roll(t: int, off: int, add: Any, state: Any) -> int:
     while t < off:
         t = add[t, _die(state)]
@@ -174,9 +182,7 @@ def _play(
         pre, S, E, B, W = K.work_arrays(ints)
         pts = np.empty(nbx, dtype=np.int32)
         for g in range(c * chunk, min(games, (c + 1) * chunk)):
-            state[0] = np.uint64(seed) * GOLDEN
-            state[0] = _next(state) ^ np.uint64(g)
-            state[0] = _next(state)
+            _seed_game(state, seed, g)
             mask = 0
             up = up0
             y = 0
@@ -286,9 +292,7 @@ def _play_noisy(
         vals = np.empty(nbx + sw)
         ids = np.empty(nbx + sw, dtype=np.int64)
         for g in range(c * chunk, min(games, (c + 1) * chunk)):
-            state[0] = np.uint64(seed) * GOLDEN
-            state[0] = _next(state) ^ np.uint64(g)
-            state[0] = _next(state)
+            _seed_game(state, seed, g)
             noise[0] = state[0] ^ MIX2 ^ (np.uint64(salt) * GOLDEN)
             noise[0] = _next(noise)
             mask = 0
