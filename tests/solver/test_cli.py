@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,9 @@ def test_advise_target_ranks_by_chance() -> None:
     code, out, _ = run(*args, "--target", "200", "--exact")
     assert "best chance of at least 200 points: 19.194%" in out  # threshold play, exact
     code, out, _ = run(*args, "--target", "200")
-    assert "best chance of at least 200 points: 14.622%" in out  # the fast chances: optimal play after this turn
+    fast = re.search(r"best chance of at least 200 points: ([0-9.]+)%", out)  # optimal play after this turn
+    assert fast is not None
+    assert float(fast.group(1)) == pytest.approx(14.622, abs=0.002)  # the last digit: the numpy or numba path
 
 
 def test_simulate_reach_json() -> None:
