@@ -66,7 +66,8 @@ def test_the_fast_chances_read_the_shipped_curves_where_they_ship(monkeypatch: p
     rs = rules.get("yacht")
     solver = solve(rs)
     found = curves.curves(solver)
-    assert found is not None and found.source == "package"
+    assert found is not None
+    assert found.source == "package"
     empty = solver.state_index(Scorecard.empty(rs))
     fast._LAST.clear()
     table = fast.situation_table(solver, empty, 1.0, 100)
