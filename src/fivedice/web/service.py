@@ -339,7 +339,7 @@ class RoomService(Connections):
     # -- telling clients and processes --------------------------------------------------
     def _broadcast(self, room: Room) -> None:
         snap = room.snapshot()
-        for client in list(room.clients):
+        for client in list(room.presence.clients):
             if not client.send(client.state_message(snap)):
                 self._drop(room, client)
 
@@ -351,33 +351,33 @@ class RoomService(Connections):
     def _after_change(self, room: Room, drive: bool = True) -> None:
         for listener in self.listeners:
             listener(room)
-        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.recording:
-            room.recording = True
+        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.flags.recording:
+            room.flags.recording = True
             self._spawn(self.results.record(room))
         table = room.table
         aim = aim_kind(table) if table is not None else None
-        if aim is AimKind.BENCHMARK and table is not None and not room.goal_pending:
-            room.goal_pending = True
+        if aim is AimKind.BENCHMARK and table is not None and not room.flags.goal_pending:
+            room.flags.goal_pending = True
             self._spawn(self._show(self.results.goal(room, table), room))
-        if aim is AimKind.BEST and self.scores and room.best_for != room.row.game_no:
-            room.best_for = room.row.game_no  # once per game and room load
+        if aim is AimKind.BEST and self.scores and room.flags.best_for != room.row.game_no:
+            room.flags.best_for = room.row.game_no  # once per game and room load
             self._spawn(self._show(self.results.best(room), room))
         if drive and self._drivable(room):
-            room.driving = True
+            room.flags.driving = True
             self._spawn(self._drive(room))
 
     def _drivable(self, room: Room) -> bool:
         """Whether the room's driver has a step to take now (whoever is connected): the table's own roll, a
         computer's move, or a stand-in's for a person whose time ran out."""
         table = room.table
-        if room.driving or room.current_seat() is None or table is None:
+        if room.flags.driving or room.current_seat() is None or table is None:
             return False
         return not isinstance(table.next_step(stand_in_due(room, self.clock())), HumanTurn | GameOver)
 
     async def _drive(self, room: Room) -> None:
         """Run the room's driver (:class:`~fivedice.web.driving.RoomDriver`) until a person is to act (or the
         end), whether or not anyone is connected: computers and stand-ins play on, paced."""
-        room.driving = True
+        room.flags.driving = True
         try:
             await RoomDriver(self, room).run()
         except FiveDiceError as exc:
@@ -385,7 +385,7 @@ class RoomService(Connections):
         except Exception:  # a failing computer player must not take the server down
             log.exception("the driver of room %s failed", room.code)
         finally:
-            room.driving = False
+            room.flags.driving = False
         self._after_change(room, drive=False)
 
     async def _prepared(self, room: Room, job: Job) -> None:
@@ -407,7 +407,7 @@ class RoomService(Connections):
         """Await a look-up (a solo challenge's goal, a solo player's best) and show what it found."""
         if await found:
             async with room.lock:
-                room.presence_changed()  # a new snapshot
+                room.presence.changed()  # a new snapshot
                 self._broadcast(room)
 
     async def _timer_loop(self) -> None:
@@ -425,25 +425,25 @@ class RoomService(Connections):
             for room in list(self.rooms.values()):
                 deadline, seat = room.deadline, room.current_seat()
                 pending = deadline is not None and room.policy.away is not Away.WAIT
-                busy = room.clients or room.driving or room.lock.locked()
+                busy = room.presence.clients or room.flags.driving or room.lock.locked()
                 idle = not busy and now - room.row.updated > IDLE
                 if idle and not pending:
                     del self.rooms[room.code]  # nobody here for a while: reloaded from the database on demand
                     continue
-                if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
+                if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.flags.driving:
                     continue
                 action = on_timeout(room.policy, room.missed(seat.seat))
                 if action is not Timeout.WAIT:
-                    room.driving = True
+                    room.flags.driving = True
                     self._spawn(self._drive(room))
-                if action is Timeout.WAIT and room.notified_timeout != (room.row.game_no, room.seq):
-                    room.notified_timeout = (room.row.game_no, room.seq)
+                if action is Timeout.WAIT and room.flags.notified_timeout != (room.row.game_no, room.seq):
+                    room.flags.notified_timeout = (room.row.game_no, room.seq)
                     await self._message(room, notice(NOTICES[action], who=seat.name))
 
     async def _poll(self) -> None:
         """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
         for room in list(self.rooms.values()):
-            if room.clients and not room.lock.locked():
+            if room.presence.clients and not room.lock.locked():
                 with contextlib.suppress(FiveDiceError):
                     await self.fresh(room)
 
