@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,16 @@ async def settled_click(pilot: Pilot[Any], app: FiveDiceApp, selector: str) -> N
             break
         place = widget.region
     await pilot.click(selector)
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
+    """Let the app work until ``done()`` (a screen pushed, a worker's text shown): on a loaded machine a key's
+    effects can take longer than the pilot's one pause."""
+    for _ in range(1000):
+        if done():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"{what} never came")
 
 
 async def wait_for_human(pilot: Pilot[Any], app: FiveDiceApp) -> None:
