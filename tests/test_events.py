@@ -241,25 +241,49 @@ def test_narration_is_in_the_readers_language() -> None:
         assert narrate(scored, parse_spec("yahtzee")) == "Ann segna 22 in Chance."
 
 
+KNOWN = (
+    "rolloff, rolloff_tie, rolloff_all_tie, starts, turn, rolled, scored, upper_bonus, yahtzee_bonus, instant_win, "
+    "won, finished, tied, stand_in, undone/score, undone/roll, redone/score, redone/roll"
+)
+
+
 @pytest.mark.parametrize(
     ("data", "says"),
     [
-        ({"kind": "over", "seat": None, "fields": {}}, "Event kind 'over' is unknown."),
+        ({"kind": "over", "seat": None, "fields": {}}, f"Event kind 'over' is unknown; expected one of: {KNOWN}."),
         ({"kind": "undone", "seat": 0, "fields": {"what": "turn", "player": "Ann"}},
-         "Event kind 'undone/turn' is unknown."),
-        ({"kind": "scored", "seat": 0, "fields": {"player": "Ann"}}, "Event 'scored' lacks box, card, cards, points."),
-        ({"kind": "starts", "fields": {"player": "Ann"}}, "Event 'starts' lacks seat."),
-        ({"kind": "starts", "seat": 0, "fields": {"player": "Ann", "x": 1}}, "Event 'starts' has no field 'x'."),
+         f"Event kind 'undone/turn' is unknown; expected one of: {KNOWN}."),
+        ({"seat": 0}, f"Event kind None is unknown; expected one of: {KNOWN}."),
+        ({"kind": "scored", "seat": 0, "fields": {"player": "Ann"}},
+         "Event {'kind': 'scored', 'seat': 0, 'fields': {'player': 'Ann'}} does not fit its kind; "
+         "expected the fields seat, player, box, card, cards, points."),
+        ({"kind": "starts", "fields": {"player": "Ann"}},
+         "Event {'kind': 'starts', 'fields': {'player': 'Ann'}} does not fit its kind; "
+         "expected the fields seat, player."),
+        ({"kind": "starts", "seat": 0, "fields": {"player": "Ann", "x": 1}},
+         "Event {'kind': 'starts', 'seat': 0, 'fields': {'player': 'Ann', 'x': 1}} does not fit its kind; "
+         "expected the fields seat, player."),
         ({"kind": "starts", "seat": "0", "fields": {"player": "Ann"}},
-         "Field 'seat' of event 'starts' is '0', not a whole number."),
+         "Event {'kind': 'starts', 'seat': '0', 'fields': {'player': 'Ann'}} does not fit its kind; "
+         "expected the fields seat, player."),
         ({"kind": "tied", "seat": 1, "fields": {"players": ["A"], "total": 3}},
-         "Field 'seat' of event 'tied' is 1, not null."),
+         "Event {'kind': 'tied', 'seat': 1, 'fields': {'players': ['A'], 'total': 3}} does not fit its kind; "
+         "expected the fields seat, players, total."),
         ({"kind": "rolloff", "seat": 0, "fields": {"player": "A", "dice": [1, True], "total": 2}},
-         "Field 'dice' of event 'rolloff' is [1, True], not a list of dice."),
-        ({"seat": 0}, "An event needs a kind and its fields; got {'seat': 0}."),
+         "Event {'kind': 'rolloff', 'seat': 0, 'fields': {'player': 'A', 'dice': [1, True], 'total': 2}} does not fit "
+         "its kind; expected the fields seat, player, dice, total."),
+        ({"kind": "starts", "seat": 0, "fields": "Ann"},
+         "Event {'kind': 'starts', 'seat': 0, 'fields': 'Ann'} does not fit its kind; "
+         "expected the fields seat, player."),
     ],
 )  # fmt: skip
 def test_plain_data_that_is_no_event_is_refused_in_one_sentence(data: dict[str, Any], says: str) -> None:
     with pytest.raises(EventFormatError) as refused:
         from_data(data)
     assert str(refused.value) == says
+
+
+def test_a_seat_is_optional_only_for_events_of_no_seat() -> None:
+    assert from_data({"kind": "tied", "fields": {"players": ["A", "B"], "total": 3}}) == Tied(
+        players=("A", "B"), total=3
+    )

@@ -525,40 +525,35 @@ def _a_list(value: object, item: Callable[[object], bool]) -> bool:
     return isinstance(value, list | tuple) and all(map(item, value))
 
 
-_TYPES: dict[str, tuple[str, Callable[[object], bool]]] = {
-    "int": (N_("a whole number"), _an_int),
-    "str": (N_("a text"), lambda v: isinstance(v, str)),
-    "None": (N_("null"), lambda v: v is None),
-    "Dice": (N_("a list of dice"), lambda v: _a_list(v, _an_int)),
-    "tuple[str, ...]": (N_("a list of names"), lambda v: _a_list(v, lambda s: isinstance(s, str))),
+_FITS: dict[str, Callable[[object], bool]] = {
+    "int": _an_int,
+    "str": lambda v: isinstance(v, str),
+    "None": lambda v: v is None,
+    "Dice": lambda v: _a_list(v, _an_int),
+    "tuple[str, ...]": lambda v: _a_list(v, lambda s: isinstance(s, str)),
 }
-"""What a field of each annotation is, in words, and the test that a plain value is one."""
+"""Whether a plain value is one of a field of each annotation."""
 
 
 def from_data(data: Mapping[str, object]) -> Event:
     """The event of :meth:`~Scored.to_data`'s plain data (also the records written before the event classes:
     the same shape); raises :class:`EventFormatError` for anything else."""
     kind, fields = data.get("kind"), data.get("fields")
-    if not isinstance(kind, str) or not isinstance(fields, Mapping):
-        raise EventFormatError(_("An event needs a kind and its fields; got {data!r}.", data=dict(data)))
+    fields = fields if isinstance(fields, Mapping) else {}
     what = fields.get("what") if kind in (EventKind.UNDONE, EventKind.REDONE) else None
-    cls = _CLASSES.get((kind, what if isinstance(what, str) else None))
+    cls = _CLASSES.get((kind, what)) if isinstance(kind, str) and isinstance(what, str | None) else None
     if cls is None:
-        raise EventFormatError(_("Event kind {kind!r} is unknown.", kind=kind if what is None else f"{kind}/{what}"))
+        named = kind if what is None else f"{kind}/{what}"
+        known = ", ".join(k if w is None else f"{k}/{w}" for k, w in _CLASSES)
+        raise EventFormatError(_("Event kind {kind!r} is unknown; expected one of: {known}.", kind=named, known=known))
     given = {k: v for k, v in fields.items() if k != "what"} | ({"seat": data["seat"]} if "seat" in data else {})
     wanted = {f.name: str(f.type) for f in dataclasses.fields(cls)}
-    extra = [name for name in given if name not in wanted]
-    if extra:
-        raise EventFormatError(_("Event {kind!r} has no field {name!r}.", kind=kind, name=extra[0]))
-    missing = [name for name, type_ in wanted.items() if name not in given and type_ != "None"]
-    if missing:
-        raise EventFormatError(_("Event {kind!r} lacks {names}.", kind=kind, names=", ".join(missing)))
-    values: dict[str, object] = {}
-    for name, value in given.items():
-        words, fits = _TYPES[wanted[name]]
-        if not fits(value):
-            wrong = _("Field {name!r} of event {kind!r} is {value!r}, not {type}.", name=name, kind=kind, value=value,
-                      type=_(words))  # fmt: skip
-            raise EventFormatError(wrong)
-        values[name] = tuple(value) if isinstance(value, list) else value
-    return cls(**values)  # type: ignore[arg-type]
+    if (
+        any(name not in wanted or not _FITS[wanted[name]](value) for name, value in given.items())
+        or any(name not in given and type_ != "None" for name, type_ in wanted.items())
+    ):  # fmt: skip
+        expected = ", ".join(wanted)
+        raise EventFormatError(
+            _("Event {data!r} does not fit its kind; expected the fields {fields}.", data=dict(data), fields=expected)
+        )
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})  # type: ignore[arg-type]
