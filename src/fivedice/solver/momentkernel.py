@@ -17,8 +17,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
-from fivedice.solver import kernel as K
-from fivedice.solver.chancekernel import successor
+from fivedice.solver.primitives import INV6, NEG, box_points, joker_applies, roll_type, successor
 from fivedice.solver.tables import (
     O_ADD,
     O_ALLOWED,
@@ -29,7 +28,6 @@ from fivedice.solver.tables import (
     O_SUB,
     O_WAYS,
     P_DEN,
-    P_JOKER,
     P_NB,
     P_NKEEP,
     P_NROLL,
@@ -41,13 +39,10 @@ from fivedice.solver.tables import (
     P_UNITS,
     P_YBITS,
     P_YBONUS,
-    P_YBOX,
 )  # fmt: skip
 
 __all__ = ["SKEW_CLIP", "approx_rows", "below", "moment_states", "subtree", "successors"]
 
-INV6 = 1.0 / 6.0
-NEG = K.NEG
 SKEW_CLIP = 0.0
 """The largest skewness the fit uses (2.0: a gamma of shape 1). 0: the fit is a normal. Measured on
 Yahtzee against the exact tables (T = 200, 250, 300, 216 to 380 situations each), the shifted gamma's
@@ -94,16 +89,14 @@ def _score_now(ints: Any, mask: int, y: int, rt: int, PRE: Any, out: Any, lam: f
                 if v > key[d]:
                     key[d] = v
                     out[d, :] = src
-    ybox = ints[P_YBOX]
-    if ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1:
+    if joker_applies(ints, mask):
         for f in range(6):
             d = fives[f]
             if d < 0:
                 continue
-            at = K.joker_at(ints, mask, y, f, rt)
             best = NEG
             for b in range(nbx):
-                p = ints[at + b]
+                p = box_points(ints, mask, y, d, rt, b)
                 if p >= 0 and _key(PRE[b, p], lam) > best:
                     best = _key(PRE[b, p], lam)
                     out[d, :] = PRE[b, p]
@@ -146,14 +139,14 @@ def _state_moments(ints: Any, M: Any, s: int, lam: float, PRE: Any, S: Any, E: A
                 _shift(PRE[b, p], zero, float(g), lam)
             else:
                 _shift(PRE[b, p], M[s2], float(g), lam)
-    rt_last = K.roll_type(ints, rolls)
+    rt_last = roll_type(ints, rolls)
     _score_now(ints, mask, y, rt_last, PRE, S[rt_last], lam)
     if rt_last == 1:
         _score_now(ints, mask, y, 0, PRE, S[0], lam)
     for d in range(nroll):
         W[0, d, :] = S[rt_last, d, :]
     for k in range(1, rolls):
-        rt = K.roll_type(ints, rolls - k)
+        rt = roll_type(ints, rolls - k)
         Ek = E[k]
         for d in range(nroll):
             Ek[off + d, :] = W[k - 1, d, :]
