@@ -110,16 +110,9 @@ def max_future(ints: IntArray, states: Int64Array) -> Int64Array:
 # -- threshold tables ------------------------------------------------------------------------
 @nb.njit(cache=True, nogil=True)
 def _fill(
-    dst: FloatArray,
-    L: int,
-    G: Float32Array,
-    goff: Int64Array,
-    glen: Int64Array,
-    s2: int,
-    full: bool,
-    shift: int,
+    dst: FloatArray, L: int, G: Float32Array, goff: Int64Array, glen: Int64Array, s2: int, full: bool, shift: int,
     half: float,
-) -> None:
+) -> None:  # fmt: skip
     """``dst[t]`` = the chance from state ``s2`` for ``t - shift`` points still needed, ``t < L``."""
     for t in range(min(L, shift)):
         dst[t] = 1.0
@@ -159,19 +152,9 @@ def _vmax(dst: FloatArray, src: FloatArray, L: int) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _score_rows(
-    ints: IntArray,
-    G: Float32Array,
-    goff: Int64Array,
-    glen: Int64Array,
-    mask: int,
-    up: int,
-    y: int,
-    rt: int,
-    L: int,
-    half: float,
-    PRE: FloatArray,
-    S: FloatArray,
-) -> None:
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, mask: int, up: int, y: int, rt: int, L: int,
+    half: float, PRE: FloatArray, S: FloatArray,
+) -> None:  # fmt: skip
     """``S[rt, d, :L]``: the chance of each ``t`` when roll ``d`` is scored now in its best box."""
     nbx = ints[P_NB]
     nroll = ints[P_NROLL]
@@ -216,15 +199,9 @@ def _score_rows(
 
 @nb.njit(cache=True, nogil=True)
 def _threshold_state(
-    ints: IntArray,
-    G: Float32Array,
-    goff: Int64Array,
-    glen: Int64Array,
-    s: int,
-    L: int,
-    half: float,
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, s: int, L: int, half: float,
     work: ThresholdWork,
-) -> None:
+) -> None:  # fmt: skip
     PRE, S, E, B, W, out = work
     nbx = ints[P_NB]
     units = ints[P_UNITS]
@@ -298,16 +275,9 @@ def _threshold_state(
 
 @nb.njit(cache=True, nogil=True)
 def threshold_states(
-    ints: IntArray,
-    G: Float32Array,
-    goff: Int64Array,
-    glen: Int64Array,
-    states: Int64Array,
-    lo: int,
-    hi: int,
-    half: float,
-    lmax: int,
-) -> None:
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, states: Int64Array, lo: int, hi: int,
+    half: float, lmax: int,
+) -> None:  # fmt: skip
     """Fill ``G`` for ``states[lo:hi]`` (their successors must be done)."""
     work = threshold_work(ints, lmax)
     out = work[5]
@@ -325,16 +295,9 @@ def threshold_states(
 # -- single decisions with a custom end-of-turn value ----------------------------------------
 @nb.njit(cache=True, nogil=True)
 def target_pre(
-    ints: IntArray,
-    G: Float32Array,
-    goff: Int64Array,
-    glen: Int64Array,
-    s: int,
-    t: int,
-    half: float,
-    pre: FloatArray,
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, s: int, t: int, half: float, pre: FloatArray,
     pre5: FloatArray,
-) -> None:
+) -> None:  # fmt: skip
     """``pre[b, p]`` = the chance after ``p`` points in box ``b`` with ``t`` points still needed;
     ``pre5`` the same when an extra-Yahtzee bonus comes with the score."""
     nbx = ints[P_NB]
@@ -363,16 +326,9 @@ def target_pre(
 
 @nb.njit(cache=True, nogil=True)
 def _fill1(
-    dst: FloatArray,
-    t: int,
-    G: Float32Array,
-    goff: Int64Array,
-    glen: Int64Array,
-    s2: int,
-    full: bool,
-    shift: int,
+    dst: FloatArray, t: int, G: Float32Array, goff: Int64Array, glen: Int64Array, s2: int, full: bool, shift: int,
     half: float,
-) -> None:
+) -> None:  # fmt: skip
     u = t - shift
     if u < 0:
         dst[0] = 1.0
@@ -437,18 +393,9 @@ def advise_custom(
 
 @nb.njit(cache=True, nogil=True)
 def mixture_pre(
-    ints: IntArray,
-    G: Float32Array,
-    goff: Int64Array,
-    glen: Int64Array,
-    s: int,
-    base: int,
-    qlo: int,
-    q: FloatArray,
-    half: float,
-    pre: FloatArray,
-    pre5: FloatArray,
-) -> None:
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, s: int, base: int, qlo: int, q: FloatArray,
+    half: float, pre: FloatArray, pre5: FloatArray,
+) -> None:  # fmt: skip
     """``pre[b, p]`` = the average over a rival's final score ``y`` (``q[j]`` the chance of
     ``y = qlo + j``) of the chance, after ``p`` points in box ``b`` on a card worth ``base``, of
     finishing above ``y`` (a tie counting ``half``); ``pre5`` the same with an extra-Yahtzee bonus."""

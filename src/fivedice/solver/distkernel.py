@@ -120,15 +120,9 @@ def outcome_work(ints: IntArray) -> OutcomeWork:
 
 @nb.njit(cache=True, nogil=True)
 def spread_layer(
-    ints: IntArray,
-    V: FloatArray,
-    states: Int64Array,
-    lo: Int64Array,
-    ln: Int64Array,
-    po: Int64Array,
-    mass: FloatArray,
-    slot: Int64Array,
-) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, FloatArray]:
+    ints: IntArray, V: FloatArray, states: Int64Array, lo: Int64Array, ln: Int64Array, po: Int64Array,
+    mass: FloatArray, slot: Int64Array,
+) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, FloatArray]:  # fmt: skip
     """Move one layer forward: ``mass[po[i] : po[i] + ln[i]]`` is the chance of each sum of points
     ``lo[i] ..`` gained so far on reaching ``states[i]``. Returns the next layer the same way
     (``states, lo, ln, po, mass``). ``slot`` (dense, all -1) is scratch and left all -1."""

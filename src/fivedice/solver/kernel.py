@@ -94,19 +94,9 @@ def _prepare(ints: IntArray, V: FloatArray, mask: int, up: int, y: int, pre: Flo
 
 @nb.njit(cache=True, nogil=True)
 def turn_tables(
-    ints: IntArray,
-    V: FloatArray,
-    mask: int,
-    up: int,
-    y: int,
-    upto: int,
-    last_w: bool,
-    pre: FloatArray,
-    S: FloatArray,
-    E: FloatArray,
-    B: FloatArray,
-    W: FloatArray,
-) -> None:
+    ints: IntArray, V: FloatArray, mask: int, up: int, y: int, upto: int, last_w: bool, pre: FloatArray, S: FloatArray,
+    E: FloatArray, B: FloatArray, W: FloatArray,
+) -> None:  # fmt: skip
     """Fill the turn's tables of state ``(mask, up, y)`` up to ``upto`` rolls left: ``pre`` (see
     :func:`_prepare`), ``S[rt]`` (score now, per points row), ``E[k]`` (keeps, ``1 <= k <= upto``)
     and ``W[k]`` (rolls; ``W[upto]`` only if ``last_w``). Work arrays from :func:`work_arrays`."""
@@ -135,17 +125,9 @@ def work_arrays(ints: IntArray) -> tuple[FloatArray, FloatArray, FloatArray, Flo
 
 @nb.njit(cache=True, nogil=True)
 def state_value(
-    ints: IntArray,
-    V: FloatArray,
-    mask: int,
-    up: int,
-    y: int,
-    pre: FloatArray,
-    S: FloatArray,
-    E: FloatArray,
-    B: FloatArray,
-    W: FloatArray,
-) -> float:
+    ints: IntArray, V: FloatArray, mask: int, up: int, y: int, pre: FloatArray, S: FloatArray, E: FloatArray,
+    B: FloatArray, W: FloatArray,
+) -> float:  # fmt: skip
     """The value of turn-start state ``(mask, up, y)`` from the values of the states after it."""
     rolls = ints[P_ROLLS]
     nroll = ints[P_NROLL]
@@ -199,19 +181,9 @@ def reachable(ints: IntArray) -> BoolArray:
 
 @nb.njit(cache=True, nogil=True)
 def _advise(
-    ints: IntArray,
-    V: FloatArray,
-    state: int,
-    d: int,
-    k: int,
-    fout: FloatArray,
-    iout: IntArray,
-    pre: FloatArray,
-    S: FloatArray,
-    E: FloatArray,
-    B: FloatArray,
-    W: FloatArray,
-) -> tuple[int, int]:
+    ints: IntArray, V: FloatArray, state: int, d: int, k: int, fout: FloatArray, iout: IntArray, pre: FloatArray,
+    S: FloatArray, E: FloatArray, B: FloatArray, W: FloatArray,
+) -> tuple[int, int]:  # fmt: skip
     nbx = ints[P_NB]
     sw = ints[P_SW]
     units = ints[P_UNITS]
@@ -272,18 +244,9 @@ def advise(
 
 @nb.njit(cache=True, nogil=True)
 def advise_many(
-    ints: IntArray,
-    V: FloatArray,
-    states: Int64Array,
-    rolls: Int64Array,
-    left: Int64Array,
-    lo: int,
-    hi: int,
-    nkeep: Int64Array,
-    best: Int64Array,
-    fout: FloatArray,
-    iout: IntArray,
-) -> None:
+    ints: IntArray, V: FloatArray, states: Int64Array, rolls: Int64Array, left: Int64Array, lo: int, hi: int,
+    nkeep: Int64Array, best: Int64Array, fout: FloatArray, iout: IntArray,
+) -> None:  # fmt: skip
     """:func:`advise` for situations ``lo .. hi - 1`` (row ``i`` of each output)."""
     pre, S, E, B, W = work_arrays(ints)
     for i in range(lo, hi):
