@@ -12,11 +12,11 @@ A build costs about three expectation builds (the moments of Yahtzee take second
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numba as nb
 import numpy as np
 
+from fivedice.solver.plain import Float32Array, FloatArray, Int64Array, IntArray
 from fivedice.solver.primitives import INV6, NEG, box_points, joker_applies, roll_type, successor
 from fivedice.solver.tables import (
     O_ADD,
@@ -50,7 +50,7 @@ short left tail lost 0.26, 0.12, 0.02 points of chance per decision, the normal 
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _shift(dst: Any, src: Any, g: float, lam: float) -> None:
+def _shift(dst: FloatArray, src: FloatArray, g: float, lam: float) -> None:
     """``dst`` = the raw moments (and ``E[exp(lam X)]``) of ``g + X`` from those of ``X`` (``src``)."""
     a1, a2, a3 = src[0], src[1], src[2]
     dst[0] = g + a1
@@ -60,7 +60,7 @@ def _shift(dst: Any, src: Any, g: float, lam: float) -> None:
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _key(v: Any, lam: float) -> float:
+def _key(v: FloatArray, lam: float) -> float:
     """What a choice maximises: the mean (``lam == 0``), else the utility ``sign(lam) * exp(lam X)``."""
     if lam == 0.0:
         return float(v[0])
@@ -68,7 +68,7 @@ def _key(v: Any, lam: float) -> float:
 
 
 @nb.njit(cache=True, nogil=True)
-def _score_now(ints: Any, mask: int, y: int, rt: int, PRE: Any, out: Any, lam: float) -> None:
+def _score_now(ints: IntArray, mask: int, y: int, rt: int, PRE: FloatArray, out: FloatArray, lam: float) -> None:
     nbx = ints[P_NB]
     nroll = ints[P_NROLL]
     rtypes = ints[P_RTYPES]
@@ -110,7 +110,18 @@ def _score_now(ints: Any, mask: int, y: int, rt: int, PRE: Any, out: Any, lam: f
 
 
 @nb.njit(cache=True, nogil=True)
-def _state_moments(ints: Any, M: Any, s: int, lam: float, PRE: Any, S: Any, E: Any, B: Any, W: Any, out: Any) -> None:
+def _state_moments(
+    ints: IntArray,
+    M: FloatArray,
+    s: int,
+    lam: float,
+    PRE: FloatArray,
+    S: FloatArray,
+    E: FloatArray,
+    B: FloatArray,
+    W: FloatArray,
+    out: FloatArray,
+) -> None:
     nbx = ints[P_NB]
     units = ints[P_UNITS]
     ybits = ints[P_YBITS]
@@ -182,7 +193,7 @@ def _state_moments(ints: Any, M: Any, s: int, lam: float, PRE: Any, S: Any, E: A
 
 
 @nb.njit(cache=True, nogil=True)
-def moment_states(ints: Any, M: Any, states: Any, lo: int, hi: int, lam: float) -> None:
+def moment_states(ints: IntArray, M: FloatArray, states: Int64Array, lo: int, hi: int, lam: float) -> None:
     """Fill ``M[s]`` for ``s`` in ``states[lo:hi]`` (their successors must be done) under the policy
     of ``lam`` (0: the most points; else the exponential utility ``sign(lam) * exp(lam * X)``)."""
     nkeep = np.int64(ints[P_NKEEP])
@@ -202,7 +213,7 @@ def moment_states(ints: Any, M: Any, states: Any, lo: int, hi: int, lam: float) 
 
 # -- chance rows for one situation -------------------------------------------------------------
 @nb.njit(cache=True, nogil=True)
-def successors(ints: Any, s: int) -> Any:
+def successors(ints: IntArray, s: int) -> Int64Array:
     """The distinct turn-start states that scoring from state ``s`` can lead to (full cards left out)."""
     nbx = ints[P_NB]
     units = ints[P_UNITS]
@@ -234,7 +245,7 @@ def successors(ints: Any, s: int) -> Any:
 
 
 @nb.njit(cache=True, nogil=True)
-def subtree(ints: Any, roots: Any, nstates: int) -> Any:
+def subtree(ints: IntArray, roots: Int64Array, nstates: int) -> Int64Array:
     """Every non-full state reachable from ``roots`` (themselves included), fullest cards first."""
     nbx = ints[P_NB]
     units = ints[P_UNITS]
@@ -295,7 +306,17 @@ def below(x: float, mean: float, sd: float, skew: float) -> float:
 
 
 @nb.njit(cache=True, nogil=True)
-def approx_rows(states: Any, at: Any, mean: Any, sd: Any, skew: Any, most: Any, G: Any, goff: Any, half: float) -> None:
+def approx_rows(
+    states: Int64Array,
+    at: Int64Array,
+    mean: Float32Array,
+    sd: Float32Array,
+    skew: Float32Array,
+    most: Int64Array,
+    G: Float32Array,
+    goff: Int64Array,
+    half: float,
+) -> None:
     """``G[goff[s] + u]`` for ``u <= most``: the chance of more than ``u`` further points (``half`` for
     exactly ``u``) of each state in ``states`` under the moment fit, the best over the policies (rows of
     ``mean``, ``sd``, ``skew``; column ``at[s]``)."""
