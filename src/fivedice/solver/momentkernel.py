@@ -111,17 +111,9 @@ def _score_now(ints: IntArray, mask: int, y: int, rt: int, PRE: FloatArray, out:
 
 @nb.njit(cache=True, nogil=True)
 def _state_moments(
-    ints: IntArray,
-    M: FloatArray,
-    s: int,
-    lam: float,
-    PRE: FloatArray,
-    S: FloatArray,
-    E: FloatArray,
-    B: FloatArray,
-    W: FloatArray,
-    out: FloatArray,
-) -> None:
+    ints: IntArray, M: FloatArray, s: int, lam: float, PRE: FloatArray, S: FloatArray, E: FloatArray, B: FloatArray,
+    W: FloatArray, out: FloatArray,
+) -> None:  # fmt: skip
     nbx = ints[P_NB]
     units = ints[P_UNITS]
     ybits = ints[P_YBITS]
@@ -307,16 +299,9 @@ def below(x: float, mean: float, sd: float, skew: float) -> float:
 
 @nb.njit(cache=True, nogil=True)
 def approx_rows(
-    states: Int64Array,
-    at: Int64Array,
-    mean: Float32Array,
-    sd: Float32Array,
-    skew: Float32Array,
-    most: Int64Array,
-    G: Float32Array,
-    goff: Int64Array,
-    half: float,
-) -> None:
+    states: Int64Array, at: Int64Array, mean: Float32Array, sd: Float32Array, skew: Float32Array, most: Int64Array,
+    G: Float32Array, goff: Int64Array, half: float,
+) -> None:  # fmt: skip
     """``G[goff[s] + u]`` for ``u <= most``: the chance of more than ``u`` further points (``half`` for
     exactly ``u``) of each state in ``states`` under the moment fit, the best over the policies (rows of
     ``mean``, ``sd``, ``skew``; column ``at[s]``)."""
