@@ -1,15 +1,16 @@
 """Build times of the solver's kernels, two commits side by side in one run.
 
-    nice .venv/bin/python bench/primitives.py [--old dabc0b2] [--new HEAD] [--rules yahtzee] [--cap 150] [--repeat 3]
+    .venv/bin/python bench/primitives.py [--old dabc0b2] [--new HEAD] [--rules yahtzee] [--chance-rules yacht]
+        [--cap 150] [--repeat 3]
 
-Extracts ``src/`` of ``--old`` and ``--new`` (``git archive``) into a temporary folder (fresh numba
-caches) and times, in child processes that alternate between the two trees, the expectation table's
-build (:func:`fivedice.solver.cache.build`), a target table's
-(:func:`fivedice.solver.chances.build_chances`, needs up to ``--cap``) and the moments'
-(:func:`fivedice.solver.fast.build_moments`), each on one thread. Each tree compiles its
-kernels once in an untimed first child (numba's cache sits beside each tree's sources). Figures are
-process CPU seconds (``time.process_time``), the least of ``--repeat`` runs and the median; the load
-average is printed before and after. Prints figures, asserts nothing.
+Extracts ``src/`` of ``--old`` and ``--new`` (``git archive``, fresh numba caches; a folder is taken
+as a ``src`` folder as it is, its numba cache kept) and times, in child processes that alternate
+between the two trees, the expectation table's build of ``--rules``
+(:func:`fivedice.solver.cache.build`), and a target table's (:func:`fivedice.solver.chances.build_chances`,
+needs up to ``--cap``) and the moments' (:func:`fivedice.solver.fast.build_moments`) of
+``--chance-rules``, each on one thread. Each tree compiles its kernels once in an untimed first child.
+Figures are process CPU seconds (``time.process_time``), the least of ``--repeat`` runs and the
+median; the load average is printed before and after. Prints figures, asserts nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ out = {}
 t0 = time.process_time()
 table = cache.build(rs, threads=1)
 out["expectation"] = time.process_time() - t0
-solver = Solver(table, jit=True)
+solver = Solver(cache.build(rules.parse_spec(sys.argv[3]), threads=1), jit=True)
 t0 = time.process_time()
 chances.build_chances(solver, cap, 1.0, threads=1)
 out["target"] = time.process_time() - t0
@@ -57,10 +58,17 @@ def extract(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def run(src: Path, spec: str, cap: int, cache: Path) -> dict[str, float]:
+def tree(rev: str, into: Path) -> Path:
+    """The ``src`` folder of ``rev``: a folder given as it is (its numba cache kept), else a commit extracted."""
+    return Path(rev) if Path(rev).is_dir() else extract(rev, into)
+
+
+def run(src: Path, spec: str, chance_spec: str, cap: int, cache: Path) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(src), FIVEDICE_CACHE_DIR=str(cache), FIVEDICE_SHIPPED_TABLES="0")
     env.pop("NUMBA_CACHE_DIR", None)
-    done = subprocess.run([sys.executable, "-c", CHILD, spec, str(cap)], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, spec, str(cap), chance_spec], env=env, capture_output=True, text=True
+    )
     if done.returncode:
         raise SystemExit(done.stderr)
     found: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -72,19 +80,23 @@ def main() -> None:
     parser.add_argument("--old", default="dabc0b2", help="the commit to compare with (default: before the change)")
     parser.add_argument("--new", default="HEAD", help="the commit to measure (default: the checked-out one)")
     parser.add_argument("--rules", default="yahtzee")
+    parser.add_argument("--chance-rules", default="yacht", help="the rule set of the target table and the moments")
     parser.add_argument("--cap", type=int, default=150)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="fivedice-bench-") as tmp:
-        trees = {"old": extract(args.old, Path(tmp) / "old"), "new": extract(args.new, Path(tmp) / "new")}
-        print(f"old {args.old}, new {args.new}; rules {args.rules}, cap {args.cap}, {args.repeat} runs each")
+        trees = {name: tree(rev, Path(tmp) / name) for name, rev in (("old", args.old), ("new", args.new))}
+        print(
+            f"old {args.old}, new {args.new}; expectation: {args.rules}; target table (cap {args.cap}) and "
+            f"moments: {args.chance_rules}; {args.repeat} runs each"
+        )
         print(f"load before: {os.getloadavg()}")
         for name, src in trees.items():
-            run(src, "yacht", 50, Path(tmp) / f"cache-{name}")  # compile (untimed)
+            run(src, "yacht", "yacht", 20, Path(tmp) / f"cache-{name}")  # compile (untimed)
         times: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
         for _ in range(args.repeat):
             for name, src in trees.items():
-                times[name].append(run(src, args.rules, args.cap, Path(tmp) / f"cache-{name}"))
+                times[name].append(run(src, args.rules, args.chance_rules, args.cap, Path(tmp) / f"cache-{name}"))
         print(f"load after: {os.getloadavg()}")
         for kind in ("expectation", "target", "moments"):
             old = [t[kind] for t in times["old"]]
