@@ -9,6 +9,8 @@ hint of a game) is answered at once.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import numpy.typing as npt
 
@@ -46,14 +48,16 @@ class _Layout:
         self.add = t.add.astype(np.intp)
 
 
-_LAYOUTS: dict[int, _Layout] = {}
+_LAYOUTS: dict[int, tuple[weakref.ref[IntArray], _Layout]] = {}
+"""Per rule set's packed tables, by their ``id``, with a weak reference that tells a reused ``id`` apart."""
 
 
 def _layout(t: Tables) -> _Layout:
-    found = _LAYOUTS.get(id(t.ints))
-    if found is None:
-        found = _LAYOUTS[id(t.ints)] = _Layout(t)
-    return found
+    key = id(t.ints)
+    found = _LAYOUTS.get(key)
+    if found is None or found[0]() is not t.ints:
+        found = _LAYOUTS[key] = (weakref.ref(t.ints), _Layout(t))
+    return found[1]
 
 
 def successor(t: Tables, mask: int, b: int, up: int, y: int, p: npt.NDArray[np.int64]) -> tuple[Int64Array, Int64Array]:
