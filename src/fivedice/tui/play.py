@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.markup import escape
+from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
@@ -40,7 +41,7 @@ from fivedice.tui.help import HELP, HelpScreen
 from fivedice.tui.layout import fit
 from fivedice.tui.session import Session
 from fivedice.tui.texts import keys_text, turn_text
-from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
+from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, Line, ScoreCardView, colour_legend
 
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
@@ -85,21 +86,38 @@ class GameScreen(Screen[None]):
         Binding("question_mark,f1", "help", N_("Help")),
     ]
 
+    # What the screen shows, as reactive attributes: :meth:`sync` sets them from the table after every change,
+    # and each one's watcher draws again only the widgets that show it (see the ``watch_`` methods).
+    shown: var[GameState | None] = var(None, init=False)
+    """The table's state shown."""
+    held: var[frozenset[int]] = var(frozenset(), init=False)
+    """The dice set aside for the next roll (the session's :attr:`kept`)."""
+    cursor: var[tuple[int, str] | None] = var(None, init=False)
+    """The box highlighted for Enter: ``(card, box)``."""
+    pending: var[tuple[Action, GameState] | None] = var(None, init=False)
+    """A computer's roll shown (the dice it keeps) a moment before it is made."""
+    best: var[int | None] = var(None, init=False)
+    """The solo player's best total under these rules, to beat."""
+    goal: var[tuple[int, str] | None] = var(None, init=False)
+    """A solo challenge's goal: the benchmark's total on the same dice, and its level."""
+    advice: var[tuple[GameState, Advice] | None] = var(None, init=False)
+    """The hint shown, with the state it is for."""
+    recent: var[tuple[Event, ...]] = var((), init=False)
+    """The last three events of the table."""
+    status_text: var[str] = var("", init=False)
+    """The status line: a refusal, or a note."""
+    panel_text: var[str] = var("", init=False)
+    """The panel: a hint, the computer's reasoning, or what is being prepared."""
+
     def __init__(self, session: Session) -> None:
         super().__init__()
         self.session = session
         self.table = session.table
-        self.cursor: tuple[int, str] | None = None
         self.events: list[Event] = list(self.table.events[-3:])
         self.status: Callable[[], str] = str
         self.panel: Callable[[], str] = str
         self.chance_timer: Timer | None = None
-        self.pending: tuple[Action, GameState] | None = None
-        """A computer's roll shown (the dice it keeps) a moment before it is made."""
         self.driving: Worker[None] | None = None
-        self.best: int | None = None
-        self.goal: tuple[int, str] | None = None
-        self.advice: tuple[GameState, Advice] | None = None
         self._cursor_moves = -1
         self.table.listen(self._on_event)
 
@@ -125,16 +143,16 @@ class GameScreen(Screen[None]):
                 too_small = Static("", id="too-small")
                 too_small.display = False
                 yield too_small
-                yield Static("", id="turn")
-                yield Static("", id="roll")
+                yield Line(id="turn")
+                yield Line(id="roll")
                 yield DiceBar(state.rules)
-                legend = Static("", id="colours")
+                legend = Line(id="colours")
                 legend.display = colour_legend(state.rules) is not None
                 yield legend
-                yield Static("", id="keys")
-                yield Static("", id="status")
-                yield Static("", id="events")
-                yield Static("", id="panel")
+                yield Line(id="keys")
+                yield Line(id="status")
+                yield Line(id="events")
+                yield Line(id="panel")
         yield I18nFooter()
 
     def on_unmount(self) -> None:
@@ -158,7 +176,7 @@ class GameScreen(Screen[None]):
             self._goal_worker()
         if table.challenge is not None:
             self.status = lambda: _(NO_HINTS)  # the board says so from the start
-        self.redraw()
+        self._show_all()
         self.schedule()
 
     # -- what the table tells ------------------------------------------------------------------
@@ -176,9 +194,6 @@ class GameScreen(Screen[None]):
     def pace(self) -> float:
         """Seconds between computer actions."""
         return float(self.app.settings.get("pace", 0.8))
-
-    def _turn_text(self) -> tuple[str, str]:
-        return turn_text(self.table)
 
     def _keys_text(self) -> str:
         return keys_text(self.table, self.kept, self.pending[0] if self.pending is not None else None)
@@ -204,41 +219,104 @@ class GameScreen(Screen[None]):
         assert isinstance(best, Score)
         return set(), (best.card, best.box)
 
-    def redraw(self) -> None:
-        """Show the current state."""
+    def sync(self) -> None:
+        """Bring the screen's reactive attributes up to date with the table and the screen's own notes; their
+        watchers draw again only the widgets whose content changed (attributes down)."""
         table = self.table
         state = table.state
         options = sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
         keys = [k for k, _points in options]
         moves = len(table.game.log)
-        hinted, hinted_box = self._hinted()
+        _hinted, hinted_box = self._hinted()
+        cursor = self.cursor
         if not table.human_to_move or not keys:
-            self.cursor = None
+            cursor = None
         elif hinted_box is not None and self._cursor_moves != moves:
-            self.cursor = hinted_box
-        elif self.cursor not in keys or self._cursor_moves != moves:
-            self.cursor = max(options, key=lambda kv: kv[1])[0]  # new dice: start on the most points
+            cursor = hinted_box
+        elif cursor not in keys or self._cursor_moves != moves:
+            cursor = max(options, key=lambda kv: kv[1])[0]  # new dice: start on the most points
         self._cursor_moves = moves
-        turn, roll = self._turn_text()
-        self.query_one("#turn", Static).update(turn)
-        best = self._best_text()
-        self.query_one("#roll", Static).update(roll + (f"   [not bold $fd-muted]{escape(best)}[/]" if best else ""))
-        self.query_one(DiceBar).show(state.dice, self.kept, hinted)
-        legend = colour_legend(state.rules)
-        if legend is not None:
-            self.query_one("#colours", Static).update(escape(legend))
-        self.query_one("#keys", Static).update(escape(self._keys_text()))
-        self.query_one("#status", Static).update(escape(self.status()))
-        rules = state.rules
-        lines = [escape(narrate(e, rules)) for e in self.events[-3:]]
-        self.query_one("#events", Static).update("\n".join(lines))
-        self.query_one("#panel", Static).update(self.panel())
-        self.query_one(ScoreCardView).show(state, self.cursor)
+        self.cursor = cursor
+        self.shown = state
+        self.held = frozenset(self.kept)
+        self.recent = tuple(self.events[-3:])
+        self.status_text = self.status()
+        self.panel_text = self.panel()
+
+    # Each watcher draws the widgets that show its attribute.
+    def watch_shown(self) -> None:
+        """A new state: the turn, the roll, the dice, the keys and the cards."""
+        self._show_turn()
+        self._show_dice()
+        self._show_keys()
+        self._show_card()
         self._follow_current()
+
+    def watch_held(self) -> None:
+        """Dice set aside or released: the dice and the keys."""
+        self._show_dice()
+        self._show_keys()
+
+    def watch_cursor(self) -> None:
+        """The highlighted box moved: the cards."""
+        self._show_card()
+
+    def watch_pending(self) -> None:
+        """A computer's keep shown, or made: the keys."""
+        self._show_keys()
+
+    def watch_best(self) -> None:
+        """The solo player's best was found: the roll line shows it."""
+        self._show_turn()
+
+    def watch_goal(self) -> None:
+        """A challenge's goal was found: the roll line shows it."""
+        self._show_turn()
+
+    def watch_advice(self) -> None:
+        """A hint shown or cleared: the dice it keeps are lit."""
+        self._show_dice()
+
+    def watch_recent(self, recent: tuple[Event, ...]) -> None:
+        """New events: the last three, narrated."""
+        rules = self.table.rules
+        self.query_one("#events", Line).text = "\n".join(escape(narrate(e, rules)) for e in recent)
+
+    def watch_status_text(self, text: str) -> None:
+        """The status line."""
+        self.query_one("#status", Line).text = escape(text)
+
+    def watch_panel_text(self, text: str) -> None:
+        """The hint or reasoning panel."""
+        self.query_one("#panel", Line).text = text
+
+    def _show_turn(self) -> None:
+        turn, roll = turn_text(self.table)
+        self.query_one("#turn", Line).text = turn
+        best = self._best_text()
+        self.query_one("#roll", Line).text = roll + (f"   [not bold $fd-muted]{escape(best)}[/]" if best else "")
+
+    def _show_dice(self) -> None:
+        self.query_one(DiceBar).show(self.table.state.dice, self.kept, self._hinted()[0])
+
+    def _show_keys(self) -> None:
+        self.query_one("#keys", Line).text = escape(self._keys_text())
+
+    def _show_card(self) -> None:
+        self.query_one(ScoreCardView).show(self.table.state, self.cursor)
+
+    def _show_all(self) -> None:
+        """Every widget's content worked out again (after a change of language): the ones that changed draw."""
+        legend = colour_legend(self.table.rules)
+        if legend is not None:
+            self.query_one("#colours", Line).text = escape(legend)
+        self.watch_shown()
+        self.watch_recent(self.recent)
+        self.sync()
 
     def relabel(self) -> None:
         """Show everything again in the current language (after a switch); the game is untouched."""
-        self.redraw()
+        self._show_all()
         self.refresh_bindings()  # the footer writes its keys again
 
     def _follow_current(self) -> None:
@@ -268,7 +346,7 @@ class GameScreen(Screen[None]):
     def say(self, status: str | Callable[[], str]) -> None:
         """Show a message (an error or a note) in the status line."""
         self.status = status if callable(status) else lambda: status
-        self.redraw()
+        self.sync()
 
     # -- doing ---------------------------------------------------------------------------------
     def act(self, change: Callable[[], object]) -> bool:
@@ -282,7 +360,7 @@ class GameScreen(Screen[None]):
         if self.table.is_over:
             self._finish()
             return True
-        self.redraw()
+        self.sync()
         self.schedule()
         return True
 
@@ -321,7 +399,7 @@ class GameScreen(Screen[None]):
             return
         self.kept ^= {index}
         self.status = str
-        self.redraw()
+        self.sync()
 
     def on_die_toggled(self, message: Die.Toggled) -> None:
         """A click on a die."""
@@ -359,7 +437,7 @@ class GameScreen(Screen[None]):
             return
         i = keys.index(self.cursor) if self.cursor in keys else 0
         self.cursor = keys[(i + step) % len(keys)]
-        self.redraw()
+        self.sync()
 
     def score(self, box: str, card: int) -> None:
         """Fill ``box`` on ``card`` (the table explains a refusal)."""
@@ -406,7 +484,7 @@ class GameScreen(Screen[None]):
         undone = table.undo()
         decision = undone[-1]
         self.kept = set(decision.held) if isinstance(decision, Roll) and table.state.dice is not None else set()
-        self.redraw()
+        self.sync()
         self.schedule()
 
     def action_redo(self) -> None:
@@ -489,14 +567,14 @@ class GameScreen(Screen[None]):
             self.say(_("Roll first: hints are for the dice showing."))
             return
         self.panel = lambda: "[dim]" + _("Thinking…") + "[/]"
-        self.redraw()
+        self.sync()
         self._hint_worker(state)
 
     def _note(self, state: GameState, note: str) -> None:
         """Show a worker's note on what it waits for (while the state is still the one it works on)."""
         if state is self.table.state:
             self.panel = lambda: f"[dim]{escape(note)}[/]"
-            self.redraw()
+            self.sync()
 
     @work(thread=True, exclusive=True, group="hint")
     def _hint_worker(self, state: GameState, again: bool = False) -> None:
@@ -535,7 +613,7 @@ class GameScreen(Screen[None]):
             )
             if self.table.chances_note() is not None and self.chance_timer is None:
                 self.chance_timer = self.set_interval(1.0, self._chances_tick)
-        self.redraw()
+        self.sync()
 
     def _chances_line(self) -> str:
         note = self.table.chances_note()
@@ -551,7 +629,7 @@ class GameScreen(Screen[None]):
             self._stop_chances()
             self._hint_worker(shown[0], True)
         else:
-            self.redraw()
+            self.sync()
 
     def _stop_chances(self) -> None:
         if self.chance_timer is not None:
@@ -568,10 +646,9 @@ class GameScreen(Screen[None]):
             self.app.call_from_thread(self._show_goal, aim.total, aim.level)
 
     def _show_goal(self, goal: int, level: str) -> None:
-        self.goal = (goal, level)
         self.table.goal = goal
         if self.is_attached:
-            self.redraw()
+            self.goal = (goal, level)
 
     # -- the roll-off and computer turns: the table's driver, run as a worker ------------------------
     def cancel_computer(self) -> None:
@@ -660,7 +737,7 @@ class _ScreenDriver(Driver):
         if isinstance(intent, Roll) and intent.held and screen.pace > 0:
             screen.kept = set(intent.held)
             screen.pending = (intent, state)
-            screen.redraw()
+            screen.sync()
             await asyncio.sleep(screen.pace)
             screen.pending = None
 
@@ -671,4 +748,4 @@ class _ScreenDriver(Driver):
         try:
             table.commit(move)
         finally:
-            self.screen.redraw()
+            self.screen.sync()
