@@ -290,13 +290,14 @@ def test_a_stand_in_is_announced_once_per_turn_not_before_each_action() -> None:
 
 
 def test_hints_say_beforehand_when_the_solver_must_be_prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fivedice.players.solvers import SolverCache
     from fivedice.rules import get
     from fivedice.services import advice
 
     monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("FIVEDICE_SHIPPED_TABLES", "0")
     house = get("yacht", four_kind="four_dice")
-    monkeypatch.setattr(advice, "_SOLVERS", {})
+    monkeypatch.setattr(advice, "_SOLVERS", SolverCache(jit=False))
     text = advice.preparing(house)
     assert text is not None
     assert text.startswith("Preparing the solver for yacht four_kind=four_dice (once, about ")

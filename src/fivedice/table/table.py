@@ -42,7 +42,7 @@ from fivedice.players import get as get_strategy
 from fivedice.rules import RuleSet, get
 from fivedice.services import chancejobs
 from fivedice.services.advice import Advice, advise
-from fivedice.table.events import Event, events_for, undo_event
+from fivedice.table.events import Event, EventKind, StoodIn, events_for, undo_event
 from fivedice.table.seat import Seat, parse_seats
 from fivedice.table.steps import Automatic, By, GameOver, HumanTurn, Move, Prepare, StaleStateError, Step, Think
 from fivedice.table.tape import ChallengeDice, DiceTape, TapeKey
@@ -283,7 +283,7 @@ class Table:
         self._redo_by.clear()
         events = events_for(before, record, self.state)
         if by is By.TIMER and not going_on:
-            events.insert(0, Event("stand_in", before.current, {"player": before.players[before.current]}))
+            events.insert(0, StoodIn(seat=before.current, player=before.players[before.current]))
         self._publish(events)
         return record
 
@@ -496,7 +496,7 @@ class Table:
         self.undos += 1
         for record, before, by in zip(reversed(undone), states, bys, strict=True):
             if by is By.SEAT:
-                self._publish([undo_event("undone", before, record)])
+                self._publish([undo_event(EventKind.UNDONE, before, record)])
         return undone
 
     def can_redo(self) -> bool:
@@ -524,7 +524,7 @@ class Table:
             record = self.game.log[-1]
             done.append(record)
             if by is By.SEAT:
-                self._publish([undo_event("redone", before, record)])
+                self._publish([undo_event(EventKind.REDONE, before, record)])
             if not self._redo_by or self._redo_by[-1] is By.SEAT:
                 break
         return tuple(done)

@@ -15,10 +15,10 @@ from typing import Any
 
 from fivedice.engine import notation
 from fivedice.engine.actions import RollOff, Score
-from fivedice.i18n import N_, _
+from fivedice.i18n import N_
 from fivedice.rules import RuleSet
 from fivedice.table import BY, Table, UndoPolicy, default_policy
-from fivedice.table.events import Event, message
+from fivedice.table.events import Event, message, word
 from fivedice.table.seat import Seat, SeatKind
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 
@@ -60,10 +60,7 @@ def event_message(event: Event, rules: RuleSet) -> dict[str, Any]:
 
 def event_text(event: Mapping[str, Any]) -> str:
     """An event of :func:`event_message` (or a notice) as text in the current language."""
-    args = dict(event.get("args") or {})
-    if "box" in args:
-        args["box"] = _(str(args["box"]))
-    return _(str(event["msg"]), **args)
+    return word(str(event["msg"]), event.get("args") or {})
 
 
 def english_text(event: Mapping[str, Any]) -> str:
