@@ -184,3 +184,57 @@ def test_a_room_in_play_never_expires(tmp_path: Path) -> None:
         gone = asyncio.run(expire_rooms(service))
         assert gone == [waiting["code"]]
         assert c.get(f"/api/rooms/{playing['code']}").json()["status"] == "playing"
+
+
+def worst(game: dict[str, Any]) -> dict[str, Any]:
+    """Ann throws her game away: one roll, then the box that scores least."""
+    if game["dice"] is None:
+        return {"type": "roll"}
+    low = min(game["options"], key=lambda o: (o["points"], o["card"]))
+    return {"type": "score", "box": low["box"], "card": low["card"]}
+
+
+def test_a_forfeited_players_total_enters_the_high_scores_ranked_after_the_others(tmp_path: Path) -> None:
+    """Bob forfeits at his first missed turn and the stand-in plays out his game, better than Ann plays hers:
+    his total enters the high scores, and the history ranks him as the room did, after Ann (no win for a
+    forfeit), on the high scores and on the accounts' profiles alike."""
+    from fivedice.storage import Store
+    from tests.web.accounts_helpers import Browser, make_app
+
+    url = f"sqlite:///{tmp_path / 'rooms.db'}"
+    with TestClient(make_app(url, scores=True, seed=5)) as c:
+        service = c.app.state.service  # type: ignore[attr-defined]
+        week = Week(service)
+        ann, bob = Browser(c), Browser(c)
+        ann.sign_up("Ann")
+        bob.sign_up("Bob")
+        made = ann.create(rules="yacht", humans=2, timer=WEEK, away="forfeit", forfeit_after=1, first="host")
+        bob.join(made["code"])
+        with ann.socket(made["code"]) as a, bob.socket(made["code"]):
+            a.send(type="start")
+            a.until(lambda m: m["type"] == "state" and m["state"]["status"] == "playing")
+            state = a.state
+            while state["status"] != "over":
+                version, game = state["version"], state["game"]
+                if game["current"] == 0 and game["phase"] == "play":
+                    a.send(**worst(game), version=version)
+                elif game["current"] == 1 and game["phase"] == "play" and game["rolls"] == 0:
+                    week.passes()  # Bob never plays: a week passes at his first turn, then he has forfeited
+                state = a.version(version)
+        assert [s["forfeited"] for s in state["seats"]] == [False, True]
+        ranking = {r["name"]: (r["place"], r["total"]) for r in state["game"]["standings"]}
+        assert ranking["Bob"][1] > ranking["Ann"][1]  # more points, but he forfeited
+        assert (ranking["Ann"][0], ranking["Bob"][0]) == (1, 2)
+        profiles = c.app.state.profiles  # type: ignore[attr-defined]
+        assert c.portal is not None
+        c.portal.call(service.rooms[made["code"]].until_recorded)
+        c.portal.call(profiles.settled)
+        with Store(url) as store:
+            totals = {r.name: r.total for r in store.high_scores(rules="yacht")}
+            assert totals == {name: total for name, (_place, total) in ranking.items()}
+            for name, (place, total) in ranking.items():
+                (played,) = store.history(name).games
+                assert (played.place, played.total) == (place, total)
+            assert (store.history("Ann").wins, store.history("Bob").wins) == (1, 0)
+        for name, wins in (("Ann", 1), ("Bob", 0)):  # their public profiles (a week on, the sessions are over)
+            assert c.get(f"/api/profiles/{name}").json()["wins"] == wins
