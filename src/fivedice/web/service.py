@@ -437,8 +437,10 @@ class RoomService(Connections):
                     room.driving = True
                     self._spawn(self._drive(room))
                 if action is Timeout.WAIT and room.notified_timeout != (room.row.game_no, room.seq):
-                    room.notified_timeout = (room.row.game_no, room.seq)
-                    await self._message(room, notice(NOTICES[action], who=seat.name))
+                    room.notified_timeout = (room.row.game_no, room.seq)  # the others hear it with that turn
+                    told = notice(NOTICES[action], who=seat.name)
+                    self._send_all(room, told)
+                    await self._publish(room, "message", message=told, timeout=list(room.notified_timeout))
 
     async def _poll(self) -> None:
         """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
