@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,3 +239,57 @@ def test_a_forfeited_players_total_enters_the_high_scores_ranked_after_the_other
             assert (store.history("Ann").wins, store.history("Bob").wins) == (1, 0)
         for name, wins in (("Ann", 1), ("Bob", 0)):  # their public profiles (a week on, the sessions are over)
             assert c.get(f"/api/profiles/{name}").json()["wins"] == wins
+
+
+class Ticking(Week):
+    """:class:`Week` whose readings are counted, so a test can wait for the timers' next rounds (each reads the
+    clock once)."""
+
+    def __init__(self, service: Any) -> None:
+        super().__init__(service)
+        self.reads = 0
+        self.read = threading.Condition()
+        week = service.clock
+
+        def clock() -> float:
+            with self.read:
+                self.reads += 1
+                self.read.notify_all()
+            return float(week())
+
+        service.clock = clock
+
+    def rounds(self, more: int) -> None:
+        """Wait until the clock has been read ``more`` more times (at least ``more - 1`` whole timer rounds)."""
+        with self.read:
+            goal = self.reads + more
+            assert self.read.wait_for(lambda: self.reads >= goal, timeout=30)
+
+
+def test_time_is_up_is_told_once_per_turn_whatever_is_rolled_late(tmp_path: Path) -> None:
+    """Bob's time ran out; the room waits, and says so once, however late Bob then rolls (each roll had told
+    the room again at the timers' next round)."""
+    with TestClient(app_on(f"sqlite:///{tmp_path / 'rooms.db'}", "web_")) as c:
+        clock = Ticking(c.app.state.service)  # type: ignore[attr-defined]
+        made = create(c, rules="yacht", humans=2, timer=WEEK, away="wait", first="host")
+        bob = c.post(f"/api/rooms/{made['code']}/join", json={"name": "Bob"}).json()
+        with hello(c, made["code"], made["token"]) as ann, hello(c, made["code"], bob["token"]) as b:
+            ann.send(type="start")
+            ann.until(lambda m: m["type"] == "state" and m["state"]["status"] == "playing")
+            while ann.state["game"]["current"] == 0:
+                version = ann.state["version"]
+                ann.send(**intent(ann.state["game"]), version=version)
+                ann.version(version)
+            b.version(ann.state["version"] - 1)  # Bob's page has Ann's score too: his turn
+            assert b.state["game"]["current"] == 1
+            clock.passes()
+            b.until(lambda m: m["type"] == "notice" and m["text"].startswith("Time is up"))
+            for keep in ([], [0, 1]):  # Bob rolls twice, late, and the timers go round after each roll
+                version = b.state["version"]
+                b.send(type="roll", keep=keep)
+                b.version(version)
+                clock.rounds(3)
+            b.send(type="chat", text="sorry, I was away")
+            ann.until(lambda m: m["type"] == "chat")  # everything the room was told before the chat came first
+            told = [m["text"] for m in ann.seen if m["type"] == "notice" and m["text"].startswith("Time is up")]
+            assert told == ["Time is up for Bob; the room waits for them."]

@@ -134,7 +134,7 @@ class Connections:
     @staticmethod
     def _first_timeout(room: Room, told: Any) -> bool:
         """Whether another process's message is news here: anything but a "time is up" notice (``told``: its
-        turn, ``[game_no, seq]``) that this process's own timer, or another process, told its clients."""
+        turn, ``[game_no, turns scored]``) that this process's own timer, or another process, told its clients."""
         if not isinstance(told, list) or len(told) != 2:
             return True
         turn = (int(told[0]), int(told[1]))

@@ -436,8 +436,9 @@ class RoomService(Connections):
                 if action is not Timeout.WAIT:
                     room.driving = True
                     self._spawn(self._drive(room))
-                if action is Timeout.WAIT and room.notified_timeout != (room.row.game_no, room.seq):
-                    room.notified_timeout = (room.row.game_no, room.seq)  # the others hear it with that turn
+                turn = (room.row.game_no, room.table.state.turns if room.table is not None else -1)
+                if action is Timeout.WAIT and room.notified_timeout != turn:
+                    room.notified_timeout = turn  # once a turn, whatever is rolled late; the others hear it with it
                     told = notice(NOTICES[action], who=seat.name)
                     self._send_all(room, told)
                     await self._publish(room, "message", message=told, timeout=list(room.notified_timeout))
