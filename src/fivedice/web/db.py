@@ -160,6 +160,17 @@ def wait_ms(timeout: float) -> int:
     return max(1, int(left * 1000))
 
 
+def sqlite_busy(info: dict[Any, Any], driver: Any, timeout: float) -> None:
+    """Bound a SQLite connection's lock waits by the call's deadline (:func:`wait_ms`): the whole ``timeout``
+    unless the deadline is nearer by more than 20 ms (as on PostgreSQL). The PRAGMA runs only when the bound
+    changes (``info`` is the pooled connection's, where the bound set is kept): most calls wait the whole time."""
+    ms = wait_ms(timeout)
+    ms = int(timeout * 1000) if ms >= int(timeout * 1000) - 20 else ms
+    if info.get("fivedice_busy_ms") != ms:
+        driver.execute(f"PRAGMA busy_timeout = {ms}")
+        info["fivedice_busy_ms"] = ms
+
+
 def _make_folder(database: str, url: str) -> None:
     """Create the folder of a SQLite file (a fresh install has no user data folder yet)."""
     folder = Path(database).parent
@@ -399,7 +410,7 @@ class RoomStore:
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
             # a lock is waited for only until the call's deadline (the time it queued for a worker counts)
-            conn.exec_driver_sql(f"PRAGMA busy_timeout = {wait_ms(self.timeout)}")
+            sqlite_busy(conn.connection.info, conn.connection.driver_connection, self.timeout)
             conn.exec_driver_sql("BEGIN IMMEDIATE")  # one writer at a time, across processes
 
         return engine
