@@ -12,7 +12,7 @@ solver's values are the teacher (see docs/README-rl.md for what pure RL reaches)
 
 Needs PyTorch (CPU is enough) beside the ``rl`` and ``plot`` extras::
 
-    pip install 'fivedice[rl,plot,fast,torch]'
+    pip install 'fivedice[train]'
     python examples/train_imitation.py --cpu-minutes 60 --out runs/imitation
 
 The run is deterministic for a seed as long as the step budget (``--updates``) ends it, not a
@@ -99,7 +99,7 @@ class Teacher:
         return labels
 
 
-class PolicyNet(nn.Module):
+class PolicyNet(nn.Module):  # type: ignore[misc, unused-ignore]
     """A multilayer perceptron from the observation to one logit per action."""
 
     def __init__(self, inputs: int, actions: int, hidden: int, layers: int) -> None:

@@ -53,10 +53,11 @@ def test_labels_are_the_solvers_losses() -> None:
             options = {o.key: o.loss for o in solver.advise(state.cards[0][0], state.dice, state.rolls_left)}
             for action in np.flatnonzero(legal)[:6]:
                 intent = env.codec.decode(int(action), state)
-                held = getattr(intent, "held", None)
-                key = (
-                    ("keep", tuple(sorted(state.dice[p] for p in held))) if held is not None else ("score", intent.box)
-                )  # type: ignore[attr-defined]
+                if isinstance(intent, Roll):
+                    key: tuple[str, object] = ("keep", tuple(sorted(state.dice[p] for p in intent.held)))
+                else:
+                    assert isinstance(intent, Score)
+                    key = ("score", intent.box)
                 assert loss[action] == pytest.approx(options[key], abs=1e-4)
         for i, env in enumerate(envs):
             _obs, _reward, done, _cut, infos[i] = env.step(int(rng.choice(np.flatnonzero(infos[i]["action_mask"]))))
