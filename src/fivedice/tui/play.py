@@ -33,7 +33,7 @@ from fivedice.services.advice import Advice, describe_action, preparing
 from fivedice.table import Table
 from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, aim_kind
 from fivedice.table.driver import Driver
-from fivedice.table.events import Event, narrate
+from fivedice.table.events import Event, RollRedone, RollUndone, Scored, ScoreRedone, ScoreUndone, narrate
 from fivedice.table.steps import GameOver, HumanTurn, Move, Prepare, Step, Think
 from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
@@ -165,10 +165,10 @@ class GameScreen(Screen[None]):
     def _on_event(self, event: Event) -> None:
         """Note an event; undo and redo say in the status line what they took back or replayed."""
         self.events.append(event)
-        if event.kind in ("undone", "redone"):
+        if isinstance(event, ScoreUndone | RollUndone | ScoreRedone | RollRedone):
             rules = self.table.rules
             self.status = lambda: narrate(event, rules)
-        elif event.kind == "scored":
+        elif isinstance(event, Scored):
             self.kept = set()
 
     # -- drawing -------------------------------------------------------------------------------
