@@ -4,7 +4,9 @@ Ann and Bob sign up in browsers of their own (two contexts: cookies on localhost
 not across contexts). Ann creates a room that gives each turn two days; Bob opens the invite link and
 joins; they play. The server process is stopped and started again on the same database and port; both
 reopen "my games", see whose turn it is (the turn in the middle of its rolls, its clock still running),
-open the game and play on; the first state their sockets receive is the one from before the restart.
+open the game and play on; the first state their sockets receive is the one from before the restart. The
+tab title and the installed app's badge count the turn. And the invite on a phone over plain http (no
+clipboard, no share sheet), where only the shown link and the QR code can carry it.
 Every wait is on the page (a selector, the room's version, the connection line), never on time. Skips without chromium.
 """
 
@@ -24,6 +26,19 @@ from tests.web.test_browser_accounts import page_of, sign_up_with_password
 if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is not installed; browser tests skipped.", allow_module_level=True)
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed; browser tests skipped.")
+
+
+BADGE = """
+window.__badge = null;
+navigator.setAppBadge = (n) => { window.__badge = n; return Promise.resolve(); };
+navigator.clearAppBadge = () => { window.__badge = 0; return Promise.resolve(); };
+"""
+"""The installed app's badge (the Badging API), recorded."""
+PLAIN_HTTP = """
+Object.defineProperty(Navigator.prototype, "clipboard", { get: () => undefined });
+Object.defineProperty(Navigator.prototype, "share", { get: () => undefined });
+"""
+"""A page served over plain http on a LAN, as with ``--host 0.0.0.0``: no clipboard, no share sheet."""
 
 
 @pytest.fixture
@@ -72,6 +87,8 @@ def test_two_accounts_play_an_asynchronous_game_across_a_server_restart(server: 
     url = f"http://localhost:{server.port}"
     ann = page_of(browser, viewport={"width": 1280, "height": 900})
     bob = page_of(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    for page in (ann, bob):
+        page.context.add_init_script(BADGE)
     sign_up_with_password(ann, url, "Ann")
     sign_up_with_password(bob, url, "Bob")
 
@@ -136,7 +153,9 @@ def test_two_accounts_play_an_asynchronous_game_across_a_server_restart(server: 
     assert f"{name}'s turn — round 3 of 13." in line.inner_text()
     assert "yours" not in (line.get_attribute("class") or "")
     player.wait_for_function("() => document.title.startsWith('(1) your turn')")
+    assert player.evaluate("() => window.__badge") == 1  # the installed app's badge says it too
     assert not waiting.title().startswith("(")
+    assert waiting.evaluate("() => window.__badge") == 0
 
     # both open the game: the first state their sockets receive is the one before the restart
     game.get_by_role("button", name="Play").click()
@@ -169,3 +188,30 @@ def test_two_accounts_play_an_asynchronous_game_across_a_server_restart(server: 
     wait_newer(player, v)
     player.locator("#turn").get_by_text("Your turn — round 4 of 13.").wait_for()
     assert ann.errors == bob.errors == []
+
+
+def test_the_invite_over_plain_http_on_a_phone_without_clipboard_or_share(server: Server, browser: Any) -> None:
+    """Outside a secure context a phone has neither the clipboard nor the share sheet: the link is shown (and
+    fits), "Copy invite link" says to copy it from there, the share button is not offered, the QR code is."""
+    context = browser.new_context(
+        bypass_csp=True, viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
+    )
+    context.add_init_script(PLAIN_HTTP)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.locator("#player-name").fill("Ann")
+    page.locator("#create-form").get_by_role("button", name="Create room").click()
+    page.wait_for_url("**/r/*")
+    connected(page)
+    code = page.locator("#room-code").inner_text()
+    link = page.locator("#invite-link")
+    assert link.is_visible()
+    assert link.inner_text() == f"{server.url}/r/{code}"
+    box = link.bounding_box()
+    assert box is not None
+    assert box["x"] + box["width"] <= 360
+    assert page.locator("#share-invite").is_hidden()
+    page.get_by_role("button", name="Copy the invite link").tap()
+    page.locator("#toast").filter(has_text="Copy the link shown next to the button.").wait_for()
+    page.locator("#qr-box summary").tap()
+    page.wait_for_function("() => document.querySelector('#qr').complete && document.querySelector('#qr').naturalWidth")

@@ -118,6 +118,8 @@ class Connections:
                         self._broadcast(room)
                 self._after_change(room, drive=kind == "resync")
             elif kind == "message" and isinstance(event.get("message"), dict):
+                if not self._first_timeout(room, event.get("timeout")):
+                    continue  # this turn's "time is up" was told here already (every process's timer sees it)
                 self._send_all(room, event["message"])
             elif kind == "presence":
                 room.presence.elsewhere[proc] = frozenset(int(s) for s in event.get("seats", []))
@@ -128,6 +130,18 @@ class Connections:
                 self._send_presence(room)
                 if event.get("hello"):
                     await self._publish_presence(room)
+
+    @staticmethod
+    def _first_timeout(room: Room, told: Any) -> bool:
+        """Whether another process's message is news here: anything but a "time is up" notice (``told``: its
+        turn, ``[game_no, turns scored]``) that this process's own timer, or another process, told its clients."""
+        if not isinstance(told, list) or len(told) != 2:
+            return True
+        turn = (int(told[0]), int(told[1]))
+        if room.flags.notified_timeout == turn:
+            return False
+        room.flags.notified_timeout = turn  # nor will this process's timer tell it again
+        return True
 
     async def _publish_presence(self, room: Room, hello: bool = False) -> None:
         seats = sorted({seat for c in room.presence.clients for seat in c.seats})

@@ -27,6 +27,7 @@ from fivedice.web.db import RoomStore
 from fivedice.web.errors import RoomError
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.rooms import Room
+from fivedice.web.timeouts import final_places
 
 __all__ = ["Results", "hint_data"]
 
@@ -70,7 +71,8 @@ class Results:
             if not await self.db(self.store.claim_record, room.code, game_no):
                 return True  # another process (or an earlier call) has it
             table.hints = await self.db(self.extras.hints, room.code, game_no)  # asked through any process
-            await asyncio.to_thread(self._record_sync, table)
+            places = final_places(room.policy, table)  # a seat that forfeited ranks after the others
+            await asyncio.to_thread(self._record_sync, table, places)
             return True
         except Exception as exc:
             log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
@@ -116,8 +118,8 @@ class Results:
         room.aim_at(best)
         return True
 
-    def _record_sync(self, table: Table) -> None:
-        record_finished(self.score_store(), table, "web")
+    def _record_sync(self, table: Table, places: dict[int, int]) -> None:
+        record_finished(self.score_store(), table, "web", places)
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the

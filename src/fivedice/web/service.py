@@ -432,9 +432,12 @@ class RoomService(Connections, RoomOperations):
                 if action is not Timeout.WAIT:
                     room.flags.driving = True
                     self._spawn(self._drive(room))
-                if action is Timeout.WAIT and room.flags.notified_timeout != (room.row.game_no, room.seq):
-                    room.flags.notified_timeout = (room.row.game_no, room.seq)
-                    await self._message(room, notice(NOTICES[action], who=seat.name))
+                turn = (room.row.game_no, room.table.state.turns if room.table is not None else -1)
+                if action is Timeout.WAIT and room.flags.notified_timeout != turn:
+                    room.flags.notified_timeout = turn  # once a turn, whatever is rolled late
+                    told = notice(NOTICES[action], who=seat.name)
+                    self._send_all(room, told)
+                    await self._publish(room, "message", message=told, timeout=list(room.flags.notified_timeout))
 
     async def _poll(self) -> None:
         """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
