@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 import typing
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -287,3 +289,34 @@ def test_a_seat_is_optional_only_for_events_of_no_seat() -> None:
     assert from_data({"kind": "tied", "fields": {"players": ["A", "B"], "total": 3}}) == Tied(
         players=("A", "B"), total=3
     )
+
+
+def _kind_compared_to_text(tree: ast.AST) -> list[int]:
+    """Lines where an ``x.kind`` is compared with a string literal that is an event kind's value."""
+    values = {k.value for k in EventKind}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and node.left.attr == "kind"):
+            continue
+        literals = [
+            elt
+            for right in node.comparators
+            for elt in (right.elts if isinstance(right, ast.Tuple | ast.List | ast.Set) else [right])
+            if isinstance(elt, ast.Constant) and isinstance(elt.value, str)
+        ]
+        if any(lit.value in values for lit in literals):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_front_ends_tell_events_apart_by_their_class_not_by_text() -> None:
+    """An event is matched by its class (``isinstance``, ``match``), never by comparing its kind with a
+    string: a renamed kind would then go unnoticed by the type checker."""
+    src = Path(__file__).resolve().parents[1] / "src" / "fivedice"
+    found = [
+        f"{path.relative_to(src)}:{line}"
+        for path in sorted(src.rglob("*.py"))
+        for line in _kind_compared_to_text(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    assert _kind_compared_to_text(ast.parse('if event.kind in ("undone", "redone"): pass')) == [1]

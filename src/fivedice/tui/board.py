@@ -23,7 +23,7 @@ from fivedice.engine.actions import Action, Roll, Score
 from fivedice.engine.state import GameState
 from fivedice.i18n import _
 from fivedice.services.advice import Advice
-from fivedice.table.events import Event, narrate
+from fivedice.table.events import Event, RollRedone, RollUndone, Scored, ScoreRedone, ScoreUndone, narrate
 from fivedice.tui.layout import fit
 from fivedice.tui.session import Session
 from fivedice.tui.texts import keys_text, turn_text
@@ -127,10 +127,10 @@ class Board(Screen[None]):
     def _on_event(self, event: Event) -> None:
         """Note an event; undo and redo say in the status line what they took back or replayed."""
         self.events.append(event)
-        if event.kind in ("undone", "redone"):
+        if isinstance(event, ScoreUndone | RollUndone | ScoreRedone | RollRedone):
             rules = self.table.rules
             self.status = lambda: narrate(event, rules)
-        elif event.kind == "scored":
+        elif isinstance(event, Scored):
             self.kept = set()
 
     # -- drawing -------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from fivedice.engine.actions import RollOff, Score
 from fivedice.i18n import N_
 from fivedice.rules import RuleSet
 from fivedice.table import BY, Table, UndoPolicy, default_policy
-from fivedice.table.events import Event, message, word
+from fivedice.table.events import Event, TurnBegins, message, word
 from fivedice.table.seat import Seat, SeatKind
 from fivedice.web.db import MoveRow, RoomRow, SeatRow
 
@@ -225,5 +225,5 @@ class RebuiltTable:
         self.table = table
 
     def _heard(self, event: Event) -> None:
-        if event.kind != "turn":  # the page shows whose turn it is above the dice
+        if not isinstance(event, TurnBegins):  # the page shows whose turn it is above the dice
             self.events.append(event_message(event, self.rules))
