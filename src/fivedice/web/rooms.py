@@ -205,7 +205,8 @@ class InFlight:
     recorded: asyncio.Event = field(default_factory=_done)
     """Cleared while the finished game is put into the high scores (see :attr:`recording`)."""
     notified_timeout: tuple[int, int] | None = None
-    """The ``(game number, seq)`` whose running-out turn timer the room was told of (once)."""
+    """The turn whose running-out timer the room was told of, once (``(game number, turns scored)``, by this
+    process or another)."""
     goal_pending: bool = False
     """A solo challenge's goal is being (or was) looked up."""
     best_for: int | None = None
