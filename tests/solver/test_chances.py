@@ -17,7 +17,14 @@ import pytest
 from fivedice import rules
 from fivedice.engine.scorecard import Scorecard
 from fivedice.solver import Solver, solve
-from fivedice.solver.chances import Distribution, TargetError, build_chances, chance_table, check_target, distribution
+from fivedice.solver.chances import (
+    Distribution,
+    TargetError,
+    build_chances,
+    chance_table,
+    check_target,
+    distribution,
+)
 from fivedice.solver.simulate import simulate_optimal
 from tests.solver.test_bruteforce import CASES, brute_utility, outcomes, reachable_cards
 
@@ -189,20 +196,41 @@ def test_a_cached_chance_table_loads_bit_for_bit_and_a_damaged_one_is_rebuilt(
     assert loaded.source == "cache"
     assert np.array_equal(loaded.G, built.G)
     assert loaded.G.dtype == np.float32
-    # a file written in one piece (as before the plane-by-plane writer) reads the same
-    magic, line, _payload = path.read_bytes().split(b"\n", 2)
-    whole = zlib.compress(np.ascontiguousarray(built.G.view(np.uint8).reshape(-1, 4).T).tobytes(), 1)
-    header = json.loads(line)
-    header["payload_sha256"] = hashlib.sha256(whole).hexdigest()
-    path.write_bytes(magic + b"\n" + json.dumps(header).encode() + b"\n" + whole)
-    again = chances._load(solver, 120, 0.5, path)
-    assert again is not None
-    assert np.array_equal(again.G, built.G)
+    # only some rows: exactly those, in a table of their size
+    from fivedice.solver.chancestream import plan
+
+    p = plan(solver, 120)
+    some = p.states[[0, len(p.states) // 2, -1]]
+    rows = chances._load(solver, 120, 0.5, path, some)
+    assert rows is not None
+    assert rows.G.size == int(p.glen[some].sum())
+    for s in some:
+        a, n = int(p.goff[s]), int(p.glen[s])
+        assert np.array_equal(rows.G[rows.goff[s] : rows.goff[s] + n], built.G[a : a + n])
     # damage: a truncated stream or one with bytes to spare is refused, never half-read
-    for bad in (whole[: len(whole) // 2], zlib.compress(b"x" + np.ascontiguousarray(built.G).tobytes(), 1)):
+    magic, line, payload = path.read_bytes().split(b"\n", 2)
+    header = json.loads(line)
+    for bad in (payload[: len(payload) // 2], payload + zlib.compress(b"x"), zlib.compress(b"x" + built.G.tobytes())):
         header["payload_sha256"] = hashlib.sha256(bad).hexdigest()
         path.write_bytes(magic + b"\n" + json.dumps(header).encode() + b"\n" + bad)
         assert chances._load(solver, 120, 0.5, path) is None
+        assert chances._load(solver, 120, 0.5, path, some) is None
+
+
+def test_a_table_built_into_the_cache_equals_one_built_in_memory(tmp_path: Path) -> None:
+    """The layer-by-layer build to a file (two layers in memory) gives the table built whole."""
+    from fivedice.solver import chances
+
+    solver = solve(rules.get("yacht"))
+    whole = chances.build_chances(solver, 90, 1.0)
+    path = tmp_path / "t.chances"
+    streamed = chances.build_chances(solver, 90, 1.0, path=path)
+    assert streamed.source == "built"
+    assert np.array_equal(streamed.G, whole.G)
+    empty = Scorecard.empty(solver.rules)
+    first = chances.build_chances(solver, 90, 1.0, path=path, rows=np.array([solver.state_index(empty)]))
+    assert first.G.size == 91
+    assert first.chance(empty, 77) == whole.chance(empty, 77)
 
 
 def test_the_distribution_from_the_start_is_kept_in_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

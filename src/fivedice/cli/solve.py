@@ -6,6 +6,7 @@ import json
 import time
 
 import click
+import numpy as np
 
 from fivedice import extras
 from fivedice.cli.clickutil import I18nCommand, friendly, get_rules, option_flag
@@ -21,10 +22,11 @@ from fivedice.solver.chances import (
     ChanceTable,
     TargetError,
     chance_options,
-    chance_table,
     check_target,
     distribution,
     is_cached,
+    rows_table,
+    table_bytes,
     target_cap,
 )
 
@@ -182,20 +184,27 @@ def check_reachable(rules: RuleSet, target: int) -> None:
         )
 
 
-def get_chances(solver: Solver, target: int, half: float = 1.0) -> ChanceTable:
-    """A chance table covering ``target``; when it must be built, say so on stderr first."""
+def get_chances(solver: Solver, target: int, card: Scorecard, half: float = 1.0) -> ChanceTable:
+    """A chance table covering ``target`` with (at least) the rows that a turn on ``card`` reads: the
+    card's own and those of the cards that can follow (read from the cached table, never all of it);
+    when it must be built, say so on stderr first."""
+    from fivedice.solver.fastplain import successors
+
     cap = target_cap(solver, target, half)
+    state = solver.state_index(card)
+    rows = np.array([state, *successors(solver.table.tables, state)], dtype=np.int64)
     if is_cached(solver, cap, half):
-        return chance_table(solver, cap, half)
+        return rows_table(solver, cap, half, rows)
     click.echo(_("Preparing the chances for {rules} (once, a minute or a few)...", rules=solver.rules.spec), err=True)
     with share_bar(_("building")) as progress:
-        return chance_table(solver, cap, half, progress=progress)
+        return rows_table(solver, cap, half, rows, progress=progress)
 
 
 def _print_target(solver: Solver, target: int, as_json: bool) -> None:
     start = time.perf_counter()
-    table = get_chances(solver, target)
-    probability = table.chance(Scorecard.empty(solver.rules), target)
+    empty = Scorecard.empty(solver.rules)
+    table = get_chances(solver, target, empty)
+    probability = table.chance(empty, target)
     seconds = time.perf_counter() - start
     if as_json:
         data = {
@@ -204,7 +213,7 @@ def _print_target(solver: Solver, target: int, as_json: bool) -> None:
             "probability": probability,
             "seconds": round(seconds, 3),
             "source": table.source,
-            "table_bytes": table.size_bytes,
+            "table_bytes": table_bytes(table),
         }
         click.echo(json.dumps(data))
         return
@@ -218,7 +227,7 @@ def _print_target(solver: Solver, target: int, as_json: bool) -> None:
             chance=format_percent(probability, 3),
         )
     )
-    megabytes = format_decimal(table.size_bytes / 1e6, 1)
+    megabytes = format_decimal(table_bytes(table) / 1e6, 1)
     click.echo(_("time: {seconds} s, table {megabytes} MB", seconds=format_decimal(seconds, 2), megabytes=megabytes))
 
 
@@ -292,7 +301,7 @@ def _print_target_options(
     solver: Solver, card: Scorecard, dice: tuple[int, ...], rolls_left: int, target: int, as_json: bool, exact: bool
 ) -> None:
     if exact:
-        ranked = chance_options(get_chances(solver, target), card, dice, rolls_left, target)
+        ranked = chance_options(get_chances(solver, target, card), card, dice, rolls_left, target)
     else:
         from fivedice.solver.fast import fast_options
 

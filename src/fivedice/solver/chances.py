@@ -23,8 +23,7 @@ import math
 import os
 import threading
 import time
-import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -38,24 +37,16 @@ from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import RuleSet
 from fivedice.solver.advisor import Option, Solver
-from fivedice.solver.cache import (
-    Progress,
-    _layers,
-    cache_dir,
-    code_digest,
-    file_stem,
-    read_framed,
-    rules_digest,
-    run_layers,
-    write_atomic,
-)
+from fivedice.solver.cache import Progress, cache_dir, code_digest, file_stem, rules_digest, write_atomic
+from fivedice.solver.chancestream import StreamWriter, plan, read_rows, stream_build, write_stream
 
 __all__ = [
     "STEP", "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table",
-    "check_target", "distribution", "is_cached", "mixture_options", "table_for", "target_cap",
+    "check_target", "distribution", "is_cached", "mixture_options", "rows_table", "table_bytes", "table_for",
+    "target_cap",
 ]  # fmt: skip
 
-CHANCE_FORMAT = 1
+CHANCE_FORMAT = 2
 KEEP = 3
 """Chance tables kept in memory per process (the latest used)."""
 MAGIC = b"FIVEDICE-CHANCE-TABLE\n"
@@ -229,128 +220,100 @@ def _file_name(rules: RuleSet, cap: int, half: float) -> str:
 
 
 def _layout(solver: Solver, cap: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
-    from fivedice.solver import chancekernel as CK
-
-    t = solver.table.tables
-    idx = np.flatnonzero(solver.table.reach).astype(np.int64)
-    full = (1 << t.nboxes) - 1
-    idx = idx[idx // (t.units * t.ybits) != full]
-    most = CK.max_future(t.ints, idx)
-    glen = np.zeros(t.nstates, dtype=np.int64)
-    glen[idx] = np.minimum(most, cap) + 1
-    goff = np.zeros(t.nstates, dtype=np.int64)
-    goff[idx] = np.concatenate(([0], np.cumsum(glen[idx])[:-1]))
-    return goff, glen, int(glen.sum())
+    p = plan(solver, cap)
+    return p.goff, p.glen, p.total
 
 
 def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | None = None,
-                  progress: Progress | None = None) -> ChanceTable:  # fmt: skip
-    """Build the chance table of ``solver``'s rule set for needs up to ``cap`` (no cache)."""
-    from fivedice.solver import chancekernel as CK
-
+                  progress: Progress | None = None, path: Path | None = None,
+                  rows: npt.NDArray[np.int64] | None = None) -> ChanceTable:  # fmt: skip
+    """Build the chance table of ``solver``'s rule set for needs up to ``cap`` (no cache), one layer at
+    a time; with ``path``, each layer is written there as it is done (two layers in memory, not the
+    table) and the table (only the rows of the states ``rows`` if given) is then read back from the
+    file. Raises OSError if it cannot be written."""
     start = time.perf_counter()
-    t = solver.table.tables
-    goff, glen, total = _layout(solver, cap)
-    G = np.zeros(total, dtype=np.float32)
-    states, starts = _layers(t, solver.table.reach)
-    run_layers(
-        states,
-        starts,
-        lambda a, b: CK.threshold_states(t.ints, G, goff, glen, states, a, b, half, cap + 1),
-        16,
-        threads,
-        progress,
-    )
-    return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "built", None)
+    if path is None:
+        G = np.zeros(plan(solver, cap).total, dtype=np.float32)
+        at = [0]
+
+        def put(_layer: int, values: npt.NDArray[np.float32]) -> None:
+            G[at[0] : at[0] + len(values)] = values
+            at[0] += len(values)
+
+        p = stream_build(solver, cap, half, put, threads, progress)
+        return ChanceTable(solver, cap, half, G, p.goff, p.glen, time.perf_counter() - start, "built", None)
+    writer = StreamWriter(path)
+    try:
+        p = stream_build(solver, cap, half, writer, threads, progress)
+        writer.finish(path, lambda sha: _head(solver, cap, half, p.total, sha))
+    except BaseException:
+        writer.abandon()
+        raise
+    table = _load(solver, cap, half, path, rows)
+    if table is None:
+        raise OSError(f"the chance table just written to {path} does not read back")
+    return replace(table, seconds=time.perf_counter() - start, source="built")
 
 
-def _header(table: ChanceTable, payload_sha256: str) -> dict[str, Any]:
-    rules = table.solver.rules
+def _header(solver: Solver, cap: int, half: float, total: int, payload_sha256: str) -> dict[str, Any]:
+    rules = solver.rules
     return {
         "format": CHANCE_FORMAT, "rules": rules.name, "options": dict(rules.options),
-        "rules_sha256": rules_digest(rules), "code_sha256": code_digest(), "cap": table.cap, "half": table.half,
-        "values": int(table.G.size), "payload_sha256": payload_sha256,
+        "rules_sha256": rules_digest(rules), "code_sha256": code_digest(), "cap": cap, "half": half,
+        "values": total, "payload_sha256": payload_sha256,
     }  # fmt: skip
 
 
-def _pack(G: npt.NDArray[np.float32]) -> list[bytes]:
-    """The zlib stream of ``G``'s bytes, byte plane by byte plane (the planes compress far better than
-    the floats), made one plane at a time so that no full copy of a table is ever held."""
-    planes = G.astype("<f4", copy=False).view(np.uint8).reshape(-1, 4)
-    packer = zlib.compressobj(1)
-    parts = [packer.compress(np.ascontiguousarray(planes[:, k]).data) for k in range(4)]
-    parts.append(packer.flush())
-    return parts
-
-
-def _unpack(payload: bytes | memoryview, total: int) -> npt.NDArray[np.float32] | None:
-    """The inverse of :func:`_pack`, written plane by plane into one new array (None if damaged)."""
-    G = np.empty(total, dtype="<f4")
-    planes = G.view(np.uint8).reshape(total, 4)
-    unpacker = zlib.decompressobj()
-    done = 0
-
-    def put(chunk: bytes) -> bool:
-        nonlocal done
-        data = np.frombuffer(chunk, dtype=np.uint8)
-        while len(data):
-            k, at = divmod(done, total)
-            if k >= 4:
-                return False
-            n = min(len(data), total - at)
-            planes[at : at + n, k] = data[:n]
-            data, done = data[n:], done + n
-        return True
-
-    view = memoryview(payload)
-    try:
-        for start in range(0, len(view), 1 << 20):
-            tail: bytes | memoryview = view[start : start + (1 << 20)]
-            while tail:
-                if not put(unpacker.decompress(tail, 1 << 24)):
-                    return None
-                tail = unpacker.unconsumed_tail
-        if not put(unpacker.flush()):
-            return None
-    except zlib.error:
-        return None
-    return G.view(np.float32) if done == 4 * total and unpacker.eof else None
+def _head(solver: Solver, cap: int, half: float, total: int, payload_sha256: str) -> bytes:
+    line = json.dumps(_header(solver, cap, half, total, payload_sha256), sort_keys=True).encode()
+    return MAGIC + line + b"\n"
 
 
 def _save(table: ChanceTable, path: Path) -> bool:
-    parts = _pack(table.G)
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part)
-    line = json.dumps(_header(table, digest.hexdigest()), sort_keys=True).encode() + b"\n"
+    p = plan(table.solver, table.cap)
     try:
-        write_atomic(path, [MAGIC + line, *parts])
+        write_stream(table.G, p, path, lambda sha: _head(table.solver, table.cap, table.half, p.total, sha))
     except OSError:
         return False
     return True
 
 
-def _load(solver: Solver, cap: int, half: float, path: Path) -> ChanceTable | None:
+def _load(solver: Solver, cap: int, half: float, path: Path, states: npt.NDArray[np.int64] | None = None
+          ) -> ChanceTable | None:  # fmt: skip
+    """The table stored at ``path`` if intact and for these rules, code, ``cap`` and ``half``; only the
+    rows of ``states`` (the others read as 0) when given: a few rows of a large table in little memory."""
     start = time.perf_counter()
-    framed = read_framed(path, MAGIC)
-    if framed is None:
+    try:
+        with path.open("rb") as f:
+            if f.read(len(MAGIC)) != MAGIC:
+                return None
+            header = json.loads(f.readline())
+            rules = solver.rules
+            if (
+                not isinstance(header, dict)
+                or header.get("format") != CHANCE_FORMAT
+                or header.get("rules_sha256") != rules_digest(rules)
+                or header.get("code_sha256") != code_digest()
+                or header.get("cap") != cap
+                or header.get("half") != half
+            ):
+                return None
+            p = plan(solver, cap)
+            if header.get("values") != p.total:
+                return None
+            digest = hashlib.sha256()
+
+            def parts() -> Iterator[bytes]:
+                while chunk := f.read(1 << 20):
+                    digest.update(chunk)
+                    yield chunk
+
+            found = read_rows(p, parts(), states)
+    except (OSError, ValueError):
         return None
-    header, payload = framed
-    rules = solver.rules
-    if (
-        not isinstance(header, dict)
-        or header.get("format") != CHANCE_FORMAT
-        or header.get("rules_sha256") != rules_digest(rules)
-        or header.get("code_sha256") != code_digest()
-        or header.get("cap") != cap
-        or header.get("half") != half
-        or header.get("payload_sha256") != hashlib.sha256(payload).hexdigest()
-    ):
+    if found is None or digest.hexdigest() != header.get("payload_sha256"):
         return None
-    goff, glen, total = _layout(solver, cap)
-    G = _unpack(payload, total) if header.get("values") == total else None
-    if G is None:
-        return None
+    G, goff, glen = found
     return ChanceTable(solver, cap, half, G, goff, glen, time.perf_counter() - start, "cache", path)
 
 
@@ -377,14 +340,45 @@ def chance_table(solver: Solver, cap: int, half: float = 1.0, cache: bool = True
         return _load_or_build(solver, cap, half, cache, progress)
 
 
+def table_bytes(table: ChanceTable) -> int:
+    """Bytes of the whole table that ``table`` is (or holds rows of), as :attr:`ChanceTable.size_bytes`
+    of the whole one."""
+    return 4 * plan(table.solver, table.cap).total
+
+
+def rows_table(solver: Solver, cap: int, half: float, states: npt.NDArray[np.int64],
+               progress: Progress | None = None) -> ChanceTable:  # fmt: skip
+    """A chance table holding (at least) the rows of ``states``: the whole one if held in memory, else
+    only those rows, read from the user cache, built into it first if missing (two layers in
+    memory, not the table: ``fivedice solve --target`` and ``advise --exact`` in bounded memory)."""
+    cap = check_target(cap)
+    found = _TABLES.get((solver.rules, cap, half))
+    if found is not None and found.solver is solver:
+        return found
+    path = cache_dir() / _file_name(solver.rules, cap, half)
+    table = _load(solver, cap, half, path, states)
+    if table is None:
+        with _LOCKS_LOCK:
+            lock = _LOCKS.setdefault((solver.rules, cap, half), threading.Lock())
+        with lock:
+            table = _load(solver, cap, half, path, states)
+            if table is None:
+                try:
+                    table = build_chances(solver, cap, half, progress=progress, path=path, rows=states)
+                except OSError:  # a cache that cannot be written: the whole table in memory
+                    return chance_table(solver, cap, half, cache=False, progress=progress)
+    return table
+
+
 def _load_or_build(solver: Solver, cap: int, half: float, cache: bool, progress: Progress | None) -> ChanceTable:
     key = (solver.rules, cap, half)
     path = cache_dir() / _file_name(solver.rules, cap, half)
     table = _load(solver, cap, half, path) if cache else None
+    if table is None and cache:
+        with contextlib.suppress(OSError):  # a cache that cannot be written: built in memory below
+            table = build_chances(solver, cap, half, progress=progress, path=path)
     if table is None:
         table = build_chances(solver, cap, half, progress=progress)
-        if cache and _save(table, path):
-            table = replace(table, path=path)
     while len(_TABLES) >= KEEP:  # they are large: keep the latest few
         del _TABLES[next(iter(_TABLES))]
     _TABLES[key] = table

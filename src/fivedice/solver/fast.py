@@ -35,6 +35,7 @@ from fivedice.dice import Dice
 from fivedice.engine.scorecard import Scorecard
 from fivedice.rules import RuleSet
 from fivedice.solver import cache as _cache
+from fivedice.solver import curves as _curves
 from fivedice.solver import fastplain as fp
 from fivedice.solver.advisor import Option, Solver
 from fivedice.solver.cache import (
@@ -262,12 +263,16 @@ def situation_table(solver: Solver, state: int, half: float = 1.0, cap: int | No
         CK.threshold_states(t.ints, G, goff, glen, states, 0, len(states), half, int(most.max()) + 1)
         source = "exact"
     else:
-        found_m = moments(solver)
         most = np.minimum(CK.max_future(t.ints, nxt), top)
         glen[nxt] = most + 1
         goff[nxt] = np.concatenate(([0], np.cumsum(most + 1)[:-1]))
         G = np.zeros(int((most + 1).sum()), dtype=np.float32)
-        MK.approx_rows(nxt, found_m.at, found_m.mean, found_m.sd, found_m.skew, most, G, goff, half)
+        shipped = _curves.curves(solver)
+        if shipped is not None:
+            _curves.fill_rows(shipped, nxt, most, G, goff, half)
+        else:
+            found_m = moments(solver)
+            MK.approx_rows(nxt, found_m.at, found_m.mean, found_m.sd, found_m.skew, most, G, goff, half)
         source = "fast"
     table = ChanceTable(solver, int(most.max()), half, G, goff, glen, time.perf_counter() - start, source, None)
     if len(_LAST) > 64:
@@ -289,6 +294,18 @@ def _curve(solver: Solver, state: int, half: float) -> tuple[fp.Curve, str]:
             return np.where(u < len(row), row[np.minimum(u, len(row) - 1)], 0.0)
 
         return exact, "exact"
+    shipped = _curves.curves(solver)
+    if shipped is not None:
+        found_c = shipped
+
+        def read(s2: int, u: npt.NDArray[np.int64]) -> FloatArray:
+            out = _curves.curve_values(found_c.x[found_c.at[s2]], u.astype(np.float64) + (1.0 - half))
+            if half == 1.0:
+                out[u == 0] = 1.0
+            result: FloatArray = np.where(u > fp.max_future(t, s2), 0.0, out)
+            return result
+
+        return read, "fast"
     found = moments(solver)
 
     def fitted(s2: int, u: npt.NDArray[np.int64]) -> FloatArray:

@@ -25,14 +25,14 @@ from fivedice import rules
 from fivedice.solver.advisor import Solver
 from fivedice.solver.cache import DATA, FORMAT_VERSION, build, file_name, load, save
 
-__all__ = ["SHIPPED", "check", "refresh", "write", "write_moments"]
+__all__ = ["CURVED", "SHIPPED", "check", "refresh", "write", "write_curves", "write_moments"]
 
 SHIPPED = ("yahtzee", "yacht", "yatzy", "kismet", "generala")
 """The built-in rule sets whose tables ship with fivedice (default options)."""
 
 
 def _sums() -> str:
-    files = sorted([*DATA.glob("*.table"), *DATA.glob("*.moments")])
+    files = sorted([*DATA.glob("*.table"), *DATA.glob("*.moments"), *DATA.glob("*.curves")])
     lines = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}" for p in files]
     return "\n".join(lines) + "\n"
 
@@ -64,6 +64,28 @@ def write_moments() -> None:
         path = DATA / fast.file_name(solver)
         fast.save_moments(solver, found, path)
         print(f"{name}: moments in {found.seconds:.1f} s, {path.stat().st_size / 1e6:.2f} MB", flush=True)
+    (DATA / "SHA256SUMS").write_text(_sums())
+
+
+CURVED = ("yahtzee", "yacht", "generala")
+"""The rule sets whose threshold curves ship (:mod:`fivedice.solver.curves`); the others' fast chances
+come from their moments (Yatzy's and Kismet's curves would take several times Yahtzee's build)."""
+
+
+def write_curves(names: tuple[str, ...] = CURVED) -> None:
+    """Compute the threshold curves of ``names`` afresh (minutes for Yahtzee) and write them."""
+    from fivedice.solver import curves
+
+    for name in names:
+        rs = rules.get(name)
+        table = load(rs, DATA / file_name(rs), "package")
+        assert table is not None, f"{name}: no shipped table"
+        solver = Solver(table, jit=True)
+        path = DATA / curves.file_name(solver)
+        path.unlink(missing_ok=True)
+        found = curves.build_curves(solver)
+        curves.save_curves(solver, found, path)
+        print(f"{name}: curves in {found.seconds:.1f} s, {path.stat().st_size / 1e6:.2f} MB", flush=True)
     (DATA / "SHA256SUMS").write_text(_sums())
 
 
@@ -128,9 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="verify the shipped tables instead of writing them")
     parser.add_argument("--refresh", action="store_true", help="re-check the tables, rewrite only their headers")
     parser.add_argument("--moments", action="store_true", help="rebuild only the moments of the fast chances")
+    parser.add_argument("--curves", nargs="*", metavar="RULES", help="rebuild only the threshold curves (of RULES)")
     args = parser.parse_args(argv)
     if args.moments:
         write_moments()
+        return 0
+    if args.curves is not None:
+        write_curves(tuple(args.curves) or CURVED)
         return 0
     if args.refresh:
         stale = refresh()

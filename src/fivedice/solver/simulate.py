@@ -382,6 +382,22 @@ def simulate_level(
     :func:`simulate_optimal` (bit for bit)."""
     if policy == LevelPolicy():
         return simulate_optimal(solver, games, seed, threads)
+    return _run(solver, games, seed, threads, policy, int(salt) & 0xFFFFFFFF)
+
+
+def simulate_optimal(
+    rules: RuleSet | Solver, games: int, seed: int, threads: int | None = None, cache: bool = True
+) -> SimulationResult:
+    """Play ``games`` solitaire games optimally; the same ``seed`` gives the same games whatever ``threads``."""
+    solver = rules if isinstance(rules, Solver) else solve(rules, cache=cache)
+    return _run(solver, games, seed, threads, None, 0)
+
+
+def _run(
+    solver: Solver, games: int, seed: int, threads: int | None, policy: LevelPolicy | None, salt: int
+) -> SimulationResult:
+    """Play ``games`` with the compiled kernels on ``threads`` threads: optimally when ``policy`` is None,
+    else by :func:`_play_noisy` (greedy policies value every state at 0, so only this turn's points count)."""
     t = solver.table.tables
     n = int(games)
     totals = np.zeros(n, dtype=np.int32)
@@ -392,7 +408,8 @@ def simulate_level(
     used = previous if threads is None else max(1, min(int(threads), nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     nb.set_num_threads(used)
     start = time.perf_counter()
-    values = np.zeros_like(solver.table.values) if policy.greedy else solver.table.values
+    values = np.zeros_like(solver.table.values) if policy is not None and policy.greedy else solver.table.values
+    state_seed = int(seed) & 0xFFFFFFFFFFFFFFFF
     try:
         early = _early_states(solver)
         slot_of = np.full(t.nstates, -1, dtype=np.int32)
@@ -401,41 +418,13 @@ def simulate_level(
         Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
         with PARALLEL:
             _precompute(early, t.ints, values, Sc, Ec)
-            _play_noisy(n, int(seed) & 0xFFFFFFFFFFFFFFFF, t.ints, values, CHUNK, slot_of, Ec,
-                        float(policy.temperature), float(policy.blunder), int(salt) & 0xFFFFFFFF,
-                        totals, box_points, upper_bonus, ybonuses)  # fmt: skip
-    finally:
-        nb.set_num_threads(previous)
-    seconds = time.perf_counter() - start
-    return SimulationResult(solver.rules, int(seed), totals, box_points, upper_bonus, ybonuses, seconds, used)
-
-
-def simulate_optimal(
-    rules: RuleSet | Solver, games: int, seed: int, threads: int | None = None, cache: bool = True
-) -> SimulationResult:
-    """Play ``games`` solitaire games optimally; the same ``seed`` gives the same games whatever ``threads``."""
-    solver = rules if isinstance(rules, Solver) else solve(rules, cache=cache)
-    t = solver.table.tables
-    n = int(games)
-    totals = np.zeros(n, dtype=np.int32)
-    box_points = np.zeros((n, t.nboxes), dtype=np.int16)
-    upper_bonus = np.zeros(n, dtype=np.int16)
-    ybonuses = np.zeros(n, dtype=np.int16)
-    previous = nb.get_num_threads()
-    used = previous if threads is None else max(1, min(int(threads), nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
-    nb.set_num_threads(used)
-    start = time.perf_counter()
-    ints, values = t.ints, solver.table.values
-    try:
-        early = _early_states(solver)
-        slot_of = np.full(t.nstates, -1, dtype=np.int32)
-        slot_of[early] = np.arange(len(early), dtype=np.int32)
-        Sc = np.empty((len(early), t.rolltypes, t.nroll))
-        Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
-        with PARALLEL:
-            _precompute(early, ints, values, Sc, Ec)
-            _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, ints, values, CHUNK, slot_of, Sc, Ec,
-                  totals, box_points, upper_bonus, ybonuses)  # fmt: skip
+            if policy is None:
+                _play(n, state_seed, t.ints, values, CHUNK, slot_of, Sc, Ec,
+                      totals, box_points, upper_bonus, ybonuses)  # fmt: skip
+            else:
+                _play_noisy(n, state_seed, t.ints, values, CHUNK, slot_of, Ec,
+                            float(policy.temperature), float(policy.blunder), salt,
+                            totals, box_points, upper_bonus, ybonuses)  # fmt: skip
     finally:
         nb.set_num_threads(previous)
     seconds = time.perf_counter() - start

@@ -112,10 +112,8 @@ class GameScreen(Screen[None]):
     def kept(self, positions: set[int]) -> None:
         self.session.kept = positions
 
-    @property
-    def fd_app(self) -> FiveDiceApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    if TYPE_CHECKING:
+        app: FiveDiceApp  # the app it runs in, typed (its settings, config and store)
 
     def compose(self) -> ComposeResult:
         """Score cards on the left; dice, turn, events and hints on the right."""
@@ -146,8 +144,8 @@ class GameScreen(Screen[None]):
     def on_mount(self) -> None:
         """Look up the solo player's best (and a challenge's goal), draw, and let the table play on."""
         table = self.table
-        store = self.fd_app.store
-        table.chances = bool(self.fd_app.settings.get("chances", True))
+        store = self.app.store
+        table.chances = bool(self.app.settings.get("chances", True))
         kind = aim_kind(table)
         if kind is not None and store is not None:
             try:
@@ -177,7 +175,7 @@ class GameScreen(Screen[None]):
     @property
     def pace(self) -> float:
         """Seconds between computer actions."""
-        return float(self.fd_app.settings.get("pace", 0.8))
+        return float(self.app.settings.get("pace", 0.8))
 
     def _turn_text(self) -> tuple[str, str]:
         return turn_text(self.table)
@@ -290,7 +288,7 @@ class GameScreen(Screen[None]):
 
     def _finish(self) -> None:
         self.cancel_computer()
-        self.fd_app.show_end(self.session)
+        self.app.show_end(self.session)
 
     # -- human actions ---------------------------------------------------------------------------
     def _human(self) -> bool:
@@ -340,7 +338,7 @@ class GameScreen(Screen[None]):
         except FiveDiceError as exc:
             self.say(str(exc))
             return
-        count = table.dice_needed(held) if self.fd_app.config.physical else 0
+        count = table.dice_needed(held) if self.app.config.physical else 0
         if not count:
             self._human_acts()
             self.act(lambda: table.roll(held))
@@ -442,7 +440,7 @@ class GameScreen(Screen[None]):
     def action_save(self) -> None:
         """Save the game; it can be resumed from the start screen or with ``--load``."""
         try:
-            saved = self.session.save(self.fd_app.save_path(self.session))
+            saved = self.session.save(self.app.save_path(self.session))
         except FiveDiceError as exc:
             self.say(str(exc))
             return
@@ -454,7 +452,7 @@ class GameScreen(Screen[None]):
         self.action_save()
         path = self.session.save_path
         if path is not None:
-            self.fd_app.farewell = _(
+            self.app.farewell = _(
                 "Saved to {path}. Resume it from the start screen (Resume), or: {command}",
                 path=str(path),
                 command=saves.resume_command(path),
@@ -467,15 +465,15 @@ class GameScreen(Screen[None]):
 
     def action_toggle_reasoning(self) -> None:
         """Show or hide the computer's reasoning."""
-        on = not self.fd_app.settings.get("reasoning", False)
-        self.fd_app.save_setting("reasoning", on)
+        on = not self.app.settings.get("reasoning", False)
+        self.app.save_setting("reasoning", on)
         self.say(_("Computer reasoning shown.") if on else _("Computer reasoning hidden."))
 
     def action_pace(self, step: int) -> None:
         """Make the computer faster (-1) or slower (+1)."""
         now = min(PACES, key=lambda p: abs(p - self.pace))
         new = PACES[max(0, min(len(PACES) - 1, PACES.index(now) + step))]
-        self.fd_app.save_setting("pace", new)
+        self.app.save_setting("pace", new)
         self.say(_("Computer pace: {seconds} s a move.", seconds=format_decimal(new, 2)))
 
     # -- hints -----------------------------------------------------------------------------------
@@ -603,7 +601,7 @@ class GameScreen(Screen[None]):
         finally:
             self.driving = None
         if isinstance(step, GameOver):
-            self.fd_app.show_end(self.session)
+            self.app.show_end(self.session)
 
 
 class _ScreenDriver(Driver):
@@ -629,7 +627,7 @@ class _ScreenDriver(Driver):
     async def think(self, table: Table, step: Think) -> Action:
         """Choose in a worker thread (noting a solver being prepared), with the reasoning when it is shown."""
         screen = self.screen
-        reasoning = bool(screen.fd_app.settings.get("reasoning")) and step.state.dice is not None
+        reasoning = bool(screen.app.settings.get("reasoning")) and step.state.dice is not None
         level = table.seat(step.seat).level or "greedy"
         note = preparing(step.state.rules) if level in SOLVER_LEVELS else None
         if note is not None:
