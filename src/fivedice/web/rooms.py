@@ -47,7 +47,7 @@ from fivedice.web.roomgame import (
     room_seats,
     table_from_moves,
 )
-from fivedice.web.timeouts import TurnPolicy, forfeited, missed_turns
+from fivedice.web.timeouts import TurnPolicy, final_places, forfeited, missed_turns
 
 __all__ = [
     "CODE_ALPHABET",
@@ -482,25 +482,17 @@ class Room:
         }
 
     def _standings(self) -> list[dict[str, Any]]:
-        """The final ranking: the engine's, with the seats that forfeited after every other player."""
-        assert self.game is not None
+        """The final ranking: the engine's, with the seats that forfeited after every other player, in the
+        places the high scores and profiles record (:func:`~fivedice.web.timeouts.final_places`)."""
+        assert self.table is not None
         out = set(self.forfeited())
+        places = final_places(self.policy, self.table)
         rows: list[dict[str, Any]] = [
-            {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total}
+            {"place": places[s.seat], "seat": s.seat, "name": s.name, "total": s.total}
             | ({"forfeited": True} if s.seat in out else {})
-            for s in self.game.state.standings()
+            for s in self.table.state.standings()
         ]
-        if out:  # stable: the engine's order within each group, ties kept
-            engine = [r["place"] for r in rows]
-            order = sorted(range(len(rows)), key=lambda i: rows[i]["seat"] in out)
-            ranked: list[dict[str, Any]] = []
-            for n, i in enumerate(order):
-                prev = order[n - 1] if n else None
-                tied = prev is not None and (rows[prev]["seat"] in out) == (rows[i]["seat"] in out)
-                tied = tied and prev is not None and engine[prev] == engine[i]
-                ranked.append({**rows[i], "place": ranked[-1]["place"] if tied else n + 1})
-            rows = ranked
-        return rows
+        return sorted(rows, key=lambda r: r["seat"] in out)  # stable: the engine's order within each group
 
     def _card_data(self, card: Scorecard) -> dict[str, Any]:
         """A card's entries and totals; cards are immutable, so each is computed once."""
