@@ -434,10 +434,10 @@ class RoomService(Connections, RoomOperations):
                     self._spawn(self._drive(room))
                 turn = (room.row.game_no, room.table.state.turns if room.table is not None else -1)
                 if action is Timeout.WAIT and room.flags.notified_timeout != turn:
-                    room.flags.notified_timeout = turn  # once a turn, whatever is rolled late; others hear it with it
+                    room.flags.notified_timeout = turn  # once a turn, whatever is rolled late
                     told = notice(NOTICES[action], who=seat.name)
                     self._send_all(room, told)
-                    await self._publish(room, "message", message=told, timeout=list(turn))
+                    await self._publish(room, "message", message=told, timeout=list(room.flags.notified_timeout))
 
     async def _poll(self) -> None:
         """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
