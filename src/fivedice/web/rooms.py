@@ -46,7 +46,7 @@ from fivedice.web.roomgame import (
     table_from_moves,
 )
 from fivedice.web.snapshot import Pieces, SnapshotBuilder, delta
-from fivedice.web.timeouts import TurnPolicy, forfeited, missed_turns
+from fivedice.web.timeouts import TurnPolicy, final_places, forfeited, missed_turns
 
 __all__ = [
     "CODE_ALPHABET",
@@ -205,8 +205,7 @@ class InFlight:
     recorded: asyncio.Event = field(default_factory=_done)
     """Cleared while the finished game is put into the high scores (see :attr:`recording`)."""
     notified_timeout: tuple[int, int] | None = None
-    """The turn whose running-out timer the room was told of, once (``(game number, turns scored)``, by this
-    process or another)."""
+    """The ``(game number, turns scored)`` whose running-out turn timer the room was told of (once a turn)."""
     goal_pending: bool = False
     """A solo challenge's goal is being (or was) looked up."""
     best_for: int | None = None
@@ -464,22 +463,14 @@ class Room:
         return f"{self.row.game_no}:{ended}"
 
     def standings(self) -> list[dict[str, Any]]:
-        """The final ranking: the engine's, with the seats that forfeited after every other player."""
-        assert self.game is not None
+        """The final ranking: the engine's, with the seats that forfeited after every other player, in the
+        places the high scores and profiles record (:func:`~fivedice.web.timeouts.final_places`)."""
+        assert self.table is not None
         out = set(self.forfeited())
+        places = final_places(self.policy, self.table)
         rows: list[dict[str, Any]] = [
-            {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total}
+            {"place": places[s.seat], "seat": s.seat, "name": s.name, "total": s.total}
             | ({"forfeited": True} if s.seat in out else {})
-            for s in self.game.state.standings()
+            for s in self.table.state.standings()
         ]
-        if out:  # stable: the engine's order within each group, ties kept
-            engine = [r["place"] for r in rows]
-            order = sorted(range(len(rows)), key=lambda i: rows[i]["seat"] in out)
-            ranked: list[dict[str, Any]] = []
-            for n, i in enumerate(order):
-                prev = order[n - 1] if n else None
-                tied = prev is not None and (rows[prev]["seat"] in out) == (rows[i]["seat"] in out)
-                tied = tied and prev is not None and engine[prev] == engine[i]
-                ranked.append({**rows[i], "place": ranked[-1]["place"] if tied else n + 1})
-            rows = ranked
-        return rows
+        return sorted(rows, key=lambda r: r["seat"] in out)  # stable: the engine's order within each group
