@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> Evaluation:
     summary = (
         f"{final.summary()}\n"
         f"training: {updates} updates, {trainer.labelled} labelled decisions, {trainer.games} games, "
-        f"{train_cpu / 60:.1f} CPU minutes, {(time.monotonic() - trainer.wall0) / 60:.1f} minutes"
+        f"{train_cpu / 60:.1f} CPU minutes, {(time.monotonic() - trainer.wall0) / 60:.1f} minutes with this rating"
     )
     print(summary)
     (args.out / "final.txt").write_text(summary + "\n")

@@ -1,6 +1,7 @@
 """examples/train_imitation.py: its labels are the solver's, and a tiny run trains, reports and repeats itself.
 
-Skipped where PyTorch is not installed (the ``torch`` extra; ``make test``'s ``dev`` extra leaves it out).
+Skipped where PyTorch is not installed: the ``train`` extra brings it, ``make test``'s ``dev`` extra
+(and so CI) does not.
 """
 
 from __future__ import annotations
