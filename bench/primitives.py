@@ -97,6 +97,7 @@ def main() -> None:
         for _ in range(args.repeat):
             for name, src in trees.items():
                 times[name].append(run(src, args.rules, args.chance_rules, args.cap, Path(tmp) / f"cache-{name}"))
+                print(name, json.dumps(times[name][-1]), flush=True)
         print(f"load after: {os.getloadavg()}")
         for kind in ("expectation", "target", "moments"):
             old = [t[kind] for t in times["old"]]

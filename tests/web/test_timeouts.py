@@ -228,7 +228,7 @@ def test_a_forfeited_players_total_enters_the_high_scores_ranked_after_the_other
         assert (ranking["Ann"][0], ranking["Bob"][0]) == (1, 2)
         profiles = c.app.state.profiles  # type: ignore[attr-defined]
         assert c.portal is not None
-        c.portal.call(service.rooms[made["code"]].until_recorded)
+        c.portal.call(service.rooms[made["code"]].flags.until_recorded)
         c.portal.call(profiles.settled)
         with Store(url) as store:
             totals = {r.name: r.total for r in store.high_scores(rules="yacht")}

@@ -55,6 +55,7 @@ from fivedice.web.dburl import (
     make_folder,
     normalize_url,
     safe_url,
+    sqlite_busy,
     store_error,
     wait_ms,
 )
@@ -309,7 +310,7 @@ class RoomStore:
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
             # a lock is waited for only until the call's deadline (the time it queued for a worker counts)
-            conn.exec_driver_sql(f"PRAGMA busy_timeout = {wait_ms(self.timeout)}")
+            sqlite_busy(conn.connection.info, conn.connection.driver_connection, self.timeout)
             conn.exec_driver_sql("BEGIN IMMEDIATE")  # one writer at a time, across processes
 
         return engine

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import make_url
 
@@ -24,6 +25,7 @@ __all__ = [
     "make_folder",
     "normalize_url",
     "safe_url",
+    "sqlite_busy",
     "store_error",
     "wait_ms",
 ]
@@ -105,6 +107,17 @@ def wait_ms(timeout: float) -> int:
     deadline = DEADLINE.get()
     left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
     return max(1, int(left * 1000))
+
+
+def sqlite_busy(info: dict[Any, Any], driver: Any, timeout: float) -> None:
+    """Bound a SQLite connection's lock waits by the call's deadline (:func:`wait_ms`): the whole ``timeout``
+    unless the deadline is nearer by more than 20 ms (as on PostgreSQL). The PRAGMA runs only when the bound
+    changes (``info`` is the pooled connection's, where the bound set is kept): most calls wait the whole time."""
+    ms = wait_ms(timeout)
+    ms = int(timeout * 1000) if ms >= int(timeout * 1000) - 20 else ms
+    if info.get("fivedice_busy_ms") != ms:
+        driver.execute(f"PRAGMA busy_timeout = {ms}")
+        info["fivedice_busy_ms"] = ms
 
 
 def make_folder(database: str, url: str) -> None:

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from fivedice.i18n import N_, _
@@ -107,7 +106,7 @@ class RoomOperations:
             raise RoomError(_("Joining as a player needs a name; give one, or join as a spectator."))
         name, token = req.name, secrets.token_urlsafe(24)
 
-        def decide(r: Room, conn: Connection) -> Change:
+        def decide(r: Room) -> Change:
             if r.status != "lobby":
                 raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
             clash = next((n for n in r.names if looks_alike(n, name)), None)
@@ -127,7 +126,6 @@ class RoomOperations:
             free = next((s for s in r.seats if s.kind == "human" and s.name is None), None)
             if free is None:
                 raise RoomError(_("Room {code!r} is full; join it as a spectator.", code=r.code))
-            self.store.set_seat(conn, r.code, free.seat, name, hash_token(token))
             seats = tuple(
                 dataclasses.replace(s, name=name, token=hash_token(token)) if s is free else s for s in r.seats
             )
@@ -141,12 +139,9 @@ class RoomOperations:
         """Give taken seats new names as one change of the room (an account was deleted: its seats are
         anonymised, its games stay); the room's table is rebuilt so that its events use the new names."""
         room = await self.room(code)
-        s = self.store.tables.seats
 
-        def decide(r: Room, conn: Connection) -> Change:
+        def decide(r: Room) -> Change:
             changed = {seat: name for seat, name in names.items() if seat < len(r.seats) and r.seats[seat].name}
-            for seat, name in changed.items():
-                conn.execute(s.update().where(s.c.code == r.code, s.c.seat == seat).values(name=name))
             seats = tuple(dataclasses.replace(x, name=changed.get(x.seat, x.name)) for x in r.seats)
             return Change(seats=seats)
 

@@ -208,13 +208,13 @@ class Connections:
                     code=room.code,
                 )
             )
-        client = Client(seat, name=hello.name if seat is None else None, local=local)
+        client = Client(seat, name=hello.name if seat is None else None, local=local, deltas=hello.deltas)
         first = not room.presence.clients
         chat = await self.db(self.extras.chat, room.code)
         async with room.lock:
             room.presence.clients.add(client)
             room.presence.changed()
-            client.send(client.state_message(room.snapshot()))
+            client.send(room.message_for(client))
             self._send_presence(room, skip=client)
         client.send(json.dumps({"type": "chat_history", "lines": chat}))
         await self._publish_presence(room, hello=first)

@@ -19,13 +19,12 @@ import contextlib
 import json
 import secrets
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from fivedice.dice import DiceRoller
 from fivedice.engine.actions import RollOff, Score
 from fivedice.engine.game import Game
-from fivedice.engine.scorecard import Scorecard
-from fivedice.engine.state import Phase
 from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.table import Table
@@ -33,7 +32,6 @@ from fivedice.table.challenge import ChallengeReport
 from fivedice.web.db import MoveRow, RoomRow, RoomStatus, SeatRow
 from fivedice.web.errors import RoomError
 from fivedice.web.limits import TokenBucket
-from fivedice.web.messages import RoomSnapshot
 from fivedice.web.roomgame import (
     STARTED,
     RebuiltTable,
@@ -47,7 +45,8 @@ from fivedice.web.roomgame import (
     room_seats,
     table_from_moves,
 )
-from fivedice.web.timeouts import TurnPolicy, forfeited, missed_turns
+from fivedice.web.snapshot import Pieces, SnapshotBuilder, delta
+from fivedice.web.timeouts import TurnPolicy, final_places, forfeited, missed_turns
 
 __all__ = [
     "CODE_ALPHABET",
@@ -70,6 +69,8 @@ __all__ = [
     "table_from_moves",
 ]
 
+PIECES_KEPT = 4
+"""Snapshots of a room kept (as pieces) to make the deltas of clients a change or two behind."""
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Invite codes avoid letters and digits that look alike (0/O, 1/I/L)."""
 
@@ -93,6 +94,10 @@ class Client:
     closing: bool = False
     local: tuple[int, ...] = ()
     """Every seat this connection plays, ``seat`` first, when it plays several on one device (pass and play)."""
+    deltas: bool = False
+    """The page takes ``delta`` messages after its first whole state (it said so in its hello)."""
+    base: tuple[int, int] | None = None
+    """The snapshot this connection was last sent (see :attr:`Room.snapshot_key`)."""
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -108,12 +113,21 @@ class Client:
             raise RoomError(_("Seat {seat} is not played on this connection.", seat=seat + 1))
         return seat
 
+    @cached_property
+    def _head(self) -> str:
+        """``"you"`` (its seat) and, playing several, ``"seats"`` (all of them), as JSON members."""
+        head = {"you": self.seat} | ({"seats": list(self.local)} if self.local else {})
+        return json.dumps(head, separators=(",", ":"))[1:-1]
+
     def state_message(self, snapshot: str) -> str:
         """The ``state`` message for this connection: the room, ``you`` (its seat) and, playing several,
         ``seats`` (all of them)."""
-        head = {"type": "state", "you": self.seat} | ({"seats": list(self.local)} if self.local else {})
-        message = json.dumps(head, separators=(",", ":"))[:-1] + ',"state":' + snapshot + "}"  # the snapshot as is
-        return message
+        return '{"type":"state",' + self._head + ',"state":' + snapshot + "}"  # the snapshot as is
+
+    def delta_message(self, since: int, body: str) -> str:
+        """A ``delta`` message for this connection: what changed since the state of version ``since`` it has
+        (the members of :func:`fivedice.web.snapshot.delta`), with ``you`` and ``seats`` as in a state."""
+        return '{"type":"delta",' + self._head + f',"from":{since},' + body + "}"
 
     def close(self, code: int) -> None:
         """Close the connection with ``code`` once what is queued has been sent."""
@@ -191,7 +205,7 @@ class InFlight:
     recorded: asyncio.Event = field(default_factory=_done)
     """Cleared while the finished game is put into the high scores (see :attr:`recording`)."""
     notified_timeout: tuple[int, int] | None = None
-    """The ``(game number, seq)`` whose running-out turn timer the room was told of (once)."""
+    """The ``(game number, turns scored)`` whose running-out turn timer the room was told of (once a turn)."""
     goal_pending: bool = False
     """A solo challenge's goal is being (or was) looked up."""
     best_for: int | None = None
@@ -253,23 +267,28 @@ class Room:
         self.presence = Presence()
         self.flags = InFlight()
         self.found = Found()
-        self._cards: dict[int, tuple[Scorecard, dict[str, Any]]] = {}
         self._snapshot: tuple[tuple[int, int], str] | None = None
+        self._builder = SnapshotBuilder(self.rules)
+        self._pieces: dict[tuple[int, int], Pieces] = {}
+        self._deltas: dict[tuple[tuple[int, int], tuple[int, int]], str] = {}
         self.load(row, moves)
 
     # -- bringing the room up to date -------------------------------------------------
     def load(self, row: RoomRow, moves: list[MoveRow]) -> None:
         """Take the stored room and rebuild its current game's table from all of that game's ``moves``."""
         self.row = row
-        self._cards = {}
         self.line.load(row, moves)
         self._snapshot = None
+        self._pieces.clear()  # a rebuilt game: every client gets the whole state next
+        self._deltas.clear()
 
     def apply(self, row: RoomRow, moves: list[MoveRow]) -> None:
         """Take the stored room and the moves after :attr:`seq` of the same game."""
         self.row = row
         self.line.apply(row, moves)
         self._snapshot = None
+        self._pieces.pop(self.snapshot_key, None)
+        self._deltas.clear()
 
     def needs_reload(self, row: RoomRow) -> bool:
         """Whether ``row`` starts a different game than the one held (a rematch, or a failed write)."""
@@ -395,57 +414,44 @@ class Room:
         return table.state.current
 
     # -- what clients see ---------------------------------------------------------------
+    @property
+    def snapshot_key(self) -> tuple[int, int]:
+        """What a snapshot of the room shows, as a key: its version and presence revision."""
+        return (self.row.version, self.presence.revision)
+
+    def pieces(self) -> Pieces:
+        """The room's snapshot as :class:`~fivedice.web.snapshot.Pieces`, cached per version and presence change
+        (the last few are kept, for the deltas of the clients that have them)."""
+        key = self.snapshot_key
+        found = self._pieces.get(key)
+        if found is None:
+            found = self._pieces[key] = self._builder.build(self)
+            while len(self._pieces) > PIECES_KEPT:
+                del self._pieces[next(iter(self._pieces))]
+        return found
+
     def snapshot(self) -> str:
-        """The room as JSON text, cached per version and presence change."""
-        key = (self.row.version, self.presence.revision)
+        """The room as JSON text (:class:`~fivedice.web.messages.RoomSnapshot`), cached per version and presence
+        change."""
+        key = self.snapshot_key
         if self._snapshot is None or self._snapshot[0] != key:
-            self._snapshot = (key, RoomSnapshot.model_validate(self._snapshot_data()).model_dump_json())
+            self._snapshot = (key, self.pieces().text())
         return self._snapshot[1]
 
-    def _snapshot_data(self) -> dict[str, Any]:
-        rules = self.rules
-        online = self.presence.online()
-        out = set(self.forfeited())
-        spectators = self.presence.spectators()
-        return {
-            "code": self.code,
-            "version": self.row.version,
-            "status": self.status,
-            "game_no": self.row.game_no,
-            "turn": self.turn(),
-            "rules": {
-                "spec": rules.spec,
-                "title": rules.title,
-                "dice": rules.dice,
-                "rolls": rules.rolls,
-                "cards": [c.value for c in rules.cards],
-                "upper_bonus": bool(rules.upper_bonus),
-                "yahtzee_bonus": rules.yahtzee_bonus,
-                "boxes": [{"name": b.name, "label": b.label, "section": b.section} for b in rules.boxes],
-            },
-            "settings": self.settings,
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "name": s.name,
-                    "kind": s.kind,
-                    "level": s.level,
-                    "taken": s.name is not None,
-                    "online": s.kind == "computer" or s.seat in online,
-                    "forfeited": s.seat in out,
-                }
-                for s in self.row.seats
-            ],
-            "spectators": spectators,
-            "deadline": self.deadline,
-            "watchers": len(spectators),
-            "game": self._game_data(),
-            "challenge": self.settings.get("challenge"),
-            "goal": self.found.goal,
-            "best": self.found.best,
-            "events": [english_text(e) for e in self.line.events],
-            "event_keys": list(self.line.events),
-        }
+    def message_for(self, client: Client) -> str:
+        """The room now, for ``client``: a ``delta`` from the snapshot it has if it takes deltas and that snapshot
+        is still known, else the whole ``state``."""
+        key = self.snapshot_key
+        base = client.base
+        client.base = key
+        if client.deltas and base is not None and base in self._pieces and base != key:
+            body = self._deltas.get((base, key))
+            if body is None:
+                if len(self._deltas) >= PIECES_KEPT:
+                    self._deltas.clear()
+                body = self._deltas[(base, key)] = delta(self._pieces[base], self.pieces())
+            return client.delta_message(base[0], body)
+        return client.state_message(self.snapshot())
 
     def turn(self) -> str | None:
         """The current turn's id while the game is played: the game number and how many turns the game line
@@ -456,64 +462,15 @@ class Room:
         ended = sum(1 for record in self.table.game.log if isinstance(record, Score | RollOff))
         return f"{self.row.game_no}:{ended}"
 
-    def _game_data(self) -> dict[str, Any] | None:
-        if self.game is None:
-            return None
-        state = self.game.state
-        cards = [[self._card_data(card) for card in seat_cards] for seat_cards in state.cards]
-        totals = [sum(card["total"] for card in seat_cards) for seat_cards in cards]
-        return {
-            "phase": state.phase.value,
-            "current": state.current,
-            "dice": list(state.dice) if state.dice is not None else None,
-            "rolls": state.rolls,
-            "rolls_left": state.rolls_left,
-            "round": state.round,
-            "rounds": state.rules.rounds,
-            "rolloff": [list(p) for p in state.rolloff],
-            "contenders": list(state.contenders),
-            "cards": cards,
-            "totals": totals,
-            "options": [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()],
-            "standings": self._standings() if state.phase is Phase.OVER else None,
-            "undo_by": self.undo_by(),
-            "redo_by": self.redo_by(),
-            "moves": len(self.game.log),
-        }
-
-    def _standings(self) -> list[dict[str, Any]]:
-        """The final ranking: the engine's, with the seats that forfeited after every other player."""
-        assert self.game is not None
+    def standings(self) -> list[dict[str, Any]]:
+        """The final ranking: the engine's, with the seats that forfeited after every other player, in the
+        places the high scores and profiles record (:func:`~fivedice.web.timeouts.final_places`)."""
+        assert self.table is not None
         out = set(self.forfeited())
+        places = final_places(self.policy, self.table)
         rows: list[dict[str, Any]] = [
-            {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total}
+            {"place": places[s.seat], "seat": s.seat, "name": s.name, "total": s.total}
             | ({"forfeited": True} if s.seat in out else {})
-            for s in self.game.state.standings()
+            for s in self.table.state.standings()
         ]
-        if out:  # stable: the engine's order within each group, ties kept
-            engine = [r["place"] for r in rows]
-            order = sorted(range(len(rows)), key=lambda i: rows[i]["seat"] in out)
-            ranked: list[dict[str, Any]] = []
-            for n, i in enumerate(order):
-                prev = order[n - 1] if n else None
-                tied = prev is not None and (rows[prev]["seat"] in out) == (rows[i]["seat"] in out)
-                tied = tied and prev is not None and engine[prev] == engine[i]
-                ranked.append({**rows[i], "place": ranked[-1]["place"] if tied else n + 1})
-            rows = ranked
-        return rows
-
-    def _card_data(self, card: Scorecard) -> dict[str, Any]:
-        """A card's entries and totals; cards are immutable, so each is computed once."""
-        hit = self._cards.get(id(card))
-        if hit is not None and hit[0] is card:
-            return hit[1]
-        data = {
-            "order": card.order.value,
-            "entries": list(card.entries),
-            "upper_total": card.upper_total,
-            "upper_bonus": card.upper_bonus,
-            "yahtzee_bonus": card.yahtzee_bonus,
-            "total": card.total,
-        }
-        self._cards[id(card)] = (card, data)
-        return data
+        return sorted(rows, key=lambda r: r["seat"] in out)  # stable: the engine's order within each group

@@ -42,6 +42,7 @@ from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, store_error
 from fivedice.web.decisions import Change, Decide
 from fivedice.web.driving import RoomDriver, stand_in_due
 from fivedice.web.errors import (
+    ConflictError,
     RoomError,
     RoomNotFoundError,
     StaleIntentError,
@@ -57,6 +58,7 @@ from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller
 from fivedice.web.timeouts import NOTICES, Away, Timeout, on_timeout
+from fivedice.web.writes import Writes
 
 __all__ = ["RoomService", "challenge_key", "hash_token"]
 
@@ -145,6 +147,8 @@ class RoomService(Connections, RoomOperations):
         """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
         # (SQLite: one thread, since it has one writer at a time anyway).
+        self.writes = Writes(store)
+        """The write transaction of every change (on the driver's connection: see :mod:`fivedice.web.writes`)."""
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
         self.warned: set[str] = set()
         self.refused: dict[str, str] = {}
@@ -255,16 +259,27 @@ class RoomService(Connections, RoomOperations):
         return True
 
     def _write(self, room: Room, seat: int, by: str, decide: Decide, expected: int | None = None) -> Change:
-        """One transaction: lock, refresh, check the sender's ``expected`` version, decide, append, bump;
-        then update the room in memory."""
+        """One transaction (:mod:`fivedice.web.writes`): lock and advance the version this process holds (else
+        first refresh the room from the database), check the sender's ``expected`` version, decide, append the
+        move; then update the room in memory."""
         now = self.clock()
         try:
-            with self.store.transaction(room.code) as conn:
-                if self.store.version(conn, room.code) != room.version or room.stale:
-                    if not room.stale and isinstance(self.hub, NullHub):
-                        self._warn_unshared()
-                    self._refresh(room, conn, self.store.room(room.code, conn))
+            with self.writes.begin(room.code) as tx:
                 row = room.row
+                if room.stale or not tx.claim(row.version, now):  # another process changed the room (or a failed
+                    if not room.stale and isinstance(self.hub, NullHub):  # write left the table to rebuild)
+                        self._warn_unshared()
+                    tx.version()  # the row lock, then the room as stored
+                    stored = tx.room()
+                    if room.needs_reload(stored):
+                        room.load(stored, tx.moves(stored.game_no))
+                    else:
+                        room.apply(stored, tx.moves(stored.game_no, room.seq))
+                    row = room.row
+                    if not tx.claim(row.version, now):  # pragma: no cover - the lock is held
+                        raise ConflictError(
+                            _("Room {code!r} changed at the same moment; the request was not applied.", code=room.code)
+                        )
                 if expected is not None and expected != row.version:
                     raise StaleIntentError(
                         _(
@@ -274,22 +289,24 @@ class RoomService(Connections, RoomOperations):
                             now=row.version,
                         )
                     )
-                change = decide(room, conn)
+                change = decide(room)
                 if change.values.get("status") == "playing" and (
                     row.status != "playing" or change.values.get("game_no", row.game_no) != row.game_no
                 ):
                     change.values.setdefault("started", now)  # the clock of the first turn starts now
+                if change.seats is not None:
+                    tx.set_seats(row.seats, change.seats)
                 move = None
                 if change.entry is not None:
                     move = MoveRow(room.seq + 1, seat, by, change.entry, now)
-                    self.store.add_move(conn, room.code, row.game_no, move)
+                    tx.add_move(row.game_no, move)
                     if room.game is not None and room.game.is_over:
                         change.values["status"] = "over"
-                version = self.store.bump(conn, row, now=now, **change.values)
+                tx.set(change.values)
         except BaseException:
             room.invalidate()  # the game may hold an action that was not committed
             raise
-        new = dataclasses.replace(row, version=version, updated=now, **change.values)
+        new = dataclasses.replace(row, version=row.version + 1, updated=now, **change.values)
         if change.seats is not None:
             new = dataclasses.replace(new, seats=change.seats)
         if new.game_no != row.game_no:
@@ -334,9 +351,8 @@ class RoomService(Connections, RoomOperations):
 
     # -- telling clients and processes --------------------------------------------------
     def _broadcast(self, room: Room) -> None:
-        snap = room.snapshot()
         for client in list(room.presence.clients):
-            if not client.send(client.state_message(snap)):
+            if not client.send(room.message_for(client)):
                 self._drop(room, client)
 
     async def _message(self, room: Room, message: dict[str, Any]) -> None:
