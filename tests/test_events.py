@@ -15,6 +15,7 @@ import pytest
 from fivedice.engine.actions import Roll, Score
 from fivedice.i18n import language
 from fivedice.rules import RuleSet, parse_spec
+from fivedice.services.chancejobs import ChanceKind
 from fivedice.table import Table
 from fivedice.table.events import (
     Event,
@@ -292,8 +293,8 @@ def test_a_seat_is_optional_only_for_events_of_no_seat() -> None:
 
 
 def _kind_compared_to_text(tree: ast.AST) -> list[int]:
-    """Lines where an ``x.kind`` is compared with a string literal that is an event kind's value."""
-    values = {k.value for k in EventKind}
+    """Lines where an ``x.kind`` is compared with a string literal that is an event kind's or a chance kind's value."""
+    values = {k.value for k in EventKind} | {k.value for k in ChanceKind}
     found = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and node.left.attr == "kind"):
@@ -310,8 +311,8 @@ def _kind_compared_to_text(tree: ast.AST) -> list[int]:
 
 
 def test_the_front_ends_tell_events_apart_by_their_class_not_by_text() -> None:
-    """An event is matched by its class (``isinstance``, ``match``), never by comparing its kind with a
-    string: a renamed kind would then go unnoticed by the type checker."""
+    """An event is matched by its class (``isinstance``, ``match``) and a chance kind by its enum member, never
+    by comparing a kind with a string: a renamed kind would then go unnoticed by the type checker."""
     src = Path(__file__).resolve().parents[1] / "src" / "fivedice"
     found = [
         f"{path.relative_to(src)}:{line}"

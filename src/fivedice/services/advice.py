@@ -164,7 +164,7 @@ def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:
     from fivedice.services import chancejobs
 
     wanted = chancejobs.need(state, None)
-    if wanted is None or wanted.kind != "win" or state.dice is None or not chancejobs.ready(wanted):
+    if wanted is None or wanted.kind != ChanceKind.WIN or state.dice is None or not chancejobs.ready(wanted):
         return None
     from fivedice.players import win
 
@@ -179,7 +179,7 @@ def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float]
     from fivedice.services import chancejobs
 
     wanted = chancejobs.need(state, goal)
-    if wanted is None or wanted.kind != "beat" or state.dice is None or not chancejobs.ready(wanted):
+    if wanted is None or wanted.kind != ChanceKind.BEAT or state.dice is None or not chancejobs.ready(wanted):
         return None
     card = state.cards[state.current][0]
     if card.total > goal:
