@@ -249,3 +249,29 @@ def test_the_distribution_from_the_start_is_kept_in_the_cache(tmp_path: Path, mo
     path.write_text("{not json")
     assert np.array_equal(distribution(solver).probs, first.probs)
     assert json.loads(path.read_text())["probs"] == first.probs.tolist()
+
+
+def test_target_and_win_levels_play_from_an_exact_table_already_at_hand(tmp_path: Path) -> None:
+    """Once ``solve --target`` (or a build) has left the exact table in the cache, ``target:T`` reads
+    it by itself; a table of other scoring code is not used (it would be rebuilt mid-game)."""
+    import json as _json
+
+    from fivedice.players.target import TargetPlayer
+    from fivedice.players.win import WinPlayer, beat_cap
+    from fivedice.solver import chances
+
+    rs = rules.get("yacht")
+    assert not TargetPlayer(rs, 150).uses_exact
+    assert not WinPlayer(rs).uses_exact
+    solver = TargetPlayer(rs, 150).optimal.solver
+    built = chances.rows_table(solver, 150, 1.0, np.array([solver.state_index(Scorecard.empty(rs))]))
+    assert built.path is not None
+    assert TargetPlayer(rs, 150).uses_exact
+    assert TargetPlayer(rs, 140).uses_exact  # the same table covers it
+    assert not TargetPlayer(rs, 160).uses_exact
+    chances.rows_table(solver, beat_cap(rs), 0.5, np.array([solver.state_index(Scorecard.empty(rs))]))
+    assert WinPlayer(rs).uses_exact
+    magic, line, payload = built.path.read_bytes().split(b"\n", 2)
+    header = _json.loads(line) | {"code_sha256": "0" * 64}
+    built.path.write_bytes(magic + b"\n" + _json.dumps(header).encode() + b"\n" + payload)
+    assert not TargetPlayer(rs, 150).uses_exact

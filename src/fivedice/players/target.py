@@ -1,7 +1,9 @@
 """The ``target:T`` player: the best chance of finishing with at least ``T`` points (solitaire
 threshold play). By default it rates its options with the fast chances (:mod:`fivedice.solver.fast`:
 shipped per-state moments, exact in the late game; nothing to build); ``exact=True`` uses the exact
-threshold table (:mod:`fivedice.solver.chances`, built once: minutes and hundreds of MB).
+threshold table (:mod:`fivedice.solver.chances`, built once: minutes and hundreds of MB), which it
+also reads by itself when that table is already at hand (in memory or in the user cache, e.g. after
+``fivedice solve --target``): then it plays exact threshold play at no cost.
 
 Once ``T`` is reached (or out of reach) every move has the same chance, so it plays as ``optimal``.
 """
@@ -38,6 +40,17 @@ class TargetPlayer:
         self.name = f"target:{target}"
         self.optimal = OptimalPlayer(rules, seed)
         self._table: Any = None
+        self._exact: bool | None = None
+
+    @property
+    def uses_exact(self) -> bool:
+        """Whether it plays from the exact table: asked for, or already at hand (looked at once)."""
+        if self._exact is None:
+            from fivedice.solver.chances import is_ready, target_cap
+
+            solver = self.optimal.solver
+            self._exact = self.exact or is_ready(solver, target_cap(solver, self.target))
+        return self._exact
 
     @property
     def table(self) -> Any:
@@ -56,7 +69,7 @@ class TargetPlayer:
         need = self.target - card.total
         if need <= 0:
             return self.optimal.choose(state)
-        if self.exact:
+        if self.uses_exact:
             from fivedice.solver.chances import chance_options
 
             options = chance_options(self.table, card, state.dice, state.rolls_left, self.target)

@@ -12,7 +12,8 @@ With no rival it plays exactly as ``optimal``. Otherwise, at every decision:
   points from state ``s'``, a tie counting half. By default ``G`` comes from the fast chances
   (:func:`fivedice.solver.fast.fast_mixture_options`: a fit to shipped per-state moments, exact when at
   most three boxes stay open; nothing to build); ``exact=True`` reads the exact beat table
-  (:func:`fivedice.solver.chances.chance_table` with ``half = 0.5``, built once: minutes). ``Y``'s
+  (:func:`fivedice.solver.chances.chance_table` with ``half = 0.5``, built once: minutes), and so
+  does the default when that table is already at hand (in memory or in the user cache). ``Y``'s
   distribution: exact for a rival with one box left (:func:`last_turn_distribution`), else fitted
   to the exact mean, standard deviation and skewness of the rival's final score under ``optimal``
   play (the shipped moments); several rivals give the distribution of their maximum (independent
@@ -208,6 +209,16 @@ class WinPlayer(ValuePlayer):
         self._model = model
         self.horizon = HORIZON if horizon is None else horizon
         self._optimal = OptimalPlayer(rules, seed)
+        self._exact: bool | None = None
+
+    @property
+    def uses_exact(self) -> bool:
+        """Whether it rates options with the exact beat table: asked for, or already at hand (looked at once)."""
+        if self._exact is None:
+            from fivedice.solver.chances import is_ready
+
+            self._exact = self.exact or is_ready(solver_for(self.rules), beat_cap(self.rules), 0.5)
+        return self._exact
 
     @property
     def model(self) -> SpreadModel:
@@ -238,7 +249,7 @@ class WinPlayer(ValuePlayer):
             return super().choose(state)
         if len(card.open_indices) > self.horizon:
             return self._optimal.choose(state)
-        options = rated_options(state, self.exact)
+        options = rated_options(state, self.uses_exact)
         points = {o.key: o.value for o in self.solver.advise(card, state.dice, state.rolls_left)}
         # Expected points break near-ties (e.g. a sure win or a lost cause) but never outweigh chance.
         best = max(options, key=lambda o: o.value + TIEBREAK * points[o.key])

@@ -42,8 +42,8 @@ from fivedice.solver.chancestream import StreamWriter, plan, read_rows, stream_b
 
 __all__ = [
     "STEP", "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table",
-    "check_target", "distribution", "is_cached", "mixture_options", "rows_table", "table_bytes", "table_for",
-    "target_cap",
+    "check_target", "distribution", "is_cached", "is_ready", "mixture_options", "rows_table", "table_bytes",
+    "table_for", "target_cap",
 ]  # fmt: skip
 
 CHANCE_FORMAT = 2
@@ -463,6 +463,24 @@ def is_cached(solver: Solver, cap: int, half: float = 1.0) -> bool:
     if (solver.rules, cap, half) in _TABLES:
         return True
     return (cache_dir() / _file_name(solver.rules, cap, half)).exists()
+
+
+def is_ready(solver: Solver, cap: int, half: float = 1.0) -> bool:
+    """Whether the chance table is in memory, or in the user cache with a header for these rules, scoring
+    code, ``cap`` and ``half`` (so that loading it builds nothing unless its payload is damaged)."""
+    if (solver.rules, cap, half) in _TABLES:
+        return True
+    try:
+        with (cache_dir() / _file_name(solver.rules, cap, half)).open("rb") as f:
+            if f.read(len(MAGIC)) != MAGIC:
+                return False
+            header = json.loads(f.readline())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(header, dict):
+        return False
+    expected = _header(solver, cap, half, plan(solver, cap).total, "")
+    return all(header.get(k) == v for k, v in expected.items() if k != "payload_sha256")
 
 
 def mixture_options(

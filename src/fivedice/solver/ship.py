@@ -7,8 +7,11 @@ A maintainer's tool, run after a change that alters the tables (the tests say wh
                                               # as they were: re-check them, rewrite only the headers
     python -m fivedice.solver.ship --check    # verify them: checksums, rules, tables
     python -m fivedice.solver.ship --moments  # rebuild only the moments of the fast chances
+    python -m fivedice.solver.ship --curves [yahtzee ...]  # rebuild only the threshold curves (minutes)
 
-Beside each table ships the per-state moments that the fast chances read (:mod:`fivedice.solver.fast`).
+Beside each table ships the per-state moments that the fast chances read (:mod:`fivedice.solver.fast`),
+and for the rule sets of :data:`CURVED` the threshold curves that they read first
+(:mod:`fivedice.solver.curves`).
 
 Each file is an ordinary table file (:mod:`fivedice.solver.cache`), its payload checked by the
 SHA-256 in its header whenever it is loaded; ``SHA256SUMS`` beside them lists the files' own
@@ -47,6 +50,7 @@ def write() -> None:
         save(table, DATA / file_name(table.tables.rules))
         print(f"{name}: {table.states:,} states, {table.seconds:.1f} s", flush=True)
     write_moments()
+    write_curves()
 
 
 def write_moments() -> None:
@@ -102,6 +106,8 @@ def refresh() -> list[str]:
         else:
             save(table, path)
             _refresh_moments(Solver(table, jit=False), name, stale)
+            if name in CURVED:
+                _refresh_curves(Solver(table, jit=False), name, stale)
     (DATA / "SHA256SUMS").write_text(_sums())
     return stale
 
@@ -123,6 +129,22 @@ def _refresh_moments(solver: Solver, name: str, stale: list[str]) -> None:
     path.write_bytes(data + bytes(framed[1]))
 
 
+def _refresh_curves(solver: Solver, name: str, stale: list[str]) -> None:
+    """Rewrite the header of ``name``'s curves for the current scoring code (its table did not change)."""
+    import json
+
+    from fivedice.solver import curves
+    from fivedice.solver.cache import code_digest, read_framed
+
+    path = DATA / curves.file_name(solver)
+    framed = read_framed(path, curves.MAGIC)
+    if framed is None or not isinstance(framed[0], dict):
+        stale.append(name)
+        return
+    header = dict(framed[0]) | {"code_sha256": code_digest()}
+    path.write_bytes(curves.MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + bytes(framed[1]))
+
+
 def check() -> list[str]:
     """What is wrong with the shipped tables (empty when they are all present and valid)."""
     problems = []
@@ -141,6 +163,10 @@ def check() -> list[str]:
         solver = Solver(table, jit=False)
         if fast.load_moments(solver, DATA / fast.file_name(solver), "package") is None:
             problems.append(f"{name}: {fast.file_name(solver)} is missing, damaged or stale")
+        from fivedice.solver import curves
+
+        if name in CURVED and curves.load_curves(solver, DATA / curves.file_name(solver)) is None:
+            problems.append(f"{name}: {curves.file_name(solver)} is missing, damaged or stale")
     return problems
 
 

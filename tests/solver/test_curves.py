@@ -1,0 +1,85 @@
+"""Shipped threshold curves (issue 27 item 2): the knots against the exact threshold table they come
+from, their file, and the fast chances reading them where they ship."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fivedice import rules
+from fivedice.engine.scorecard import Scorecard
+from fivedice.solver import curves, fast, solve
+from fivedice.solver.chances import build_chances
+from fivedice.solver.chancestream import plan
+from tests.solver.test_bruteforce import CASES
+
+
+def test_knots_give_back_the_exact_threshold_curves() -> None:
+    """Each state's curve read back from its knots is within a few points of chance of the exact one,
+    at every need; exact at the levels' crossings by construction."""
+    rs = CASES["forced-joker-bonus"]
+    solver = solve(rs, cache=False)
+    found = curves.build_curves(solver)
+    table = build_chances(solver, curves.CAP)
+    p = plan(solver, curves.CAP)
+    worst = []
+    for s in p.states.tolist():
+        n = int(table.glen[s])
+        exact = table.G[table.goff[s] : table.goff[s] + n].astype(np.float64)
+        x = found.x[found.at[s]]
+        assert np.all(np.diff(x) >= 0)
+        back = curves.curve_values(x, np.arange(n, dtype=np.float64))
+        worst.append(float(np.abs(back[1:] - exact[1:]).max(initial=0.0)))
+        # the crossings themselves: the exact row is above each level before its knot, below after it
+        for level, k in zip(curves.LEVELS.tolist(), x.tolist(), strict=True):
+            if k < n - 1:
+                assert exact[int(np.floor(k))] >= level - 1e-6
+                assert exact[int(np.floor(k)) + 1] <= level + 1e-6
+    assert np.mean(worst) < 0.15  # a tiny rule set's curves are steps of a few lumps (Yahtzee's: see the docs)
+
+
+def test_curves_file_round_trip_and_refusals(tmp_path: Path) -> None:
+    rs = CASES["forced-joker-bonus"]
+    solver = solve(rs, cache=False)
+    found = curves.build_curves(solver)
+    path = tmp_path / curves.file_name(solver)
+    curves.save_curves(solver, found, path)
+    back = curves.load_curves(solver, path)
+    assert back is not None
+    assert np.abs(back.x - found.x).max() <= 0.5 / curves.QUANT + 1e-6
+    damaged = path.read_bytes()
+    path.write_bytes(damaged[:-3] + bytes(3))
+    assert curves.load_curves(solver, path) is None  # the checksum refuses it
+    curves.save_curves(solver, found, path)
+    assert curves.load_curves(solve(CASES["free-joker"], cache=False), path) is None  # another rule set's
+
+
+def test_the_fast_chances_read_the_shipped_curves_where_they_ship(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Yacht ships curves: a situation with many boxes open reads them (not the moments), and the
+    values are the curves' own."""
+    from fivedice.solver import cache
+
+    monkeypatch.setattr(cache, "DATA", Path(cache.__file__).with_name("data"))  # the shipped files, not hidden
+    monkeypatch.setattr(curves, "_CURVES", {})
+    rs = rules.get("yacht")
+    solver = solve(rs)
+    found = curves.curves(solver)
+    assert found is not None
+    assert found.source == "package"
+    empty = solver.state_index(Scorecard.empty(rs))
+    fast._LAST.clear()
+    table = fast.situation_table(solver, empty, 1.0, 100)
+    assert table.source == "fast"
+    s2 = int(np.argmax(table.glen))
+    n = int(table.glen[s2])
+    row = table.G[table.goff[s2] : table.goff[s2] + n].astype(np.float64)
+    expected = curves.curve_values(found.x[found.at[s2]], np.arange(n, dtype=np.float64))
+    expected[0] = 1.0
+    assert row == pytest.approx(expected, abs=1e-6)
+    monkeypatch.setitem(curves._CURVES, rs, None)  # no curves: the moments' fit, other values
+    fast._LAST.clear()
+    other = fast.situation_table(solver, empty, 1.0, 100)
+    assert not np.allclose(other.G[other.goff[s2] : other.goff[s2] + n], row, atol=1e-3)
+    fast._LAST.clear()
