@@ -3,8 +3,8 @@
 The digests were taken from the code before the change (commit dabc0b2): the expectation values, the
 advice of both paths (numba and numpy), the threshold tables (reach a target, beat a score), the
 single decisions valued by a chance (exact and fast, both paths), the moments and the distribution,
-on the brute-force test's tiny rule sets (every Joker, bonus and card-order rule); the shipped tables
-(:mod:`tests.solver.test_paths`) hold Yahtzee's and the other built-in rule sets' values to the bit.
+on the brute-force test's tiny rule sets (every Joker, bonus and card-order rule). The shipped tables of
+Yacht and Generala are compared with fresh builds to the bit in :mod:`tests.solver.test_paths`.
 """
 
 from __future__ import annotations
