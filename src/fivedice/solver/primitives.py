@@ -50,8 +50,8 @@ from fivedice.solver.tables import (
 )  # fmt: skip
 
 __all__ = [
-    "INV6", "NEG", "after", "bonus_due", "box_points", "joker_applies", "joker_at", "keep_values", "next_up",
-    "roll_type", "score_now", "score_options", "successor", "t1", "t2",
+    "INV6", "NEG", "after", "bonus_due", "box_points", "joker_applies", "joker_at", "joker_points_at", "keep_values",
+    "next_up", "roll_type", "score_now", "score_options", "successor", "t1", "t2",
 ]  # fmt: skip
 
 NEG = -1.0e300
@@ -138,12 +138,22 @@ def joker_applies(ints: IntArray, mask: int) -> bool:
 
 
 @nb.njit(cache=True, nogil=True)
+def joker_points_at(ints: IntArray, mask: int, y: int, d: int, rt: int) -> int:
+    """Where the points of roll ``d`` (points row ``rt``) start in ``ints`` (one per box, -1 where not
+    allowed) when the Joker rule sets where it may go in state ``(mask, y)``, else -1."""
+    f = ints[ints[O_FIVE] + d]
+    if f >= 0 and joker_applies(ints, mask):
+        return joker_at(ints, mask, y, f, rt)
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
 def box_points(ints: IntArray, mask: int, y: int, d: int, rt: int, b: int) -> int:
     """The points roll ``d`` (points row ``rt``) scores in box ``b`` now in state ``(mask, y)``, or -1
     where the rules forbid it: the Joker rule once the Yahtzee box is filled, else the card order."""
-    f = ints[ints[O_FIVE] + d]
-    if f >= 0 and joker_applies(ints, mask):
-        return int(ints[joker_at(ints, mask, y, f, rt) + b])
+    at = joker_points_at(ints, mask, y, d, rt)
+    if at >= 0:
+        return int(ints[at + b])
     if (ints[ints[O_ALLOWED] + mask] >> b) & 1:
         return int(ints[ints[O_POINTS] + (rt * ints[P_NB] + b) * ints[P_NROLL] + d])
     return -1
@@ -191,9 +201,15 @@ def score_now(
         d = fives[f]
         if d < 0:
             continue
+        at = joker_points_at(ints, mask, y, d, rt)  # box_points, its Joker row looked up once per roll
         best = NEG
         for b in range(nbx):
-            p = box_points(ints, mask, y, d, rt, b)
+            if at >= 0:
+                p = ints[at + b]
+            elif (al >> b) & 1:
+                p = points[rt * nbx + b, d]
+            else:
+                p = -1
             if p >= 0 and src[b, p] > best:
                 best = src[b, p]
         out[d] = best + extra if bonus else best
