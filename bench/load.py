@@ -11,10 +11,18 @@ or duplicated). ``--ceiling`` finds the server's own ceiling: rounds of rooms wi
 doubling the rooms each round, and reports the most actions a second served with p99 < 100 ms.
 Bounded in rooms and in wall time (``--timeout``).
 
+The clients take state deltas, as the page does (``--full-states``: whole snapshots after every change).
+``--baseline DIR`` measures another source tree's server (``DIR/src``, e.g. an export of the main branch)
+against this one in the same run, alternating them ``--repeat`` times, and prints each one's server CPU
+per action and their ratio (the baseline's clients take whole snapshots: an older server may not send
+deltas).
+
     python bench/load.py                          # 125 rooms x 4 players = 500 clients, SQLite
     python bench/load.py --rooms 25 --players 2   # smaller
     python bench/load.py --ceiling                # no think time: the server's own ceiling
     python bench/load.py --db postgresql://postgres@127.0.0.1:5432/test --servers 2
+    mkdir /tmp/main && git archive main src | tar -x -C /tmp/main   # then, main's server against this one:
+    python bench/load.py --rooms 25 --players 2 --think 0 --baseline /tmp/main
 """
 
 from __future__ import annotations
@@ -74,13 +82,30 @@ def intent(game: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"type": "score", "box": best["box"], "card": best["card"]}
 
 
-async def player(run: RoomRun, seat: int, think: float, rng: random.Random, sem: asyncio.Semaphore) -> None:
+def apply_delta(state: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
+    """The room state after a ``delta`` message (as the page applies it)."""
+    if state.get("version") != msg["from"]:
+        raise ValueError(f"a delta from version {msg['from']} came to a client at version {state.get('version')}")
+    new = {**state, **msg["state"]}
+    if "game" in msg:
+        new["game"] = {**state["game"], **msg["game"]}
+    if "events" in msg:
+        drop, add, keys = msg["events"]["drop"], msg["events"]["add"], msg["events"]["keys"]
+        new["events"] = state["events"][drop:] + add
+        new["event_keys"] = state["event_keys"][drop:] + keys
+    return new
+
+
+async def player(
+    run: RoomRun, seat: int, think: float, rng: random.Random, sem: asyncio.Semaphore, deltas: bool
+) -> None:
     """One WebSocket client: acts on its turns, times each intent until the state it causes arrives."""
     url = f"{run.server_of_seat[seat]}/ws/{run.code}"
     async with sem:
         ws = await connect(url.replace("http", "ws", 1), max_size=2**22, open_timeout=60)
     async with ws:
-        await ws.send(json.dumps({"type": "hello", "token": run.tokens[seat]}))
+        hello = {"type": "hello", "token": run.tokens[seat]} | ({"deltas": True} if deltas else {})
+        await ws.send(json.dumps(hello))
         run.connected += 1
         if run.connected == len(run.tokens):
             run.ready.set()
@@ -88,6 +113,7 @@ async def player(run: RoomRun, seat: int, think: float, rng: random.Random, sem:
             await run.ready.wait()
             await ws.send(json.dumps({"type": "start", "version": len(run.tokens)}))
         acted, pending, sent = 0, 0, 0.0
+        state: dict[str, Any] = {}
         async for raw in ws:
             if isinstance(raw, bytes):
                 continue
@@ -96,9 +122,12 @@ async def player(run: RoomRun, seat: int, think: float, rng: random.Random, sem:
                 run.errors.append(msg["message"])
                 pending = 0
                 continue
-            if msg["type"] != "state":
+            if msg["type"] == "delta":
+                state = apply_delta(state, msg)
+            elif msg["type"] == "state":
+                state = msg["state"]
+            else:
                 continue
-            state = msg["state"]
             version = state["version"]
             if pending and version > pending:
                 run.latencies.append(time.perf_counter() - sent)
@@ -144,16 +173,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_servers(db: str, count: int, args: list[str]) -> tuple[list[subprocess.Popen[bytes]], list[str]]:
-    """``count`` server processes on the same database; returns them and their base URLs."""
+def start_servers(
+    db: str, count: int, args: list[str], source: str | None = None
+) -> tuple[list[subprocess.Popen[bytes]], list[str]]:
+    """``count`` server processes on the same database (from the source tree ``source``, else the installed
+    fivedice); returns them and their base URLs."""
     procs, urls = [], []
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(source) / "src"), *filter(None, [env.get("PYTHONPATH")])])
     for _ in range(count):
         port = free_port()
         cmd = [sys.executable, "-m", "fivedice.web", "--port", str(port), "--db", db, "--no-scores", *args]
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
         urls.append(f"http://127.0.0.1:{port}")
     for url in urls:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a loaded machine (or a first start compiling a tree) is slow
         while True:
             try:
                 if httpx.get(url + "/api/rules", timeout=1).status_code == 200:
@@ -198,7 +233,7 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> t
         print(f"{opts.rooms} rooms x {opts.players} players = {clients} WebSocket clients on {len(urls)} server(s)")
         sem = asyncio.Semaphore(50)
         tasks = [
-            asyncio.create_task(player(run, seat, opts.think / 1000, random.Random(rng.random()), sem))
+            asyncio.create_task(player(run, seat, opts.think / 1000, random.Random(rng.random()), sem, opts.deltas))
             for run in runs
             for seat in range(opts.players)
         ]
@@ -220,7 +255,7 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> t
                 problems.append(f"room {run.code}: {why}")
     latencies = sorted(x for run in runs for x in run.latencies)
     actions = sum(run.accepted for run in runs)
-    figures = {"rooms": opts.rooms, "actions_s": actions / wall, "p50": 0.0, "p99": 0.0}
+    figures = {"rooms": opts.rooms, "actions_s": actions / wall, "p50": 0.0, "p99": 0.0, "cpu_ms": 0.0}
     finished = sum(run.final is not None for run in runs)
     errors = sum(len(run.errors) for run in runs)
     print(f"finished games      {finished} / {opts.rooms} in {wall:.1f} s (timeout {opts.timeout} s)")
@@ -231,6 +266,7 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> t
         print(f"intent -> broadcast p50 {p50:.1f} ms   p99 {p99:.1f} ms   max {latencies[-1] * 1000:.1f} ms")
         figures.update(p50=p50, p99=p99)
     if pids and actions:
+        figures["cpu_ms"] = server_cpu / actions * 1000
         print(
             f"CPU                 servers {server_cpu:.1f} s ({server_cpu / actions * 1000:.2f} ms an action), "
             f"load clients {client_cpu:.1f} s, wall {wall:.1f} s, {os.cpu_count()} cores"
@@ -268,6 +304,60 @@ async def ceiling(opts: argparse.Namespace, urls: list[str], pids: list[int]) ->
     return status
 
 
+def serve_and_run(opts: argparse.Namespace, source: str | None = None) -> tuple[int, dict[str, float]]:
+    """Start the servers (unless --url; from the source tree ``source``), run the benchmark (or the ceiling),
+    stop them; returns the exit status and the figures."""
+    procs: list[subprocess.Popen[bytes]] = []
+    tmp = tempfile.TemporaryDirectory()
+    prefix = f"load{secrets.token_hex(3)}_"
+    try:
+        if opts.url:
+            urls = list(opts.url)
+        else:
+            db = opts.db or f"sqlite:///{Path(tmp.name) / 'load.db'}"
+            args = ["--rate", "1000", "--pubsub", opts.pubsub, "--table-prefix", prefix]
+            args += ["--rooms-per-minute", "1e6", "--joins-per-minute", "1e6", "--requests-per-second", "1e6"]
+            args += ["--max-connections", "5000"]
+            procs, urls = start_servers(db, opts.servers, args, source)
+            print(f"servers: {', '.join(urls)}  database: {db.split('@')[-1]}  tables: {prefix}*")
+        pids = [p.pid for p in procs]
+        if opts.ceiling:
+            return asyncio.run(ceiling(opts, urls, pids)), {}
+        return asyncio.run(bench(opts, urls, pids))
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(10)
+        if procs and opts.db:
+            from fivedice.web.db import RoomStore
+
+            store = RoomStore(opts.db, prefix)
+            store.drop()
+            store.dispose()
+        tmp.cleanup()
+
+
+def compare(opts: argparse.Namespace) -> int:
+    """The baseline's servers and this tree's, alternately ``--repeat`` times: CPU per action and the ratio."""
+    cpu: dict[str, list[float]] = {"baseline": [], "this": []}
+    status, full = 0, opts.full_states
+    for n in range(opts.repeat):
+        for label, source in (("baseline", opts.baseline), ("this", None)):
+            opts.deltas = label == "this" and not full
+            print(f"\n-- run {n + 1} of {opts.repeat}: {label} ({source or 'this tree'}), deltas {opts.deltas}")
+            code, figures = serve_and_run(opts, source)
+            status |= code
+            cpu[label].append(figures.get("cpu_ms", 0.0))
+    before, after = statistics.median(cpu["baseline"]), statistics.median(cpu["this"])
+    print(f"\nserver CPU per action, median of {opts.repeat} runs each (load average {os.getloadavg()[0]:.1f} now)")
+    print(f"  baseline {before:.3f} ms   ({', '.join(f'{x:.3f}' for x in cpu['baseline'])})")
+    print(f"  this     {after:.3f} ms   ({', '.join(f'{x:.3f}' for x in cpu['this'])})")
+    if after:
+        print(f"  ratio    {before / after:.2f}x less CPU per action")
+    return status
+
+
 def main() -> int:
     """Parse the options, start the servers (unless --url), run the benchmark."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -282,41 +372,21 @@ def main() -> int:
     parser.add_argument("--url", action="append", default=None, help="use running server(s) instead")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ceiling", action="store_true", help="no think time, doubling rooms up to --rooms")
+    parser.add_argument("--full-states", action="store_true", help="clients take whole snapshots, not deltas")
+    parser.add_argument("--baseline", default=None, help="also measure the server of this source tree (DIR/src)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each server with --baseline (3)")
     opts = parser.parse_args()
     if not 1 <= opts.rooms <= 2000 or not 1 <= opts.players <= 8:
         parser.error("--rooms must be 1 to 2000 and --players 1 to 8")
+    if opts.baseline and (opts.url or opts.ceiling or not 1 <= opts.repeat <= 20):
+        parser.error("--baseline starts its own servers, without --url or --ceiling, and --repeat is 1 to 20")
+    opts.deltas = not opts.full_states
     # the measuring client must not add pauses of its own: rare, young-only garbage collections
     gc.freeze()
     gc.set_threshold(100_000, 1000, 1000)
-    procs: list[subprocess.Popen[bytes]] = []
-    tmp = tempfile.TemporaryDirectory()
-    try:
-        if opts.url:
-            urls = list(opts.url)
-        else:
-            db = opts.db or f"sqlite:///{Path(tmp.name) / 'load.db'}"
-            prefix = f"load{secrets.token_hex(3)}_"
-            args = ["--rate", "1000", "--pubsub", opts.pubsub, "--table-prefix", prefix]
-            args += ["--rooms-per-minute", "1e6", "--joins-per-minute", "1e6", "--requests-per-second", "1e6"]
-            args += ["--max-connections", "5000"]
-            procs, urls = start_servers(db, opts.servers, args)
-            print(f"servers: {', '.join(urls)}  database: {db.split('@')[-1]}  tables: {prefix}*")
-        pids = [p.pid for p in procs]
-        if opts.ceiling:
-            return asyncio.run(ceiling(opts, urls, pids))
-        return asyncio.run(bench(opts, urls, pids))[0]
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait(10)
-        if procs and opts.db:
-            from fivedice.web.db import RoomStore
-
-            store = RoomStore(opts.db, prefix)
-            store.drop()
-            store.dispose()
-        tmp.cleanup()
+    if opts.baseline:
+        return compare(opts)
+    return serve_and_run(opts)[0]
 
 
 if __name__ == "__main__":

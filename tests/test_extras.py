@@ -7,7 +7,9 @@ A missing package is simulated the way Python itself sees one: the module set to
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import click
 import pytest
+from packaging.requirements import Requirement
 
 from fivedice import extras
 from fivedice.cli import main
@@ -163,3 +166,28 @@ def import_missing() -> None:
             del sys.modules["numba"]
         else:
             sys.modules["numba"] = saved
+
+
+def _distribution_name(requirement: str) -> str:
+    """The normalised distribution name of a requirement string (``"rich>=13.7; ..."`` -> ``"rich"``)."""
+    return re.sub(r"[-_.]+", "-", Requirement(requirement).name).lower()
+
+
+def test_the_core_install_is_at_most_eight_packages() -> None:
+    """``pip install fivedice`` (no extra) brings at most 8 packages besides fivedice itself (issue 29): the
+    core dependencies in pyproject.toml and everything they require in turn (as installed here), markers
+    that no extra turns on being evaluated for this interpreter."""
+    core = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    seen: set[str] = set()
+    todo = [_distribution_name(r) for r in core]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for text in importlib.metadata.requires(name) or []:
+            requirement = Requirement(text)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(_distribution_name(text))
+    assert "fivedice" not in seen
+    assert len(seen) <= 8, sorted(seen)

@@ -15,7 +15,7 @@ from fivedice.engine.actions import Roll, RollOff, Score
 from fivedice.errors import FiveDiceError, IllegalActionError, SaveFormatError
 from fivedice.i18n import language
 from fivedice.table import StaleStateError, Table, UndoPolicy, UndoRefusedError
-from fivedice.table.events import message, narrate
+from fivedice.table.events import StoodIn, message, narrate
 from fivedice.table.seat import Seat, SeatKind
 
 
@@ -269,10 +269,9 @@ def test_a_stand_in_plays_a_timed_out_turn_and_says_so() -> None:
     table.run_automatic()
     while table.state.current == 0:
         table.play(table.stand_in_intent(), by="timer")
-    assert next(e for e in table.events if e.kind == "stand_in").fields["player"] == "Ann"
-    assert narrate(next(e for e in table.events if e.kind == "stand_in"), table.rules) == (
-        "Time ran out for Ann: the computer plays for them."
-    )
+    stood_in = next(e for e in table.events if isinstance(e, StoodIn))
+    assert stood_in == StoodIn(seat=0, player="Ann")
+    assert narrate(stood_in, table.rules) == "Time ran out for Ann: the computer plays for them."
     assert table.why_not_undo(0) is not None  # a stand-in's score is not Ann's to take back
 
 
@@ -285,18 +284,19 @@ def test_a_stand_in_is_announced_once_per_turn_not_before_each_action() -> None:
             table.play(table.stand_in_intent(), by="timer")
             actions += 1
         assert actions > 1
-    said = [e.fields["player"] for e in table.events if e.kind == "stand_in"]
+    said = [e.player for e in table.events if isinstance(e, StoodIn)]
     assert said == ["Ann", "Bob", "Ann"]
 
 
 def test_hints_say_beforehand_when_the_solver_must_be_prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fivedice.players.solvers import SolverCache
     from fivedice.rules import get
     from fivedice.services import advice
 
     monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("FIVEDICE_SHIPPED_TABLES", "0")
     house = get("yacht", four_kind="four_dice")
-    monkeypatch.setattr(advice, "_SOLVERS", {})
+    monkeypatch.setattr(advice, "_SOLVERS", SolverCache(jit=False))
     text = advice.preparing(house)
     assert text is not None
     assert text.startswith("Preparing the solver for yacht four_kind=four_dice (once, about ")

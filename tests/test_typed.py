@@ -3,6 +3,7 @@ the annotations of the built wheel, and catches a misuse of them."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -90,3 +91,24 @@ def test_without_the_marker_mypy_sees_no_types(installed: Path, tmp_path: Path) 
         marker.touch()
     assert out.returncode == 1
     assert "missing library stubs or py.typed marker" in out.stdout
+
+
+def _untyped_kernel_arguments(path: Path) -> list[str]:
+    """``module:function(argument)`` of each numba kernel argument (or result) of ``path`` annotated ``Any``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.FunctionDef) or not any("njit" in ast.unparse(d) for d in node.decorator_list):
+            continue
+        args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+        for name, note in [*((a.arg, a.annotation) for a in args), ("return", node.returns)]:
+            if note is None or "Any" in ast.unparse(note):
+                found.append(f"{path.stem}:{node.name}({name})")
+    return found
+
+
+def test_the_numba_kernels_arguments_are_typed_arrays() -> None:
+    """Every compiled kernel of the solver names its arguments' array types (issue 24 item 2), not ``Any``."""
+    solver = ROOT / "src" / "fivedice" / "solver"
+    kernels = sorted(solver.glob("*.py"))
+    assert [found for path in kernels for found in _untyped_kernel_arguments(path)] == []
+    assert sum(1 for path in kernels if "njit" in path.read_text(encoding="utf-8")) >= 5

@@ -39,6 +39,7 @@ def test_no_untranslated_text() -> None:
         ('click.option("--x", help="Seed the dice.")', "untranslated help="),
         ('self.say("Goodbye." if a else "Bye now.")', "untranslated text given to say()"),
         ('_(f"Box {name} is filled.")', "f-string given to a translation"),
+        ('def f():\n    return \'{"note": "any dice"}\'', "untranslated text returned"),  # JSON, yet text
         (
             "from fivedice.i18n import _\nword, _, rest = line.partition(' ')",
             "'_' assigned where it is the translation",
@@ -62,6 +63,7 @@ def test_the_scan_flags_untranslated_text(source: str, reason: str) -> None:
         'click.echo(ngettext("{n} die", "{n} dice", n, n=n))',
         'word, _, rest = line.partition(" ")',
         'def f(note):\n    return f"\\n[dim]{escape(note)}[/]"',
+        'def f(head, body):\n    return \'{"type":"state",\' + head + \',"state":\' + body + "}"',  # JSON text
     ],
 )
 def test_the_scan_passes_translated_text_and_format_tokens(source: str) -> None:

@@ -17,18 +17,21 @@ from fivedice.rules import RuleSet
 from fivedice.solver import solve
 
 
-def outcomes(k: int) -> list[tuple[tuple[int, ...], float]]:
-    """Every sorted roll of ``k`` dice with its chance."""
+@cache
+def outcomes(k: int) -> tuple[tuple[tuple[int, ...], float], ...]:
+    """Every sorted roll of ``k`` dice with its chance (made once per ``k``: the brute force asks for it
+    at every decision)."""
     out = []
     for ms in itertools.combinations_with_replacement(range(1, FACES + 1), k):
         ways = math.factorial(k) / math.prod(math.factorial(c) for c in counts_of(ms))
         out.append((ms, ways / FACES**k))
-    return out
+    return tuple(out)
 
 
-def keeps(dice: tuple[int, ...]) -> set[tuple[int, ...]]:
-    """Every sorted proper sub-multiset of ``dice`` (what can be kept before a roll)."""
-    return {tuple(sorted(c)) for r in range(len(dice)) for c in itertools.combinations(dice, r)}
+@cache
+def keeps(dice: tuple[int, ...]) -> frozenset[tuple[int, ...]]:
+    """Every sorted proper sub-multiset of ``dice`` (what can be kept before a roll; made once per roll)."""
+    return frozenset(tuple(sorted(c)) for r in range(len(dice)) for c in itertools.combinations(dice, r))
 
 
 def brute_utility(rs: RuleSet, utility: Callable[[int], float]) -> Callable[[Scorecard], float]:

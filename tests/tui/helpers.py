@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import sys
+import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+from click.testing import CliRunner
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from fivedice import rules
+from fivedice.cli import main
 from fivedice.players import get as get_strategy
 from fivedice.rules import RuleSet
 from fivedice.storage import Store
@@ -69,6 +75,16 @@ async def settled_click(pilot: Pilot[Any], app: FiveDiceApp, selector: str) -> N
     await pilot.click(selector)
 
 
+async def until(pilot: Pilot[Any], done: Callable[[], bool], what: str) -> None:
+    """Let the app work until ``done()`` (a screen pushed, a worker's text shown): on a loaded machine a key's
+    effects can take longer than the pilot's one pause."""
+    for _ in range(1000):
+        if done():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"{what} never came")
+
+
 async def wait_for_human(pilot: Pilot[Any], app: FiveDiceApp) -> None:
     """Let the roll-off and the computers play until a human is to act (or the screen changes)."""
     for _ in range(500):
@@ -111,3 +127,20 @@ def app_with_a_best(tmp_path: Path) -> tuple[FiveDiceApp, int]:
     return FiveDiceApp(Config(db=db, saves=tmp_path, session=solo(rule_set="yacht"), analyser=no_analysis)), (
         old.state.total(0)
     )
+
+
+def config_from_command_line(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> Config:
+    """The :class:`Config` the full-screen game gets from ``fivedice <args>`` on a terminal (the app is not run)."""
+    seen: list[Config] = []
+
+    def run(self: FiveDiceApp) -> int:
+        seen.append(self.config)
+        return 0
+
+    tty = types.SimpleNamespace(isatty=lambda: True)
+    monkeypatch.setattr("fivedice.cli.app.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
+    monkeypatch.setattr(FiveDiceApp, "run", run)
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    assert len(seen) == 1, out.output
+    return seen[0]

@@ -32,6 +32,7 @@ from tests.tui.helpers import (
     session_of,
     solo,
     text_of,
+    until,
     wait_for_human,
 )
 
@@ -63,8 +64,8 @@ async def test_two_player_game_with_a_computer_ends_in_the_high_scores(tmp_path:
         assert any(isinstance(a, Roll) and a.held and by == "seat" for a, by in table.log)  # keys kept dice
         assert any(by == "computer" for _a, by in table.log)
         await pilot.press("n", "f2")  # a new game's start screen shows the high scores
-        assert isinstance(app.screen, ScoresScreen)
-        assert "Robo (computer greedy)" in text_of(app, "#scores-text")
+        await until(pilot, lambda: isinstance(app.screen, ScoresScreen), "the high scores screen")
+        await until(pilot, lambda: "Robo (computer greedy)" in text_of(app, "#scores-text"), "Robo's score")
         await pilot.press("escape")
         assert isinstance(app.screen, StartScreen)
     out = CliRunner().invoke(main, ["scores", "--db", db])

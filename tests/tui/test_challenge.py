@@ -3,16 +3,12 @@ solitaire goal, and the end screen's comparison with the benchmark player and th
 
 from __future__ import annotations
 
-import sys
-import types
 from datetime import date
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from textual.widgets import Input, Select
 
-from fivedice.cli import main
 from fivedice.rules import get
 from fivedice.storage import Store
 from fivedice.table.challenge import replay_on_tape
@@ -20,7 +16,7 @@ from fivedice.tui import Config, FiveDiceApp
 from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
 from fivedice.tui.start import StartScreen
-from tests.tui.helpers import SIZE, no_analysis, play_to_end, text_of
+from tests.tui.helpers import SIZE, config_from_command_line, no_analysis, play_to_end, text_of
 
 
 @pytest.mark.asyncio
@@ -80,18 +76,8 @@ async def test_a_bad_code_is_refused_in_one_sentence(tmp_path: Path) -> None:
 
 
 def test_challenge_on_the_command_line_reaches_the_full_screen_game(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[str | None] = []
-
-    def run(self: FiveDiceApp) -> int:
-        seen.append(self.config.challenge)
-        return 0
-
-    tty = types.SimpleNamespace(isatty=lambda: True)
-    monkeypatch.setattr("fivedice.cli.app.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
-    monkeypatch.setattr(FiveDiceApp, "run", run)
-    out = CliRunner().invoke(main, ["play", "--players", "Ann", "--challenge", " Friday  Night "])
-    assert out.exit_code == 0, out.output
-    assert seen == ["friday night"]
+    args = ["play", "--players", "Ann", "--challenge", " Friday  Night "]
+    assert config_from_command_line(monkeypatch, args).challenge == "friday night"
 
 
 @pytest.mark.asyncio

@@ -18,7 +18,7 @@ from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
 from fivedice.tui.start import StartScreen
 from fivedice.tui.widgets import CardLine
-from tests.tui.helpers import near_end, solo
+from tests.tui.helpers import config_from_command_line, near_end, solo
 
 SIZE = (100, 30)
 
@@ -198,22 +198,4 @@ async def test_the_end_screen_follows_a_switch(tmp_path: Path) -> None:
 def test_lang_on_the_command_line_reaches_the_game(
     monkeypatch: pytest.MonkeyPatch, args: list[str], expected: str | None
 ) -> None:
-    import sys
-    import types
-
-    from click.testing import CliRunner
-
-    from fivedice.cli import main
-
-    seen: list[str | None] = []
-
-    def run(self: FiveDiceApp) -> int:
-        seen.append(self.config.language)
-        return 0
-
-    tty = types.SimpleNamespace(isatty=lambda: True)
-    monkeypatch.setattr("fivedice.cli.app.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
-    monkeypatch.setattr(FiveDiceApp, "run", run)
-    out = CliRunner().invoke(main, [*args, "play", "--players", "Ann"])
-    assert out.exit_code == 0, out.output
-    assert seen == [expected]
+    assert config_from_command_line(monkeypatch, [*args, "play", "--players", "Ann"]).language == expected

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import io
-import sys
-import types
 from datetime import date
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from textual.widgets import Input, Static
 
 from fivedice import rules
-from fivedice.cli import main
 from fivedice.cli.plain import PlainSession
 from fivedice.players import get as get_strategy
 from fivedice.storage import Store
@@ -24,7 +20,16 @@ from fivedice.tui.end import EndScreen
 from fivedice.tui.play import GameScreen
 from fivedice.tui.start import ScoresScreen
 from fivedice.tui.widgets import CardLine, Die, ScoreCardView
-from tests.tui.helpers import SIZE, finish, no_analysis, session_of, solo, text_of, wait_for_human
+from tests.tui.helpers import (
+    SIZE,
+    config_from_command_line,
+    finish,
+    no_analysis,
+    session_of,
+    solo,
+    text_of,
+    wait_for_human,
+)
 
 
 @pytest.mark.asyncio
@@ -113,18 +118,8 @@ async def test_jetsi_with_two_players_shows_both_players_cards_at_80x24(tmp_path
 
 def test_daily_on_the_command_line_reaches_the_start_screen_as_daily(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 28: the start screen got the date and remembered it, so the next day's casual Start replayed it."""
-    seen: list[str | None] = []
-
-    def run(self: FiveDiceApp) -> int:
-        seen.append(self.config.challenge)
-        return 0
-
-    tty = types.SimpleNamespace(isatty=lambda: True)
-    monkeypatch.setattr("fivedice.cli.app.sys", types.SimpleNamespace(stdin=tty, stdout=tty, exit=sys.exit))
-    monkeypatch.setattr(FiveDiceApp, "run", run)
-    out = CliRunner().invoke(main, ["play", "--players", "Ann", "--challenge", " Daily "])
-    assert out.exit_code == 0, out.output
-    assert seen == ["daily"]
+    args = ["play", "--players", "Ann", "--challenge", " Daily "]
+    assert config_from_command_line(monkeypatch, args).challenge == "daily"
 
 
 @pytest.mark.asyncio

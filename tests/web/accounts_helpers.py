@@ -117,3 +117,13 @@ class Browser:
             conn.send(type="hello", token=token)
             conn.until(lambda m: m["type"] in ("state", "error"))
             yield conn
+
+
+def one_sentence(response: Any) -> str:
+    """The one sentence of a refusal (``{"error": "<one sentence>"}``), checked to be exactly that."""
+    body = response.json()
+    assert set(body) == {"error"}
+    text = str(body["error"])
+    assert text.endswith(".")
+    assert "\n" not in text
+    return text

@@ -309,15 +309,28 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """Headless chromium through Playwright (the browser test modules skip when either is missing)."""
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless chromium per browser test module, through Playwright: a launch (Playwright's driver and
+    the browser) costs about 2 s of CPU, once per module instead of once per test (``tests/conftest.py`` keeps
+    a module's browser tests on one parallel worker). Not once per process: while Playwright's sync API is
+    started, the async tests of another module that the same worker runs cannot start their event loop."""
     from playwright import sync_api
 
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Iterator[Any]:
+    """Headless chromium through Playwright (the browser test modules skip when either is missing). Each
+    test's pages and contexts are its own (``new_page``, ``new_context``: no cookies, storage or service
+    workers shared) and are closed after it."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
 
 
 def axe_problems(page: Any) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fivedice.web.friends import qr_svg
-from tests.web.accounts_helpers import Browser, database, make_app  # noqa: F401
+from tests.web.accounts_helpers import Browser, database, make_app, one_sentence  # noqa: F401
 from tests.web.conftest import intent, play
 
 
@@ -142,8 +142,8 @@ def test_friends_are_players_you_played_with(client: TestClient) -> None:
     assert stranger.status_code == 400
     assert stranger.json() == {"error": "You have not played with Cid yet; friends are players you played with."}
     unknown = ann.post("/api/me/friends", json={"name": "Nobody"})
-    assert unknown.status_code == 404
-    assert unknown.json() == {"error": "No player has an account named 'Nobody'."}
+    assert unknown.status_code == 400  # as for a stranger: which names have an account is not told
+    assert unknown.json() == {"error": "You have not played with Nobody yet; friends are players you played with."}
     assert ann.post("/api/me/friends", json={"name": "Ann"}).status_code == 400
     assert ann.post("/api/me/friends", json={"name": "bob"}).json() == {"friend": "Bob"}
     assert ann.post("/api/me/friends", json={"name": "BOB"}).status_code == 201  # twice is once
@@ -232,7 +232,7 @@ def test_a_deleted_accounts_high_scores_are_anonymised(tmp_path: Path) -> None:
         assert final["status"] == "over"
         service = client.app.state.service  # type: ignore[attr-defined]
         room = service.rooms[made["code"]]
-        client.portal.call(room.until_recorded)  # type: ignore[union-attr]
+        client.portal.call(room.flags.until_recorded)  # type: ignore[union-attr]
         names = {row.name for row in Store(db).high_scores(rules="yacht")}
         assert names == {"Ann", "Bob"}
         assert ann.delete("/api/me", json={"password": "correct horse battery"}).status_code == 200
@@ -241,3 +241,27 @@ def test_a_deleted_accounts_high_scores_are_anonymised(tmp_path: Path) -> None:
         assert "Bob" in after
         assert any(n.startswith("Former player ") for n in after)
         assert Store(db).history("Ann").count == 0
+
+
+def test_friends_blocks_and_invites_never_tell_which_names_have_an_account(client: TestClient) -> None:
+    """A name nobody has and a real player one never played with (or is not a friend, or not blocked) get the
+    same status and sentence, as written: before, an unknown name got a 404 and could be blocked apart."""
+    ann, cid = Browser(client), Browser(client)
+    ann.sign_up("Ann")
+    cid.sign_up("Cid")
+    room = ann.create(humans=2)
+
+    def answers(name: str) -> list[tuple[int, str]]:
+        got = [
+            ann.post("/api/me/friends", json={"name": name}),
+            ann.post("/api/me/blocks", json={"name": name}),
+            ann.post("/api/me/invites", json={"name": name, "code": room["code"]}),
+            ann.delete(f"/api/me/friends/{name}"),
+            ann.delete(f"/api/me/blocks/{name}"),
+        ]
+        return [(r.status_code, one_sentence(r).replace(name, "NAME")) for r in got]
+
+    real, unknown = answers("cid"), answers("Zed")
+    assert real == unknown
+    assert [status for status, _text in real] == [400, 400, 400, 404, 404]
+    assert ann.get("/api/me/friends").json()["blocked"] == []  # nothing was stored for either

@@ -108,7 +108,7 @@ def finish_a_game(tmp_path: Path, name: str = "Zoe") -> tuple[str, int]:
             state = play({0: zoe})
         room = app.state.service.rooms[made["code"]]
         for _ in range(200):
-            if room.row.recorded or not room.recording:
+            if room.row.recorded or not room.flags.recording:
                 break
             time.sleep(0.05)
         from fivedice.storage import Store

@@ -13,7 +13,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "chaos.py"
 
 def test_chaos_quick_loses_and_duplicates_nothing() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--json"], capture_output=True, text=True, timeout=240
+        [sys.executable, str(BENCH), "--quick", "--json"], capture_output=True, text=True, timeout=420
     )
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert done.returncode == 0, report

@@ -183,7 +183,8 @@ def test_every_text_of_the_page_and_scripts_is_in_the_catalogs() -> None:
         assert parser.loose == [], page
         assert set(parser.marked) <= ids
     assert {"New room", "Dice: press 1 to 5 or tap a die to keep it", "Copy the invite link", "Next move"} <= ids
-    for script in ("app.js", "render.js", "i18n.js", "lobby.js", "end.js", "replay.js", "account.js", "notify.js"):
+    scripts = ("app.js", "hints.js", "language.js", "render.js", "i18n.js", "lobby.js", "end.js", "replay.js")
+    for script in (*scripts, "account.js", "notify.js"):
         source = (STATIC / script).read_text()
         calls = re.findall(r'\bt\("((?:[^"\\]|\\.)*)"', source)
         assert calls, script

@@ -14,7 +14,7 @@ from fivedice.web.messages import RoomSnapshot, StateMessage
 from tests.web.conftest import create, hello, play
 
 STATIC = Path(messages.__file__).parent / "static"
-PAGE = {"app.js", "moves.js"}
+PAGE = {"app.js", "hints.js", "moves.js"}
 """The room page's scripts that read the room snapshot."""
 DOM = {"length", "disabled", "name"}
 """What the page reads of an array or an element it also names ``g``."""

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from fivedice.web.db import RoomStore
-from tests.web.conftest import Msg, RemoteConn, Server, play_remote, replays
+from tests.web.conftest import Msg, RemoteConn, Server, intent, play_remote, replays
 
 POSTGRES = os.environ.get("FIVEDICE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS = os.environ.get("FIVEDICE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -207,6 +207,56 @@ def test_concurrent_scores_on_two_processes_are_serialised(pg_prefix: tuple[str,
         assert replays(log).state.turns == turns
         on_a.close()
         on_b.close()
+    finally:
+        a.stop()
+        b.stop()
+
+
+class Noting(RemoteConn):
+    """A :class:`RemoteConn` that keeps every message it received."""
+
+    def __init__(self, url: str, code: str, token: str | None) -> None:
+        self.seen: list[Msg] = []
+        super().__init__(url, code, token)
+
+    def recv(self) -> Msg:
+        msg = super().recv()
+        self.seen.append(msg)
+        return msg
+
+
+def test_time_is_up_is_told_once_per_turn_with_two_processes(pg_prefix: tuple[str, str], tmp_path: Path) -> None:
+    """A room that waits when a turn's time runs out, held by two processes (Ann on one, Bob on the other):
+    both timers see Bob's time run out, and each player is told once (each process had told its own
+    players, and then relayed the other's notice as well)."""
+    url, prefix = pg_prefix
+    a, b = two_servers(url, prefix, "postgres", tmp_path)
+    try:
+        made = new_room(a, humans=2, timer=5, away="wait", first="host")
+        code = made["code"]
+        ann, bob = Noting(a.ws, code, made["token"]), Noting(b.ws, code, join(b, code, "Bob"))
+        if ann.state["seats"][1]["name"] != "Bob":  # Bob joined through the other process: heard from it
+            ann.until(lambda m: m["type"] == "state" and m["state"]["seats"][1]["name"] == "Bob")
+        ann.send(type="start")
+        for conn in (ann, bob):
+            conn.until(lambda m: m["type"] == "state" and m["state"]["status"] == "playing")
+        while ann.state["game"]["current"] == 0:  # Ann plays her turn at once
+            version = ann.state["version"]
+            ann.send(**intent(ann.state["game"]), version=version)
+            ann.version(version)
+        for conn in (ann, bob):  # five seconds on, Bob's time is up: both are told
+            conn.until(lambda m: m["type"] == "notice" and m["text"].startswith("Time is up for Bob"))
+        while bob.state["game"]["current"] == 1:  # then Bob plays his turn, and Ann's time runs out in turn
+            version = bob.state["version"]
+            bob.send(**intent(bob.state["game"]), version=version)
+            bob.version(version)
+        for conn in (ann, bob):  # five seconds after Bob's notice, every process's timer has long seen it
+            conn.until(lambda m: m["type"] == "notice" and m["text"].startswith("Time is up for Ann"))
+        for conn in (ann, bob):
+            told = [m["text"] for m in conn.seen if m["type"] == "notice" and m["text"].startswith("Time is up")]
+            assert told[:2] == [f"Time is up for {who}; the room waits for them." for who in ("Bob", "Ann")]
+        ann.close()
+        bob.close()
     finally:
         a.stop()
         b.stop()

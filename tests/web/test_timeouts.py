@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import secrets
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,3 +185,111 @@ def test_a_room_in_play_never_expires(tmp_path: Path) -> None:
         gone = asyncio.run(expire_rooms(service))
         assert gone == [waiting["code"]]
         assert c.get(f"/api/rooms/{playing['code']}").json()["status"] == "playing"
+
+
+def worst(game: dict[str, Any]) -> dict[str, Any]:
+    """Ann throws her game away: one roll, then the box that scores least."""
+    if game["dice"] is None:
+        return {"type": "roll"}
+    low = min(game["options"], key=lambda o: (o["points"], o["card"]))
+    return {"type": "score", "box": low["box"], "card": low["card"]}
+
+
+def test_a_forfeited_players_total_enters_the_high_scores_ranked_after_the_others(tmp_path: Path) -> None:
+    """Bob forfeits at his first missed turn and the stand-in plays out his game, better than Ann plays hers:
+    his total enters the high scores, and the history ranks him as the room did, after Ann (no win for a
+    forfeit), on the high scores and on the accounts' profiles alike."""
+    from fivedice.storage import Store
+    from tests.web.accounts_helpers import Browser, make_app
+
+    url = f"sqlite:///{tmp_path / 'rooms.db'}"
+    with TestClient(make_app(url, scores=True, seed=5)) as c:
+        service = c.app.state.service  # type: ignore[attr-defined]
+        week = Week(service)
+        ann, bob = Browser(c), Browser(c)
+        ann.sign_up("Ann")
+        bob.sign_up("Bob")
+        made = ann.create(rules="yacht", humans=2, timer=WEEK, away="forfeit", forfeit_after=1, first="host")
+        bob.join(made["code"])
+        with ann.socket(made["code"]) as a, bob.socket(made["code"]):
+            a.send(type="start")
+            a.until(lambda m: m["type"] == "state" and m["state"]["status"] == "playing")
+            state = a.state
+            while state["status"] != "over":
+                version, game = state["version"], state["game"]
+                if game["current"] == 0 and game["phase"] == "play":
+                    a.send(**worst(game), version=version)
+                elif game["current"] == 1 and game["phase"] == "play" and game["rolls"] == 0:
+                    week.passes()  # Bob never plays: a week passes at his first turn, then he has forfeited
+                state = a.version(version)
+        assert [s["forfeited"] for s in state["seats"]] == [False, True]
+        ranking = {r["name"]: (r["place"], r["total"]) for r in state["game"]["standings"]}
+        assert ranking["Bob"][1] > ranking["Ann"][1]  # more points, but he forfeited
+        assert (ranking["Ann"][0], ranking["Bob"][0]) == (1, 2)
+        profiles = c.app.state.profiles  # type: ignore[attr-defined]
+        assert c.portal is not None
+        c.portal.call(service.rooms[made["code"]].flags.until_recorded)
+        c.portal.call(profiles.settled)
+        with Store(url) as store:
+            totals = {r.name: r.total for r in store.high_scores(rules="yacht")}
+            assert totals == {name: total for name, (_place, total) in ranking.items()}
+            for name, (place, total) in ranking.items():
+                (played,) = store.history(name).games
+                assert (played.place, played.total) == (place, total)
+            assert (store.history("Ann").wins, store.history("Bob").wins) == (1, 0)
+        for name, wins in (("Ann", 1), ("Bob", 0)):  # their public profiles (a week on, the sessions are over)
+            assert c.get(f"/api/profiles/{name}").json()["wins"] == wins
+
+
+class Ticking(Week):
+    """:class:`Week` whose readings are counted, so a test can wait for the timers' next rounds (each reads the
+    clock once)."""
+
+    def __init__(self, service: Any) -> None:
+        super().__init__(service)
+        self.reads = 0
+        self.read = threading.Condition()
+        week = service.clock
+
+        def clock() -> float:
+            with self.read:
+                self.reads += 1
+                self.read.notify_all()
+            return float(week())
+
+        service.clock = clock
+
+    def rounds(self, more: int) -> None:
+        """Wait until the clock has been read ``more`` more times (at least ``more - 1`` whole timer rounds)."""
+        with self.read:
+            goal = self.reads + more
+            assert self.read.wait_for(lambda: self.reads >= goal, timeout=30)
+
+
+def test_time_is_up_is_told_once_per_turn_whatever_is_rolled_late(tmp_path: Path) -> None:
+    """Bob's time ran out; the room waits, and says so once, however late Bob then rolls (each roll had told
+    the room again at the timers' next round)."""
+    with TestClient(app_on(f"sqlite:///{tmp_path / 'rooms.db'}", "web_")) as c:
+        clock = Ticking(c.app.state.service)  # type: ignore[attr-defined]
+        made = create(c, rules="yacht", humans=2, timer=WEEK, away="wait", first="host")
+        bob = c.post(f"/api/rooms/{made['code']}/join", json={"name": "Bob"}).json()
+        with hello(c, made["code"], made["token"]) as ann, hello(c, made["code"], bob["token"]) as b:
+            ann.send(type="start")
+            ann.until(lambda m: m["type"] == "state" and m["state"]["status"] == "playing")
+            while ann.state["game"]["current"] == 0:
+                version = ann.state["version"]
+                ann.send(**intent(ann.state["game"]), version=version)
+                ann.version(version)
+            b.version(ann.state["version"] - 1)  # Bob's page has Ann's score too: his turn
+            assert b.state["game"]["current"] == 1
+            clock.passes()
+            b.until(lambda m: m["type"] == "notice" and m["text"].startswith("Time is up"))
+            for keep in ([], [0, 1]):  # Bob rolls twice, late, and the timers go round after each roll
+                version = b.state["version"]
+                b.send(type="roll", keep=keep)
+                b.version(version)
+                clock.rounds(3)
+            b.send(type="chat", text="sorry, I was away")
+            ann.until(lambda m: m["type"] == "chat")  # everything the room was told before the chat came first
+            told = [m["text"] for m in ann.seen if m["type"] == "notice" and m["text"].startswith("Time is up")]
+            assert told == ["Time is up for Bob; the room waits for them."]

@@ -43,7 +43,7 @@ from fivedice.services.advice import describe
 from fivedice.table import By, Table
 from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, report, report_lines
 from fivedice.table.driver import Driver
-from fivedice.table.events import Event, narrate
+from fivedice.table.events import Event, Rolled, Scored, narrate
 from fivedice.table.seat import Seat, parse_seats
 from fivedice.table.steps import Automatic, HumanTurn, Prepare, Step
 
@@ -178,9 +178,9 @@ class PlainSession:
     def _on_event(self, event: Event) -> None:
         table = self.table
         self.say(narrate(event, table.rules))
-        if event.kind == "rolled" and table.human_to_move:
+        if isinstance(event, Rolled) and table.human_to_move:
             self.say(self._options_line())
-        elif event.kind == "scored" and not table.is_over:
+        elif isinstance(event, Scored) and not table.is_over:
             self.say(score_table(table.state))
 
     # -- the loop -------------------------------------------------------------------------

@@ -151,8 +151,8 @@ __all__ = ["serve_cmd"]
     default=True,
     show_default=True,
     help=N_(
-        "Show beside each hint its chance to win, or alone to beat one's best (each rule set's tables are "
-        "prepared once in the background: Yahtzee takes minutes and a few hundred MB the first time)."
+        "Show beside each hint its chance to win, or alone to beat one's best (ready at once for the built-in "
+        "rule sets; a house rule set's tables are prepared once in the background)."
     ),
 )
 @click.option(

@@ -8,7 +8,8 @@ A string is *text* when it holds a word (three letters or more). The scan report
 - an f-string given to a translation call (translate a fixed text and fill ``{fields}`` instead);
 - a name ``_`` assigned in a module that imports ``_`` (it would hide the translation function).
 
-Non-text (format tokens such as ``"{key:10} {value}"``, style tags such as ``[dim]``) passes;
+Non-text (format tokens such as ``"{key:10} {value}"``, style tags such as ``[dim]``, pieces of JSON text
+such as ``'{"type":"state",'``) passes;
 anything else that must stay English goes in ``allowed``. Programmer errors (``TypeError``,
 ``AssertionError``, ...) are not text for players and are skipped.
 """
@@ -35,6 +36,17 @@ PROGRAMMER_ERRORS = frozenset({"TypeError", "AssertionError", "NotImplementedErr
 _WORD = re.compile(r"[A-Za-z]{3,}")
 _MARKUP = re.compile(r"\[/?(?:b|i|u|dim|bold|italic|reverse)?\]")
 """Rich/Textual style tags (``[dim]``, ``[/]``): markup, not words."""
+_JSON_MEMBER = re.compile(r'"[A-Za-z_]+"\s*:')
+_JSON_NAME = re.compile(r'"[A-Za-z_]+"')
+"""Pieces of JSON text (``'{"type":"state",'``): in text with a member, its quoted names are not words."""
+
+
+def _words(text: str) -> bool:
+    """Whether ``text`` holds a word for a reader (not markup, not the names of a JSON piece)."""
+    text = _MARKUP.sub("", text)
+    if _JSON_MEMBER.search(text):
+        text = _JSON_NAME.sub("", text)
+    return bool(_WORD.search(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +89,7 @@ class _Scanner(ast.NodeVisitor):
 
     def _flag(self, node: ast.expr, reason: str) -> None:
         text = _literal_text(node)
-        if text is None or not _WORD.search(_MARKUP.sub("", text)) or self._translated:
+        if text is None or not _words(text) or self._translated:
             return
         if any(a in text for a in self.allowed):
             return

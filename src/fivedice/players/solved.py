@@ -13,8 +13,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Sequence
-from functools import cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +25,7 @@ from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.players.basic import PlanPlayer, opening
 from fivedice.players.levels import SOLVER_LEVELS
+from fivedice.players.solvers import SolverCache
 from fivedice.players.turn import FloatArray, IntArray
 from fivedice.rules.ruleset import RuleSet
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOISE",
+    "SOLVERS",
     "ExpectedPlayer",
     "NoisyPlayer",
     "OptimalPlayer",
@@ -55,15 +56,18 @@ class SolverUnavailableError(FiveDiceError):
     """A solver-based player asked for rules the solver does not handle (or no solver)."""
 
 
-@cache
-def solver_for(rules: RuleSet) -> Solver:
-    """The (cached) solver of ``rules``; raises if the solver cannot handle them."""
-    reason = rules.solver_refusal()
-    if reason is not None:
-        raise SolverUnavailableError(reason)
-    from fivedice.solver import solve  # imported on first use: numba's import is heavy
+SOLVERS = SolverCache()
+"""The computer players' solvers, one per rule set for the whole process (numba's kernels where installed)."""
 
-    return solve(rules)
+
+def solver_for(rules: RuleSet) -> Solver:
+    """The solver of ``rules`` (made once per process: :data:`SOLVERS`); raises
+    :class:`SolverUnavailableError` if the solver cannot handle them."""
+    if rules not in SOLVERS:
+        reason = rules.solver_refusal()
+        if reason is not None:
+            raise SolverUnavailableError(reason)
+    return SOLVERS.get(rules)
 
 
 def _advice(state: GameState) -> list[Option]:
@@ -72,7 +76,7 @@ def _advice(state: GameState) -> list[Option]:
     return solver_for(state.rules).advise(card, state.dice, state.rolls_left)
 
 
-def _act(state: GameState, option: Any) -> Action:
+def _act(state: GameState, option: Option) -> Action:
     """The intent that carries out an advisor option."""
     if option.action == "keep" and len(option.dice) < state.rules.dice:
         return Roll(state.positions_of(list(option.dice)))
@@ -80,6 +84,7 @@ def _act(state: GameState, option: Any) -> Action:
         raise SolverUnavailableError(
             _("The advisor proposed keeping every die ({dice}) instead of scoring.", dice=option.dice)
         )
+    assert option.box is not None  # a score option names its box
     return Score(option.box, 0)
 
 
@@ -112,7 +117,7 @@ class NoisyPlayer:
         self.rng = random.Random(seed)
         solver_for(rules)
 
-    def pick(self, options: list[Any]) -> Any:
+    def pick(self, options: list[Option]) -> Option:
         """One option: any at all with chance ``blunder``, else by ``exp(-loss / T)``."""
         if len(options) == 1:
             return options[0]
@@ -190,7 +195,7 @@ def prepare(levels: Sequence[str], rules: RuleSet, workers: int = 1) -> None:
         solver_for(rules)
 
 
-def make(level: str, rules: RuleSet, seed: int | None) -> Any:
+def make(level: str, rules: RuleSet, seed: int | None) -> OptimalPlayer | NoisyPlayer:
     """The solver-based player of ``level``."""
     if level == "optimal":
         return OptimalPlayer(rules, seed)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import cache
 
 from fivedice.dice import FACES, counts_of, multisets
 from fivedice.engine.scorecard import Scorecard
@@ -59,6 +60,11 @@ class Tables:
         )
         self._allowed: list[dict[int, tuple[int, ...]]] = [{} for _ in rules.cards]
 
+    @classmethod
+    def of(cls, rules: RuleSet) -> Tables:
+        """The tables of ``rules``, built once per process (many environments share them)."""
+        return _tables_of(rules)
+
     def allowed(self, card: int, filled: int) -> tuple[int, ...]:
         """The boxes card ``card`` may fill when the boxes in bit set ``filled`` are filled (the engine's answer)."""
         known = self._allowed[card].get(filled)
@@ -67,6 +73,11 @@ class Tables:
             known = Scorecard(self.rules, self.rules.cards[card], entries).allowed_by_order()
             self._allowed[card][filled] = known
         return known
+
+
+@cache
+def _tables_of(rules: RuleSet) -> Tables:
+    return Tables(rules)
 
 
 class FastGame:

@@ -147,7 +147,7 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         self.log: list[Action] = []
         self.illegal_count = 0
         """Illegal actions since the reset."""
-        self._tables = Tables(self.rules)
+        self._tables = Tables.of(self.rules)
         self._game = FastGame(self.rules, self._tables)
         self._start_turns = 0
         self._size = self.codec.size

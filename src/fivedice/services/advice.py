@@ -15,7 +15,6 @@ boxes by the points they score now. Views word an option with :func:`describe`.
 from __future__ import annotations
 
 import enum
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,6 +23,7 @@ from fivedice.engine.actions import Action, Roll, Score
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import _, box_label, format_number
+from fivedice.players.solvers import SolverCache
 from fivedice.rules import RuleSet
 from fivedice.services.chancejobs import ChanceKind
 
@@ -107,8 +107,8 @@ def advise(state: GameState, goal: int | None = None, *, chances: bool = True, e
     return Advice(AdviceSource.POINTS, options)
 
 
-_SOLVERS: dict[RuleSet, Solver] = {}
-_LOCK = threading.Lock()
+_SOLVERS = SolverCache(jit=False)
+"""The hints' solvers, one per rule set for the whole process (numba-free: quick to load, quick enough for hints)."""
 
 
 def solver(rules: RuleSet, progress: Callable[[float], None] | None = None) -> Solver:
@@ -116,12 +116,7 @@ def solver(rules: RuleSet, progress: Callable[[float], None] | None = None) -> S
     with fivedice, else built now, calling ``progress(share_done)``); numba-free answers, quick enough
     for hints. May take long when a build is needed (:func:`preparing` says beforehand): call it in a
     worker."""
-    with _LOCK:
-        if rules not in _SOLVERS:
-            from fivedice.solver import solve
-
-            _SOLVERS[rules] = solve(rules, progress=progress, jit=False)
-        return _SOLVERS[rules]
+    return _SOLVERS.get(rules, progress)
 
 
 def preparing(rules: RuleSet) -> str | None:
@@ -169,7 +164,7 @@ def win_chances(state: GameState) -> dict[tuple[str, object], float] | None:
     from fivedice.services import chancejobs
 
     wanted = chancejobs.need(state, None)
-    if wanted is None or wanted.kind != "win" or state.dice is None or not chancejobs.ready(wanted):
+    if wanted is None or wanted.kind != ChanceKind.WIN or state.dice is None or not chancejobs.ready(wanted):
         return None
     from fivedice.players import win
 
@@ -184,7 +179,7 @@ def beat_chances(state: GameState, goal: int) -> dict[tuple[str, object], float]
     from fivedice.services import chancejobs
 
     wanted = chancejobs.need(state, goal)
-    if wanted is None or wanted.kind != "beat" or state.dice is None or not chancejobs.ready(wanted):
+    if wanted is None or wanted.kind != ChanceKind.BEAT or state.dice is None or not chancejobs.ready(wanted):
         return None
     card = state.cards[state.current][0]
     if card.total > goal:

@@ -15,17 +15,28 @@ change; only scoring shifts them).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeAlias
 
 import numba as nb
 import numpy as np
 
-from fivedice.solver import kernel as K
+from fivedice.solver.plain import Float32Array, FloatArray, Int64Array, IntArray
+from fivedice.solver.primitives import (
+    INV6,
+    NEG,
+    bonus_due,
+    box_points,
+    joker_applies,
+    keep_values,
+    roll_type,
+    score_now,
+    score_options,
+    successor,
+)
 from fivedice.solver.tables import (
     O_ADD,
     O_ALLOWED,
     O_BONUS,
-    O_FIVE,
     O_FIVES,
     O_ISUP,
     O_NPV,
@@ -36,7 +47,6 @@ from fivedice.solver.tables import (
     O_WAYS,
     P_CAP,
     P_DEN,
-    P_JOKER,
     P_NB,
     P_NKEEP,
     P_NROLL,
@@ -52,36 +62,16 @@ from fivedice.solver.tables import (
     P_YBOX,
 )  # fmt: skip
 
+ThresholdWork: TypeAlias = tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]
+"""``PRE, S, E, B, W, out`` of :func:`threshold_states`."""
+
 __all__ = [
     "advise_custom", "max_future", "mixture_pre", "successor", "target_pre", "threshold_states",
 ]  # fmt: skip
 
-INV6 = 1.0 / 6.0
-NEG = K.NEG
-
 
 @nb.njit(cache=True, nogil=True)
-def successor(ints: Any, mask: int, b: int, up: int, y: int, p: int) -> tuple[int, int]:
-    """The state after ``p`` points in box ``b`` and the points gained (upper bonus included)."""
-    units = ints[P_UNITS]
-    ybits = ints[P_YBITS]
-    nm = mask | (1 << b)
-    nu = up
-    gain = p
-    if ints[ints[O_ISUP] + b]:
-        nu = up + p
-        if nu > ints[P_CAP]:
-            nu = ints[P_CAP]
-        gain += ints[ints[O_BONUS] + nu] - ints[ints[O_BONUS] + up]
-        nu = K.next_up(ints, nm, nu)
-    ny = y
-    if b == ints[P_YBOX] and ybits == 2:
-        ny = 1 if p > 0 else 0
-    return (nm * units + nu) * ybits + ny, gain
-
-
-@nb.njit(cache=True, nogil=True)
-def max_future(ints: Any, states: Any) -> Any:
+def max_future(ints: IntArray, states: Int64Array) -> Int64Array:
     """An upper bound of the points still to come from each state (open boxes at their most,
     the upper bonus still to earn, an extra-Yahtzee bonus on every turn where one can come)."""
     nbx = ints[P_NB]
@@ -119,7 +109,10 @@ def max_future(ints: Any, states: Any) -> Any:
 
 # -- threshold tables ------------------------------------------------------------------------
 @nb.njit(cache=True, nogil=True)
-def _fill(dst: Any, L: int, G: Any, goff: Any, glen: Any, s2: int, full: bool, shift: int, half: float) -> None:
+def _fill(
+    dst: FloatArray, L: int, G: Float32Array, goff: Int64Array, glen: Int64Array, s2: int, full: bool, shift: int,
+    half: float,
+) -> None:  # fmt: skip
     """``dst[t]`` = the chance from state ``s2`` for ``t - shift`` points still needed, ``t < L``."""
     for t in range(min(L, shift)):
         dst[t] = 1.0
@@ -135,7 +128,7 @@ def _fill(dst: Any, L: int, G: Any, goff: Any, glen: Any, s2: int, full: bool, s
 
 
 @nb.njit(cache=True, nogil=True)
-def threshold_work(ints: Any, lmax: int) -> tuple[Any, Any, Any, Any, Any, Any]:
+def threshold_work(ints: IntArray, lmax: int) -> ThresholdWork:
     """Work arrays for :func:`threshold_states` (rows of ``lmax`` values of ``t``)."""
     nkeep = np.int64(ints[P_NKEEP])
     nroll = np.int64(ints[P_NROLL])
@@ -151,15 +144,17 @@ def threshold_work(ints: Any, lmax: int) -> tuple[Any, Any, Any, Any, Any, Any]:
 
 
 @nb.njit(cache=True, nogil=True)
-def _vmax(dst: Any, src: Any, L: int) -> None:
+def _vmax(dst: FloatArray, src: FloatArray, L: int) -> None:
     for j in range(L):
         if src[j] > dst[j]:
             dst[j] = src[j]
 
 
 @nb.njit(cache=True, nogil=True)
-def _score_rows(ints: Any, G: Any, goff: Any, glen: Any, mask: int, up: int, y: int, rt: int, L: int, half: float,
-                PRE: Any, S: Any) -> None:  # fmt: skip
+def _score_rows(
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, mask: int, up: int, y: int, rt: int, L: int,
+    half: float, PRE: FloatArray, S: FloatArray,
+) -> None:  # fmt: skip
     """``S[rt, d, :L]``: the chance of each ``t`` when roll ``d`` is scored now in its best box."""
     nbx = ints[P_NB]
     nroll = ints[P_NROLL]
@@ -180,10 +175,8 @@ def _score_rows(ints: Any, G: Any, goff: Any, glen: Any, mask: int, up: int, y: 
             row = rt * nbx + b
             for d in range(nroll):
                 _vmax(S[rt, d], PRE[b, points[row, d]], L)
-    ybox = ints[P_YBOX]
-    joker = ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1
     bonus = ybits == 2 and y == 1
-    if not joker and not bonus:
+    if not bonus and not joker_applies(ints, mask):
         return
     tmp = np.empty(L)
     for f in range(6):
@@ -193,12 +186,7 @@ def _score_rows(ints: Any, G: Any, goff: Any, glen: Any, mask: int, up: int, y: 
         for j in range(L):
             S[rt, d, j] = -1.0
         for b in range(nbx):
-            if joker:
-                p = ints[K.joker_at(ints, mask, y, f, rt) + b]
-            elif (al >> b) & 1:
-                p = points[rt * nbx + b, d]
-            else:
-                p = -1
+            p = box_points(ints, mask, y, d, rt, b)
             if p < 0:
                 continue
             if bonus:
@@ -210,7 +198,10 @@ def _score_rows(ints: Any, G: Any, goff: Any, glen: Any, mask: int, up: int, y: 
 
 
 @nb.njit(cache=True, nogil=True)
-def _threshold_state(ints: Any, G: Any, goff: Any, glen: Any, s: int, L: int, half: float, work: Any) -> None:
+def _threshold_state(
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, s: int, L: int, half: float,
+    work: ThresholdWork,
+) -> None:  # fmt: skip
     PRE, S, E, B, W, out = work
     nbx = ints[P_NB]
     units = ints[P_UNITS]
@@ -235,14 +226,14 @@ def _threshold_state(ints: Any, G: Any, goff: Any, glen: Any, s: int, L: int, ha
             p = ints[ints[O_PVALS] + b * pw + i]
             s2, g = successor(ints, mask, b, up, y, p)
             _fill(PRE[b, p], L, G, goff, glen, s2, s2 // (units * ybits) == full, g, half)
-    rt_last = K.roll_type(ints, rolls)
+    rt_last = roll_type(ints, rolls)
     _score_rows(ints, G, goff, glen, mask, up, y, rt_last, L, half, PRE, S)
     if rt_last == 1:
         _score_rows(ints, G, goff, glen, mask, up, y, 0, L, half, PRE, S)
     for d in range(nroll):
         W[0, d, :L] = S[rt_last, d, :L]
     for k in range(1, rolls):
-        rt = K.roll_type(ints, rolls - k)
+        rt = roll_type(ints, rolls - k)
         Ek = E[k]
         for d in range(nroll):
             Ek[off + d, :L] = W[k - 1, d, :L]
@@ -283,8 +274,10 @@ def _threshold_state(ints: Any, G: Any, goff: Any, glen: Any, s: int, L: int, ha
 
 
 @nb.njit(cache=True, nogil=True)
-def threshold_states(ints: Any, G: Any, goff: Any, glen: Any, states: Any, lo: int, hi: int, half: float,
-                     lmax: int) -> None:  # fmt: skip
+def threshold_states(
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, states: Int64Array, lo: int, hi: int,
+    half: float, lmax: int,
+) -> None:  # fmt: skip
     """Fill ``G`` for ``states[lo:hi]`` (their successors must be done)."""
     work = threshold_work(ints, lmax)
     out = work[5]
@@ -301,7 +294,10 @@ def threshold_states(ints: Any, G: Any, goff: Any, glen: Any, states: Any, lo: i
 
 # -- single decisions with a custom end-of-turn value ----------------------------------------
 @nb.njit(cache=True, nogil=True)
-def target_pre(ints: Any, G: Any, goff: Any, glen: Any, s: int, t: int, half: float, pre: Any, pre5: Any) -> None:
+def target_pre(
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, s: int, t: int, half: float, pre: FloatArray,
+    pre5: FloatArray,
+) -> None:  # fmt: skip
     """``pre[b, p]`` = the chance after ``p`` points in box ``b`` with ``t`` points still needed;
     ``pre5`` the same when an extra-Yahtzee bonus comes with the score."""
     nbx = ints[P_NB]
@@ -329,7 +325,10 @@ def target_pre(ints: Any, G: Any, goff: Any, glen: Any, s: int, t: int, half: fl
 
 
 @nb.njit(cache=True, nogil=True)
-def _fill1(dst: Any, t: int, G: Any, goff: Any, glen: Any, s2: int, full: bool, shift: int, half: float) -> None:
+def _fill1(
+    dst: FloatArray, t: int, G: Float32Array, goff: Int64Array, glen: Int64Array, s2: int, full: bool, shift: int,
+    half: float,
+) -> None:  # fmt: skip
     u = t - shift
     if u < 0:
         dst[0] = 1.0
@@ -340,29 +339,9 @@ def _fill1(dst: Any, t: int, G: Any, goff: Any, glen: Any, s2: int, full: bool, 
 
 
 @nb.njit(cache=True, nogil=True)
-def _score_custom(ints: Any, mask: int, y: int, rt: int, pre: Any, pre5: Any, out: Any) -> None:
-    nbx = ints[P_NB]
-    nroll = ints[P_NROLL]
-    rtypes = ints[P_RTYPES]
-    pts = np.empty(np.int64(nbx), dtype=np.int32)
-    five = ints[ints[O_FIVE] : ints[O_FIVE] + nroll]
-    bonus = ints[P_YBITS] == 2 and y == 1
-    for d in range(nroll):
-        K.score_options(ints, mask, y, d, rt, pts)
-        use5 = bonus and five[d] >= 0
-        best = NEG
-        for b in range(nbx):
-            p = pts[b]
-            if p >= 0:
-                v = pre5[b, p] if use5 else pre[b, p]
-                if v > best:
-                    best = v
-        out[d] = best
-    _ = rtypes
-
-
-@nb.njit(cache=True, nogil=True)
-def advise_custom(ints: Any, s: int, d: int, k: int, pre: Any, pre5: Any, fout: Any, iout: Any) -> tuple[int, int]:
+def advise_custom(
+    ints: IntArray, s: int, d: int, k: int, pre: FloatArray, pre5: FloatArray, fout: FloatArray, iout: IntArray
+) -> tuple[int, int]:
     """As :func:`fivedice.solver.kernel.advise`, with the value of a score given by ``pre`` (and
     ``pre5`` when an extra-Yahtzee bonus comes with it) instead of points plus the state value."""
     nbx = ints[P_NB]
@@ -371,14 +350,13 @@ def advise_custom(ints: Any, s: int, d: int, k: int, pre: Any, pre5: Any, fout: 
     ybits = ints[P_YBITS]
     rolls = ints[P_ROLLS]
     nroll = ints[P_NROLL]
-    off = ints[P_OFF]
     nkeep = ints[P_NKEEP]
     y = s % ybits
     mask = s // (ybits * units)
-    rt = K.roll_type(ints, rolls - k)
+    rt = roll_type(ints, rolls - k)
     box_pts = iout[sw : sw + nbx]
-    K.score_options(ints, mask, y, d, rt, box_pts)
-    use5 = ybits == 2 and y == 1 and ints[ints[O_FIVE] + d] >= 0
+    score_options(ints, mask, y, d, rt, box_pts)
+    use5 = bonus_due(ints, y, d)
     best = NEG
     code = 0
     for b in range(nbx):
@@ -390,45 +368,15 @@ def advise_custom(ints: Any, s: int, d: int, k: int, pre: Any, pre5: Any, fout: 
     n = 0
     if k == 0:
         return n, code
-    add = ints[ints[O_ADD] : ints[O_ADD] + nkeep * 6].reshape((np.int64(nkeep), np.int64(6)))
-    sub = ints[ints[O_SUB] : ints[O_SUB] + nkeep * 6].reshape((np.int64(nkeep), np.int64(6)))
     S = np.empty((np.int64(2), np.int64(nroll)))
     E = np.empty((np.int64(k + 1), np.int64(nkeep)))
     B = np.empty(np.int64(nkeep))
     W = np.empty((np.int64(k + 1), np.int64(nroll)))
-    rt_last = K.roll_type(ints, rolls)
-    _score_custom(ints, mask, y, rt_last, pre, pre5, S[rt_last])
+    rt_last = roll_type(ints, rolls)
+    score_now(ints, mask, y, rt_last, pre, pre5, 0.0, S[rt_last])
     if rt_last == 1:
-        _score_custom(ints, mask, y, 0, pre, pre5, S[0])
-    for j in range(nroll):
-        W[0, j] = S[rt_last, j]
-    for kk in range(1, k + 1):
-        r2 = K.roll_type(ints, rolls - kk)
-        for j in range(nroll):
-            E[kk, off + j] = W[kk - 1, j]
-        for t in range(off - 1, -1, -1):
-            E[kk, t] = (((((E[kk, add[t, 0]] + E[kk, add[t, 1]]) + E[kk, add[t, 2]]) + E[kk, add[t, 3]])
-                         + E[kk, add[t, 4]]) + E[kk, add[t, 5]]) * INV6  # fmt: skip
-        if kk == k:
-            break
-        for t in range(off):
-            m = E[kk, t]
-            for i in range(6):
-                u = sub[t, i]
-                if u < 0:
-                    break
-                if B[u] > m:
-                    m = B[u]
-            B[t] = m
-        for j in range(nroll):
-            m = S[r2, j]
-            for i in range(6):
-                u = sub[off + j, i]
-                if u < 0:
-                    break
-                if B[u] > m:
-                    m = B[u]
-            W[kk, j] = m
+        score_now(ints, mask, y, 0, pre, pre5, 0.0, S[0])
+    keep_values(ints, S, E, B, W, k, False)
     subsets = ints[ints[O_SUBSETS] : ints[O_SUBSETS] + nroll * sw].reshape((np.int64(nroll), np.int64(sw)))
     for i in range(sw):
         t = subsets[d, i]
@@ -445,7 +393,8 @@ def advise_custom(ints: Any, s: int, d: int, k: int, pre: Any, pre5: Any, fout: 
 
 @nb.njit(cache=True, nogil=True)
 def mixture_pre(
-    ints: Any, G: Any, goff: Any, glen: Any, s: int, base: int, qlo: int, q: Any, half: float, pre: Any, pre5: Any,
+    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, s: int, base: int, qlo: int, q: FloatArray,
+    half: float, pre: FloatArray, pre5: FloatArray,
 ) -> None:  # fmt: skip
     """``pre[b, p]`` = the average over a rival's final score ``y`` (``q[j]`` the chance of
     ``y = qlo + j``) of the chance, after ``p`` points in box ``b`` on a card worth ``base``, of

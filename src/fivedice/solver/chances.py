@@ -251,7 +251,7 @@ def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | No
         raise
     table = _load(solver, cap, half, path, rows)
     if table is None:
-        raise OSError(f"the chance table just written to {path} does not read back")
+        raise OSError(_("The chance table just written to {path} does not read back.", path=path))
     return replace(table, seconds=time.perf_counter() - start, source="built")
 
 

@@ -29,12 +29,17 @@ import numpy.typing as npt
 from fivedice.solver.advisor import Solver
 from fivedice.solver.cache import Progress, _layers, run_layers
 
-__all__ = ["Plan", "plan", "read_rows", "stream_build", "write_stream"]
+__all__ = ["DamagedStreamError", "Plan", "plan", "read_rows", "stream_build", "write_stream"]
 
 IntArray = npt.NDArray[np.int64]
 Sink = Callable[[int, npt.NDArray[np.float32]], None]
 """``sink(layer, values)``: the values of one finished layer (a view, valid only during the call)."""
 CHUNK = 1 << 20
+
+
+class DamagedStreamError(ValueError):
+    """A stored table's stream does not decompress, ends early or has bytes to spare (the caller builds the
+    table again: never shown to a player)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +172,9 @@ def _chunks(payload: Iterator[bytes]) -> Iterator[bytes]:
         while out := unpacker.flush():
             yield out
     except zlib.error as exc:
-        raise ValueError("damaged stream") from exc
+        raise DamagedStreamError from exc
     if not unpacker.eof or unpacker.unused_data:
-        raise ValueError("a stream that ends early or has bytes to spare")
+        raise DamagedStreamError  # it ends early or has bytes to spare
 
 
 def read_rows(p: Plan, payload: Iterator[bytes], states: IntArray | None = None

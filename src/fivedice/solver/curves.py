@@ -151,7 +151,7 @@ def save_curves(solver: Solver, found: Curves, path: Path) -> None:
     q = np.round(found.x.astype(np.float64) * QUANT).astype(np.int64)
     steps = np.diff(q, axis=1, prepend=0)
     if steps.min(initial=0) < 0 or steps.max(initial=0) > 0xFFFF:
-        raise ValueError("knots out of range")
+        raise RuntimeError("knots out of range")  # a bug: the quantised steps must fit 16 bits
     raw = steps.astype("<u2")
     planes = np.ascontiguousarray(raw.view(np.uint8).reshape(-1, 2).T)
     payload = zlib.compress(planes.tobytes(), 9)

@@ -11,16 +11,16 @@ window of sums it can have).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeAlias
 
 import numba as nb
 import numpy as np
 
 from fivedice.solver import kernel as K
-from fivedice.solver.chancekernel import successor
+from fivedice.solver.plain import FloatArray, Int64Array, IntArray
+from fivedice.solver.primitives import INV6, NEG, bonus_due, roll_type, score_options, successor
 from fivedice.solver.tables import (
     O_ADD,
-    O_FIVE,
     O_SUBSETS,
     O_WAYS,
     P_DEN,
@@ -36,14 +36,16 @@ from fivedice.solver.tables import (
     P_YBONUS,
 )  # fmt: skip
 
-__all__ = ["outcome_work", "spread_layer", "turn_outcomes"]
+OutcomeWork: TypeAlias = tuple[
+    FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, IntArray
+]
+"""``pre, S, E, B, W`` of :func:`fivedice.solver.kernel.turn_tables`, the mass of each roll and keep, points."""
 
-INV6 = 1.0 / 6.0
-NEG = K.NEG
+__all__ = ["outcome_work", "spread_layer", "turn_outcomes"]
 
 
 @nb.njit(cache=True, nogil=True)
-def turn_outcomes(ints: Any, V: Any, s: int, work: Any, acc: Any) -> None:
+def turn_outcomes(ints: IntArray, V: FloatArray, s: int, work: OutcomeWork, acc: FloatArray) -> None:
     """Add to ``acc[b, p, e]`` the chance that one turn of optimal play from state ``s`` scores
     ``p`` in box ``b`` (``e``: with an extra-Yahtzee bonus). ``work`` from :func:`outcome_work`."""
     pre, S, E, B, W, m, km, pts = work
@@ -60,14 +62,13 @@ def turn_outcomes(ints: Any, V: Any, s: int, work: Any, acc: Any) -> None:
     mask = s // (ybits * units)
     add = ints[ints[O_ADD] : ints[O_ADD] + nkeep * 6].reshape((np.int64(nkeep), np.int64(6)))
     subsets = ints[ints[O_SUBSETS] : ints[O_SUBSETS] + nroll * sw].reshape((np.int64(nroll), np.int64(sw)))
-    five = ints[ints[O_FIVE] : ints[O_FIVE] + nroll]
     ways = ints[ints[O_WAYS] : ints[O_WAYS] + nroll]
     den = float(ints[P_DEN])
     K.turn_tables(ints, V, mask, up, y, rolls - 1, False, pre, S, E, B, W)
     for d in range(nroll):
         m[d] = ways[d] / den
     for k in range(rolls - 1, -1, -1):
-        rt = K.roll_type(ints, rolls - k)
+        rt = roll_type(ints, rolls - k)
         if k > 0:
             km[:] = 0.0
         for d in range(nroll):
@@ -87,14 +88,14 @@ def turn_outcomes(ints: Any, V: Any, s: int, work: Any, acc: Any) -> None:
             if keep >= 0:
                 km[keep] += md
                 continue
-            K.score_options(ints, mask, y, d, rt, pts)
+            score_options(ints, mask, y, d, rt, pts)
             bb = -1
             bv = NEG
             for b in range(nbx):
                 if pts[b] >= 0 and pre[b, pts[b]] > bv:
                     bv = pre[b, pts[b]]
                     bb = b
-            e = 1 if (ybits == 2 and y == 1 and five[d] >= 0) else 0
+            e = 1 if bonus_due(ints, y, d) else 0
             acc[bb, pts[bb], e] += md
         if k > 0:
             for t in range(off):
@@ -108,7 +109,7 @@ def turn_outcomes(ints: Any, V: Any, s: int, work: Any, acc: Any) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def outcome_work(ints: Any) -> Any:
+def outcome_work(ints: IntArray) -> OutcomeWork:
     """Work arrays for :func:`turn_outcomes`."""
     pre, S, E, B, W = K.work_arrays(ints)
     m = np.zeros(np.int64(ints[P_NROLL]))
@@ -119,8 +120,9 @@ def outcome_work(ints: Any) -> Any:
 
 @nb.njit(cache=True, nogil=True)
 def spread_layer(
-    ints: Any, V: Any, states: Any, lo: Any, ln: Any, po: Any, mass: Any, slot: Any,
-) -> tuple[Any, Any, Any, Any, Any]:  # fmt: skip
+    ints: IntArray, V: FloatArray, states: Int64Array, lo: Int64Array, ln: Int64Array, po: Int64Array,
+    mass: FloatArray, slot: Int64Array,
+) -> tuple[Int64Array, Int64Array, Int64Array, Int64Array, FloatArray]:  # fmt: skip
     """Move one layer forward: ``mass[po[i] : po[i] + ln[i]]`` is the chance of each sum of points
     ``lo[i] ..`` gained so far on reaching ``states[i]``. Returns the next layer the same way
     (``states, lo, ln, po, mass``). ``slot`` (dense, all -1) is scratch and left all -1."""

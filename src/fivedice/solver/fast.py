@@ -37,6 +37,7 @@ from fivedice.rules import RuleSet
 from fivedice.solver import cache as _cache
 from fivedice.solver import curves as _curves
 from fivedice.solver import fastplain as fp
+from fivedice.solver import plain
 from fivedice.solver.advisor import Option, Solver
 from fivedice.solver.cache import (
     Progress,
@@ -328,20 +329,14 @@ def _plain_ranked(solver: Solver, state: int, d: int, k: int, pre: FloatArray, p
     y = state % t.ybits
     mask = state // (t.ybits * t.units)
     rt = t.roll_type(t.rules.rolls - k)
-    f = int(t.five[d])
-    if t.has_joker and t.ybox >= 0 and (mask >> t.ybox) & 1 and f >= 0:
-        box_pts = t.joker[t.joker_row(mask, y), f, rt]
-    else:
-        al = int(t.allowed[mask])
-        box_pts = np.where((al >> np.arange(t.nboxes)) & 1 == 1, t.points[rt, d], -1)
-    use5 = t.ybits == 2 and y == 1 and f >= 0
-    src = pre5 if use5 else pre
+    box_pts = plain.box_points(t, mask, y, d, rt)
+    src = pre5 if plain.bonus_due(t, y, d) else pre
     names = solver.rules.box_names
     ranked: list[tuple[float, int, int, int]] = [
         (-float(src[b, int(p)]), 0, b, int(p)) for b, p in enumerate(box_pts.tolist()) if p >= 0
     ]
     if k > 0:
-        X, _W = fp.programme(t, fp.score_rows(t, state, pre[:, :, None], pre5[:, :, None]), k)
+        X, _W = plain.programme(t, fp.score_rows(t, state, pre[:, :, None], pre5[:, :, None]), k)
         for i in t.subsets[d][t.subsets[d] >= 0].tolist():
             ranked.append((-float(X[i, 0]), 1, int(i), 0))
     ranked.sort(key=lambda r: (r[0], r[1], r[2]) if r[1] == 0 else (r[0], r[1], 0))

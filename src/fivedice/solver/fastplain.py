@@ -15,12 +15,12 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from fivedice.solver.plain import NEG, _layout
+from fivedice.solver import plain
+from fivedice.solver.plain import successor
 from fivedice.solver.tables import Tables
 
-__all__ = ["below", "max_future", "pre_values", "programme", "subtree", "successors", "threshold_curves"]
+__all__ = ["below", "max_future", "pre_values", "score_rows", "subtree", "successors", "threshold_curves"]
 
-INV6 = 1.0 / 6.0
 SKEW_CLIP = 0.0
 """As :data:`fivedice.solver.momentkernel.SKEW_CLIP` (0: the fit is a normal)."""
 FloatArray = npt.NDArray[np.float64]
@@ -61,23 +61,6 @@ def below(x: FloatArray, mean: float, sd: float, skew: float) -> FloatArray:
     return out
 
 
-def successor(t: Tables, s: int, b: int, p: int) -> tuple[int, int]:
-    """The state after ``p`` points in box ``b`` from state ``s`` and the points gained."""
-    y = s % t.ybits
-    up = (s // t.ybits) % t.units
-    mask = s // (t.ybits * t.units)
-    nm = mask | (1 << b)
-    nu, gain = up, p
-    if t.is_upper[b]:
-        nu = min(up + p, t.cap)
-        gain += int(t.bonus_of[nu]) - int(t.bonus_of[up])
-        top = min(nu + int(t.maxrem[nm]), t.cap)
-        if t.bonus_of[top] == t.bonus_of[nu]:
-            nu = t.cap
-    ny = (1 if p > 0 else 0) if b == t.ybox and t.ybits == 2 else y
-    return (nm * t.units + nu) * t.ybits + ny, gain
-
-
 def is_full(t: Tables, s: int) -> bool:
     """Whether state ``s`` is a full card."""
     return s // (t.units * t.ybits) == (1 << t.nboxes) - 1
@@ -85,13 +68,15 @@ def is_full(t: Tables, s: int) -> bool:
 
 def moves(t: Tables, s: int) -> list[tuple[int, int, int, int]]:
     """Every score from state ``s``: ``(box, points, next state, points gained)``."""
+    y = s % t.ybits
+    up = (s // t.ybits) % t.units
     mask = s // (t.ybits * t.units)
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     for b in range(t.nboxes):
         if not (mask >> b) & 1:
-            for p in t.pvals[b, : t.npv[b]].tolist():
-                s2, g = successor(t, s, b, p)
-                out.append((b, p, s2, g))
+            p = t.pvals[b, : t.npv[b]].astype(np.int64)
+            s2, g = successor(t, mask, b, up, y, p)
+            out += zip([b] * len(p), p.tolist(), s2.tolist(), g.tolist(), strict=True)
     return out
 
 
@@ -153,65 +138,8 @@ def pre_values(
 
 def score_rows(t: Tables, s: int, pre: FloatArray, pre5: FloatArray) -> FloatArray:
     """``S[rt, d, j]``: the value of scoring roll ``d`` now in its best box (``pre5`` for ``n`` alike
-    with an extra-Yahtzee bonus to come; the Joker rule where it applies)."""
-    y = s % t.ybits
-    mask = s // (t.ybits * t.units)
-    L = pre.shape[2]
-    S = np.full((t.rolltypes, t.nroll, L), NEG)
-    al = int(t.allowed[mask])
-    for rt in range(t.rolltypes):
-        for b in range(t.nboxes):
-            if (al >> b) & 1:
-                np.maximum(S[rt], pre[b, t.points[rt, :, b]], out=S[rt])
-    joker = t.has_joker and t.ybox >= 0 and (mask >> t.ybox) & 1 == 1
-    bonus = t.ybits == 2 and y == 1
-    if not joker and not bonus:
-        return S
-    src = pre5 if bonus else pre
-    for f in range(6):
-        d = int(t.fives[f])
-        if d < 0:
-            continue
-        for rt in range(t.rolltypes):
-            best = np.full(L, NEG)
-            for b in range(t.nboxes):
-                if joker:
-                    p = int(t.joker[t.joker_row(mask, y), f, rt, b])
-                elif (al >> b) & 1:
-                    p = int(t.points[rt, d, b])
-                else:
-                    p = -1
-                if p >= 0:
-                    np.maximum(best, src[b, p], out=best)
-            S[rt, d] = best
-    return S
-
-
-def programme(t: Tables, S: FloatArray, k: int) -> tuple[FloatArray, FloatArray]:
-    """The within-turn programme from the scoring values ``S``: the keeps' values with ``k`` rolls left
-    (rows of the multisets) and the rolls' values with ``k`` rolls left."""
-    lay = _layout(t)
-    rolls = t.rules.rolls
-    L = S.shape[2]
-    W = S[t.roll_type(rolls)].copy()
-    X = np.empty((t.nkeep + 1, L))
-    Bm = np.empty((t.nkeep + 1, L))
-    Bm[t.nkeep] = NEG
-    for step in range(1, k + 1):
-        X[t.off : t.nkeep] = W
-        for lvl in range(t.n - 1, -1, -1):
-            lo, hi = lay.levels[lvl]
-            g = X[lay.add[lo:hi]]
-            acc = g[:, 0] + g[:, 1]
-            for f in range(2, 6):
-                acc += g[:, f]
-            X[lo:hi] = acc * INV6
-        rt = t.roll_type(rolls - step)
-        for lvl in range(t.n):
-            lo, hi = lay.levels[lvl]
-            Bm[lo:hi] = np.maximum(X[lo:hi], Bm[lay.sub[lo:hi]].max(axis=1))
-        W = np.maximum(S[rt], Bm[lay.sub[t.off : t.nkeep]].max(axis=1))
-    return X, W
+    with an extra-Yahtzee bonus to come; the Joker rule where it applies): :func:`plain.score_rows`."""
+    return plain.score_rows(t, s // (t.ybits * t.units), s % t.ybits, pre, pre5, 0.0)
 
 
 def threshold_curves(t: Tables, states: list[int], half: float) -> dict[int, FloatArray]:
@@ -227,6 +155,6 @@ def threshold_curves(t: Tables, states: list[int], half: float) -> dict[int, Flo
         most = max_future(t, s)
         pre, pre5 = pre_values(t, s, np.arange(most + 1, dtype=np.int64), curve, half)
         S = score_rows(t, s, pre, pre5)
-        _X, W = programme(t, S, t.rules.rolls - 1)
+        _X, W = plain.programme(t, S, t.rules.rolls - 1)
         curves[s] = weights @ W
     return curves

@@ -12,7 +12,8 @@ future then no longer depends on it) and, when the rules pay extra-Yahtzee bonus
 the Yahtzee box holds points. Its dense index is ``(mask * units + up) * ybits + y``; ``V``
 holds the expected points still to come.
 
-Inside a turn (:func:`turn_tables`, one state), ``S[rt, d]`` is the value of scoring roll ``d``
+Inside a turn (:func:`turn_tables`, one state, from the primitives of
+:mod:`fivedice.solver.primitives`), ``S[rt, d]`` is the value of scoring roll ``d``
 now (points row ``rt``), ``E[k, t]`` the value of keeping multiset ``t`` with ``k`` rolls left
 (the average over the next die's face: six additions per keep; ``E[k, off:]`` is the roll
 values with ``k - 1`` rolls left) and ``W[k, d]`` the value of holding roll ``d`` with ``k``
@@ -24,38 +25,38 @@ thread count. No kernel is ``parallel``: the build and the batches run them on P
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba as nb
 import numpy as np
 
+from fivedice.solver.plain import BoolArray, FloatArray, Int64Array, IntArray
+from fivedice.solver.primitives import (
+    NEG,
+    after,
+    bonus_due,
+    joker_at,
+    keep_values,
+    next_up,
+    roll_type,
+    score_now,
+    score_options,
+    successor,
+    t1,
+    t2,
+)
 from fivedice.solver.tables import (
-    O_ADD,
     O_ALLOWED,
-    O_BONUS,
-    O_FIVE,
-    O_FIVES,
     O_ISUP,
-    O_JOKER,
-    O_MAXREM,
     O_NPV,
-    O_POINTS,
     O_PVALS,
-    O_SUB,
     O_SUBSETS,
     O_WAYS,
-    P_CAP,
     P_DEN,
-    P_JOKER,
-    P_JOKY,
     P_NB,
     P_NKEEP,
     P_NROLL,
-    P_OFF,
     P_PMAX,
     P_PW,
     P_ROLLS,
-    P_RTYPES,
     P_SW,
     P_UNITS,
     P_YBITS,
@@ -68,101 +69,14 @@ __all__ = [
     "solve_states", "state_value", "turn_tables", "work_arrays",
 ]  # fmt: skip
 
-NEG = -1.0e300
-INV6 = 1.0 / 6.0
-
 
 @nb.njit(cache=True, nogil=True)
-def _t1(ints: Any, o: int, size: int) -> Any:
-    start = ints[o]
-    return ints[start : start + size]
-
-
-@nb.njit(cache=True, nogil=True)
-def _t2(ints: Any, o: int, rows: int, cols: int) -> Any:
-    start = ints[o]
-    return ints[start : start + rows * cols].reshape((np.int64(rows), np.int64(cols)))
-
-
-@nb.njit(cache=True, nogil=True)
-def next_up(ints: Any, nm: int, nu: int) -> int:
-    """The state's upper value for upper total ``nu`` (already capped) on filled mask ``nm``:
-    the cap once no bonus can change any more (the future no longer depends on it)."""
-    cap = ints[P_CAP]
-    top = nu + ints[ints[O_MAXREM] + nm]
-    if top > cap:
-        top = cap
-    ob = ints[O_BONUS]
-    if ints[ob + top] == ints[ob + nu]:
-        return int(cap)
-    return nu
-
-
-@nb.njit(cache=True, nogil=True)
-def after(ints: Any, V: Any, mask: int, b: int, up: int, y: int, p: int) -> float:
-    """Points ``p`` in box ``b`` plus any upper bonus gained plus the value of the next state."""
-    units = ints[P_UNITS]
-    ybits = ints[P_YBITS]
-    nm = mask | (1 << b)
-    nu = up
-    gain = 0
-    if ints[ints[O_ISUP] + b]:
-        nu = up + p
-        if nu > ints[P_CAP]:
-            nu = ints[P_CAP]
-        gain = ints[ints[O_BONUS] + nu] - ints[ints[O_BONUS] + up]
-        nu = next_up(ints, nm, nu)
-    ny = y
-    if b == ints[P_YBOX] and ybits == 2:
-        ny = 1 if p > 0 else 0
-    value: float = (p + gain) + V[(nm * units + nu) * ybits + ny]
-    return value
-
-
-@nb.njit(cache=True, nogil=True)
-def roll_type(ints: Any, roll: int) -> int:
-    """The points row for dice made on roll number ``roll``."""
-    if roll == 1 or ints[P_RTYPES] == 1:
-        return 0
-    return 1
-
-
-@nb.njit(cache=True, nogil=True)
-def joker_at(ints: Any, mask: int, y: int, f: int, rt: int) -> int:
-    """Where the Joker points of ``n`` alike of face ``f + 1`` start (one per box) in state ``(mask, y)``:
-    the rows depend on ``y`` too when a box of all dice alike once more needs the Yahtzee box to hold points."""
-    row = mask * 2 + y if ints[P_JOKY] == 1 else mask
-    return int(ints[O_JOKER] + ((row * 6 + f) * ints[P_RTYPES] + rt) * ints[P_NB])
-
-
-@nb.njit(cache=True, nogil=True)
-def score_options(ints: Any, mask: int, y: int, d: int, rt: int, out: Any) -> None:
-    """``out[b]`` = points roll ``d`` scores in box ``b`` now (state ``(mask, y)``), or -1 where the rules
-    forbid it."""
-    nbx = ints[P_NB]
-    nroll = ints[P_NROLL]
-    op = ints[O_POINTS] + rt * nbx * nroll
-    al = ints[ints[O_ALLOWED] + mask]
-    ybox = ints[P_YBOX]
-    f = ints[ints[O_FIVE] + d]
-    jok = ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1 and f >= 0
-    at = joker_at(ints, mask, y, f, rt) if jok else 0
-    for b in range(nbx):
-        if jok:
-            out[b] = ints[at + b]
-        elif (al >> b) & 1:
-            out[b] = ints[op + b * nroll + d]
-        else:
-            out[b] = -1
-
-
-@nb.njit(cache=True, nogil=True)
-def _prepare(ints: Any, V: Any, mask: int, up: int, y: int, pre: Any) -> None:
+def _prepare(ints: IntArray, V: FloatArray, mask: int, up: int, y: int, pre: FloatArray) -> None:
     """``pre[b, p]`` = value of putting ``p`` points in open box ``b`` (for each ``p`` it can take)."""
     nbx = ints[P_NB]
-    pvals = _t2(ints, O_PVALS, nbx, ints[P_PW])
-    npv = _t1(ints, O_NPV, nbx)
-    isup = _t1(ints, O_ISUP, nbx)
+    pvals = t2(ints, O_PVALS, nbx, ints[P_PW])
+    npv = t1(ints, O_NPV, nbx)
+    isup = t1(ints, O_ISUP, nbx)
     ybox = ints[P_YBOX]
     for b in range(nbx):
         if (mask >> b) & 1:
@@ -179,93 +93,24 @@ def _prepare(ints: Any, V: Any, mask: int, up: int, y: int, pre: Any) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def _score_now(ints: Any, mask: int, y: int, rt: int, pre: Any, out: Any) -> None:
-    """``out[d]`` = value of scoring roll ``d`` now in its best box (``pre`` from :func:`_prepare`)."""
-    nbx = ints[P_NB]
-    nroll = ints[P_NROLL]
-    rtypes = ints[P_RTYPES]
-    points = _t2(ints, O_POINTS, rtypes * nbx, nroll)
-    fives = _t1(ints, O_FIVES, 6)
-    al = ints[ints[O_ALLOWED] + mask]
-    for d in range(nroll):
-        out[d] = NEG
-    for b in range(nbx):
-        if (al >> b) & 1:
-            row = rt * nbx + b
-            for d in range(nroll):
-                v = pre[b, points[row, d]]
-                if v > out[d]:
-                    out[d] = v
-    ybox = ints[P_YBOX]
-    if ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1:
-        for f in range(6):
-            d = fives[f]
-            if d < 0:
-                continue
-            at = joker_at(ints, mask, y, f, rt)
-            best = NEG
-            for b in range(nbx):
-                p = ints[at + b]
-                if p >= 0 and pre[b, p] > best:
-                    best = pre[b, p]
-            out[d] = best
-    if ints[P_YBITS] == 2 and y == 1:
-        for f in range(6):
-            if fives[f] >= 0:
-                out[fives[f]] += ints[P_YBONUS]
-
-
-@nb.njit(cache=True, nogil=True)
 def turn_tables(
-    ints: Any, V: Any, mask: int, up: int, y: int, upto: int, last_w: bool,
-    pre: Any, S: Any, E: Any, B: Any, W: Any,
+    ints: IntArray, V: FloatArray, mask: int, up: int, y: int, upto: int, last_w: bool, pre: FloatArray, S: FloatArray,
+    E: FloatArray, B: FloatArray, W: FloatArray,
 ) -> None:  # fmt: skip
     """Fill the turn's tables of state ``(mask, up, y)`` up to ``upto`` rolls left: ``pre`` (see
     :func:`_prepare`), ``S[rt]`` (score now, per points row), ``E[k]`` (keeps, ``1 <= k <= upto``)
     and ``W[k]`` (rolls; ``W[upto]`` only if ``last_w``). Work arrays from :func:`work_arrays`."""
-    nroll = ints[P_NROLL]
-    off = ints[P_OFF]
-    rolls = ints[P_ROLLS]
-    add = _t2(ints, O_ADD, ints[P_NKEEP], 6)
-    sub = _t2(ints, O_SUB, ints[P_NKEEP], 6)
-    rt_last = roll_type(ints, rolls)
+    rt_last = roll_type(ints, ints[P_ROLLS])
+    extra = float(ints[P_YBONUS])
     _prepare(ints, V, mask, up, y, pre)
-    _score_now(ints, mask, y, rt_last, pre, S[rt_last])
+    score_now(ints, mask, y, rt_last, pre, pre, extra, S[rt_last])
     if rt_last == 1:
-        _score_now(ints, mask, y, 0, pre, S[0])
-    for d in range(nroll):
-        W[0, d] = S[rt_last, d]
-    for k in range(1, upto + 1):
-        rt = roll_type(ints, rolls - k)
-        for d in range(nroll):
-            E[k, off + d] = W[k - 1, d]
-        for t in range(off - 1, -1, -1):
-            E[k, t] = (((((E[k, add[t, 0]] + E[k, add[t, 1]]) + E[k, add[t, 2]]) + E[k, add[t, 3]])
-                        + E[k, add[t, 4]]) + E[k, add[t, 5]]) * INV6  # fmt: skip
-        if k == upto and not last_w:
-            break
-        for t in range(off):
-            m = E[k, t]
-            for i in range(6):
-                u = sub[t, i]
-                if u < 0:
-                    break
-                if B[u] > m:
-                    m = B[u]
-            B[t] = m
-        for d in range(nroll):
-            m = S[rt, d]
-            for i in range(6):
-                u = sub[off + d, i]
-                if u < 0:
-                    break
-                if B[u] > m:
-                    m = B[u]
-            W[k, d] = m
+        score_now(ints, mask, y, 0, pre, pre, extra, S[0])
+    keep_values(ints, S, E, B, W, upto, last_w)
 
 
 @nb.njit(cache=True, nogil=True)
-def work_arrays(ints: Any) -> tuple[Any, Any, Any, Any, Any]:
+def work_arrays(ints: IntArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """``pre, S, E, B, W`` for :func:`turn_tables`."""
     nkeep = np.int64(ints[P_NKEEP])
     nroll = np.int64(ints[P_NROLL])
@@ -279,12 +124,15 @@ def work_arrays(ints: Any) -> tuple[Any, Any, Any, Any, Any]:
 
 
 @nb.njit(cache=True, nogil=True)
-def state_value(ints: Any, V: Any, mask: int, up: int, y: int, pre: Any, S: Any, E: Any, B: Any, W: Any) -> float:
+def state_value(
+    ints: IntArray, V: FloatArray, mask: int, up: int, y: int, pre: FloatArray, S: FloatArray, E: FloatArray,
+    B: FloatArray, W: FloatArray,
+) -> float:  # fmt: skip
     """The value of turn-start state ``(mask, up, y)`` from the values of the states after it."""
     rolls = ints[P_ROLLS]
     nroll = ints[P_NROLL]
     turn_tables(ints, V, mask, up, y, rolls - 1, True, pre, S, E, B, W)
-    ways = _t1(ints, O_WAYS, nroll)
+    ways = t1(ints, O_WAYS, nroll)
     den = float(ints[P_DEN])
     top = rolls - 1
     rt = roll_type(ints, 1)
@@ -295,7 +143,7 @@ def state_value(ints: Any, V: Any, mask: int, up: int, y: int, pre: Any, S: Any,
 
 
 @nb.njit(cache=True, nogil=True)
-def solve_states(ints: Any, V: Any, states: Any, lo: int, hi: int) -> None:
+def solve_states(ints: IntArray, V: FloatArray, states: Int64Array, lo: int, hi: int) -> None:
     """Fill ``V`` for ``states[lo:hi]`` (their successors must already be in ``V``)."""
     units = ints[P_UNITS]
     ybits = ints[P_YBITS]
@@ -306,15 +154,13 @@ def solve_states(ints: Any, V: Any, states: Any, lo: int, hi: int) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def reachable(ints: Any) -> Any:
+def reachable(ints: IntArray) -> BoolArray:
     """Which dense states can arise from the empty card (a boolean array)."""
     nbx = ints[P_NB]
     units = ints[P_UNITS]
     ybits = ints[P_YBITS]
-    cap = ints[P_CAP]
-    isup = _t1(ints, O_ISUP, nbx)
-    pvals = _t2(ints, O_PVALS, nbx, ints[P_PW])
-    npv = _t1(ints, O_NPV, nbx)
+    pvals = t2(ints, O_PVALS, nbx, ints[P_PW])
+    npv = t1(ints, O_NPV, nbx)
     full = (1 << nbx) - 1
     reach = np.zeros((1 << nbx) * units * ybits, dtype=np.bool_)
     reach[next_up(ints, 0, 0) * ybits] = True
@@ -327,23 +173,16 @@ def reachable(ints: Any) -> Any:
                 for b in range(nbx):
                     if not (al >> b) & 1:
                         continue
-                    nm = mask | (1 << b)
                     for i in range(npv[b]):
-                        p = pvals[b, i]
-                        nu = up
-                        if isup[b]:
-                            nu = next_up(ints, nm, min(up + p, cap))
-                        ny = y
-                        if b == ints[P_YBOX] and ybits == 2:
-                            ny = 1 if p > 0 else 0
-                        reach[(nm * units + nu) * ybits + ny] = True
+                        s2, _gain = successor(ints, mask, b, up, y, pvals[b, i])
+                        reach[s2] = True
     return reach
 
 
 @nb.njit(cache=True, nogil=True)
 def _advise(
-    ints: Any, V: Any, state: int, d: int, k: int, fout: Any, iout: Any,
-    pre: Any, S: Any, E: Any, B: Any, W: Any,
+    ints: IntArray, V: FloatArray, state: int, d: int, k: int, fout: FloatArray, iout: IntArray, pre: FloatArray,
+    S: FloatArray, E: FloatArray, B: FloatArray, W: FloatArray,
 ) -> tuple[int, int]:  # fmt: skip
     nbx = ints[P_NB]
     sw = ints[P_SW]
@@ -356,7 +195,7 @@ def _advise(
     rt = roll_type(ints, rolls - k)
     box_pts = iout[sw : sw + nbx]
     score_options(ints, mask, y, d, rt, box_pts)
-    extra = ints[P_YBONUS] if ybits == 2 and y == 1 and ints[ints[O_FIVE] + d] >= 0 else 0
+    extra = ints[P_YBONUS] if bonus_due(ints, y, d) else 0
     best = NEG
     code = 0
     n = 0
@@ -374,7 +213,7 @@ def _advise(
             best = fout[sw + b]
             code = -(b + 1)
     if k > 0:
-        subsets = _t2(ints, O_SUBSETS, ints[P_NROLL], sw)
+        subsets = t2(ints, O_SUBSETS, ints[P_NROLL], sw)
         for i in range(sw):
             t = subsets[d, i]
             if t < 0:
@@ -389,7 +228,9 @@ def _advise(
 
 
 @nb.njit(cache=True, nogil=True)
-def advise(ints: Any, V: Any, state: int, d: int, k: int, fout: Any, iout: Any) -> tuple[int, int]:
+def advise(
+    ints: IntArray, V: FloatArray, state: int, d: int, k: int, fout: FloatArray, iout: IntArray
+) -> tuple[int, int]:
     """Every option for roll ``d`` (a roll index) with ``k`` rolls left in dense state ``state``.
 
     Fills ``iout[:n]``/``fout[:n]`` (the proper keeps and their values; ``n`` is returned) and,
@@ -403,8 +244,8 @@ def advise(ints: Any, V: Any, state: int, d: int, k: int, fout: Any, iout: Any) 
 
 @nb.njit(cache=True, nogil=True)
 def advise_many(
-    ints: Any, V: Any, states: Any, rolls: Any, left: Any, lo: int, hi: int,
-    nkeep: Any, best: Any, fout: Any, iout: Any,
+    ints: IntArray, V: FloatArray, states: Int64Array, rolls: Int64Array, left: Int64Array, lo: int, hi: int,
+    nkeep: Int64Array, best: Int64Array, fout: FloatArray, iout: IntArray,
 ) -> None:  # fmt: skip
     """:func:`advise` for situations ``lo .. hi - 1`` (row ``i`` of each output)."""
     pre, S, E, B, W = work_arrays(ints)

@@ -12,13 +12,12 @@ A build costs about three expectation builds (the moments of Yahtzee take second
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numba as nb
 import numpy as np
 
-from fivedice.solver import kernel as K
-from fivedice.solver.chancekernel import successor
+from fivedice.solver.plain import Float32Array, FloatArray, Int64Array, IntArray
+from fivedice.solver.primitives import INV6, NEG, box_points, joker_applies, roll_type, successor
 from fivedice.solver.tables import (
     O_ADD,
     O_ALLOWED,
@@ -29,7 +28,6 @@ from fivedice.solver.tables import (
     O_SUB,
     O_WAYS,
     P_DEN,
-    P_JOKER,
     P_NB,
     P_NKEEP,
     P_NROLL,
@@ -41,13 +39,10 @@ from fivedice.solver.tables import (
     P_UNITS,
     P_YBITS,
     P_YBONUS,
-    P_YBOX,
 )  # fmt: skip
 
 __all__ = ["SKEW_CLIP", "approx_rows", "below", "moment_states", "subtree", "successors"]
 
-INV6 = 1.0 / 6.0
-NEG = K.NEG
 SKEW_CLIP = 0.0
 """The largest skewness the fit uses (2.0: a gamma of shape 1). 0: the fit is a normal. Measured on
 Yahtzee against the exact tables (T = 200, 250, 300, 216 to 380 situations each), the shifted gamma's
@@ -55,7 +50,7 @@ short left tail lost 0.26, 0.12, 0.02 points of chance per decision, the normal 
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _shift(dst: Any, src: Any, g: float, lam: float) -> None:
+def _shift(dst: FloatArray, src: FloatArray, g: float, lam: float) -> None:
     """``dst`` = the raw moments (and ``E[exp(lam X)]``) of ``g + X`` from those of ``X`` (``src``)."""
     a1, a2, a3 = src[0], src[1], src[2]
     dst[0] = g + a1
@@ -65,7 +60,7 @@ def _shift(dst: Any, src: Any, g: float, lam: float) -> None:
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _key(v: Any, lam: float) -> float:
+def _key(v: FloatArray, lam: float) -> float:
     """What a choice maximises: the mean (``lam == 0``), else the utility ``sign(lam) * exp(lam X)``."""
     if lam == 0.0:
         return float(v[0])
@@ -73,7 +68,7 @@ def _key(v: Any, lam: float) -> float:
 
 
 @nb.njit(cache=True, nogil=True)
-def _score_now(ints: Any, mask: int, y: int, rt: int, PRE: Any, out: Any, lam: float) -> None:
+def _score_now(ints: IntArray, mask: int, y: int, rt: int, PRE: FloatArray, out: FloatArray, lam: float) -> None:
     nbx = ints[P_NB]
     nroll = ints[P_NROLL]
     rtypes = ints[P_RTYPES]
@@ -94,16 +89,14 @@ def _score_now(ints: Any, mask: int, y: int, rt: int, PRE: Any, out: Any, lam: f
                 if v > key[d]:
                     key[d] = v
                     out[d, :] = src
-    ybox = ints[P_YBOX]
-    if ints[P_JOKER] == 1 and ybox >= 0 and (mask >> ybox) & 1 == 1:
+    if joker_applies(ints, mask):
         for f in range(6):
             d = fives[f]
             if d < 0:
                 continue
-            at = K.joker_at(ints, mask, y, f, rt)
             best = NEG
             for b in range(nbx):
-                p = ints[at + b]
+                p = box_points(ints, mask, y, d, rt, b)
                 if p >= 0 and _key(PRE[b, p], lam) > best:
                     best = _key(PRE[b, p], lam)
                     out[d, :] = PRE[b, p]
@@ -117,7 +110,10 @@ def _score_now(ints: Any, mask: int, y: int, rt: int, PRE: Any, out: Any, lam: f
 
 
 @nb.njit(cache=True, nogil=True)
-def _state_moments(ints: Any, M: Any, s: int, lam: float, PRE: Any, S: Any, E: Any, B: Any, W: Any, out: Any) -> None:
+def _state_moments(
+    ints: IntArray, M: FloatArray, s: int, lam: float, PRE: FloatArray, S: FloatArray, E: FloatArray, B: FloatArray,
+    W: FloatArray, out: FloatArray,
+) -> None:  # fmt: skip
     nbx = ints[P_NB]
     units = ints[P_UNITS]
     ybits = ints[P_YBITS]
@@ -146,14 +142,14 @@ def _state_moments(ints: Any, M: Any, s: int, lam: float, PRE: Any, S: Any, E: A
                 _shift(PRE[b, p], zero, float(g), lam)
             else:
                 _shift(PRE[b, p], M[s2], float(g), lam)
-    rt_last = K.roll_type(ints, rolls)
+    rt_last = roll_type(ints, rolls)
     _score_now(ints, mask, y, rt_last, PRE, S[rt_last], lam)
     if rt_last == 1:
         _score_now(ints, mask, y, 0, PRE, S[0], lam)
     for d in range(nroll):
         W[0, d, :] = S[rt_last, d, :]
     for k in range(1, rolls):
-        rt = K.roll_type(ints, rolls - k)
+        rt = roll_type(ints, rolls - k)
         Ek = E[k]
         for d in range(nroll):
             Ek[off + d, :] = W[k - 1, d, :]
@@ -189,7 +185,7 @@ def _state_moments(ints: Any, M: Any, s: int, lam: float, PRE: Any, S: Any, E: A
 
 
 @nb.njit(cache=True, nogil=True)
-def moment_states(ints: Any, M: Any, states: Any, lo: int, hi: int, lam: float) -> None:
+def moment_states(ints: IntArray, M: FloatArray, states: Int64Array, lo: int, hi: int, lam: float) -> None:
     """Fill ``M[s]`` for ``s`` in ``states[lo:hi]`` (their successors must be done) under the policy
     of ``lam`` (0: the most points; else the exponential utility ``sign(lam) * exp(lam * X)``)."""
     nkeep = np.int64(ints[P_NKEEP])
@@ -209,7 +205,7 @@ def moment_states(ints: Any, M: Any, states: Any, lo: int, hi: int, lam: float) 
 
 # -- chance rows for one situation -------------------------------------------------------------
 @nb.njit(cache=True, nogil=True)
-def successors(ints: Any, s: int) -> Any:
+def successors(ints: IntArray, s: int) -> Int64Array:
     """The distinct turn-start states that scoring from state ``s`` can lead to (full cards left out)."""
     nbx = ints[P_NB]
     units = ints[P_UNITS]
@@ -241,7 +237,7 @@ def successors(ints: Any, s: int) -> Any:
 
 
 @nb.njit(cache=True, nogil=True)
-def subtree(ints: Any, roots: Any, nstates: int) -> Any:
+def subtree(ints: IntArray, roots: Int64Array, nstates: int) -> Int64Array:
     """Every non-full state reachable from ``roots`` (themselves included), fullest cards first."""
     nbx = ints[P_NB]
     units = ints[P_UNITS]
@@ -302,7 +298,10 @@ def below(x: float, mean: float, sd: float, skew: float) -> float:
 
 
 @nb.njit(cache=True, nogil=True)
-def approx_rows(states: Any, at: Any, mean: Any, sd: Any, skew: Any, most: Any, G: Any, goff: Any, half: float) -> None:
+def approx_rows(
+    states: Int64Array, at: Int64Array, mean: Float32Array, sd: Float32Array, skew: Float32Array, most: Int64Array,
+    G: Float32Array, goff: Int64Array, half: float,
+) -> None:  # fmt: skip
     """``G[goff[s] + u]`` for ``u <= most``: the chance of more than ``u`` further points (``half`` for
     exactly ``u``) of each state in ``states`` under the moment fit, the best over the policies (rows of
     ``mean``, ``sd``, ``skew``; column ``at[s]``)."""

@@ -9,18 +9,31 @@ hint of a game) is answered at once.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import numpy.typing as npt
 
 from fivedice.solver.tables import Tables
 
-__all__ = ["advise"]
+__all__ = [
+    "BoolArray", "Float32Array", "FloatArray", "Int64Array", "IntArray", "advise", "bonus_due", "box_points",
+    "joker_applies", "programme", "score_rows", "successor",
+]  # fmt: skip
 
 NEG = -1.0e300
 INV6 = 1.0 / 6.0
 
 FloatArray = npt.NDArray[np.float64]
+"""Values: state values, a turn's tables, options' values."""
 IntArray = npt.NDArray[np.int32]
+"""The packed tables (:attr:`Tables.ints`), points, multiset indices."""
+Int64Array = npt.NDArray[np.int64]
+"""Dense state indices, offsets and lengths."""
+Float32Array = npt.NDArray[np.float32]
+"""Stored chances."""
+BoolArray = npt.NDArray[np.bool_]
+"""Which dense states are reachable."""
 
 
 class _Layout:
@@ -35,78 +48,91 @@ class _Layout:
         self.add = t.add.astype(np.intp)
 
 
-_LAYOUTS: dict[int, _Layout] = {}
+_LAYOUTS: dict[int, tuple[weakref.ref[IntArray], _Layout]] = {}
+"""Per rule set's packed tables, by their ``id``, with a weak reference that tells a reused ``id`` apart."""
 
 
 def _layout(t: Tables) -> _Layout:
-    found = _LAYOUTS.get(id(t.ints))
-    if found is None:
-        found = _LAYOUTS[id(t.ints)] = _Layout(t)
-    return found
+    key = id(t.ints)
+    found = _LAYOUTS.get(key)
+    if found is None or found[0]() is not t.ints:
+        found = _LAYOUTS[key] = (weakref.ref(t.ints), _Layout(t))
+    return found[1]
 
 
-def _next_up(t: Tables, nm: int, nu: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    top = np.minimum(nu + int(t.maxrem[nm]), t.cap)
-    return np.where(t.bonus_of[top] == t.bonus_of[nu], t.cap, nu)
-
-
-def _after(t: Tables, V: FloatArray, mask: int, b: int, up: int, y: int, p: npt.NDArray[np.int64]) -> FloatArray:
-    """:func:`fivedice.solver.kernel.after` for several points values ``p`` of box ``b``."""
+def successor(t: Tables, mask: int, b: int, up: int, y: int, p: npt.NDArray[np.int64]) -> tuple[Int64Array, Int64Array]:
+    """:func:`fivedice.solver.primitives.successor` for several points values ``p`` of box ``b``: the
+    next states and the points gained (upper bonus included)."""
     nm = mask | (1 << b)
     nu = np.full(p.shape, up, dtype=np.int64)
-    gain = np.zeros(p.shape, dtype=np.int64)
+    gain = p.astype(np.int64)
     if t.is_upper[b]:
         nu = np.minimum(up + p, t.cap)
-        gain = t.bonus_of[nu].astype(np.int64) - int(t.bonus_of[up])
-        nu = _next_up(t, nm, nu)
+        gain = gain + (t.bonus_of[nu].astype(np.int64) - int(t.bonus_of[up]))
+        top = np.minimum(nu + int(t.maxrem[nm]), t.cap)
+        nu = np.where(t.bonus_of[top] == t.bonus_of[nu], t.cap, nu)
     ny = np.full(p.shape, y, dtype=np.int64)
     if b == t.ybox and t.ybits == 2:
         ny = (p > 0).astype(np.int64)
-    out: FloatArray = (p + gain) + V[(nm * t.units + nu) * t.ybits + ny]
-    return out
+    return (nm * t.units + nu) * t.ybits + ny, gain
 
 
-def _score_now(t: Tables, V: FloatArray, mask: int, up: int, y: int) -> FloatArray:
-    """``S[rt, d]``: the value of scoring roll ``d`` now in its best box."""
-    S = np.full((t.rolltypes, t.nroll), NEG)
+def joker_applies(t: Tables, mask: int) -> bool:
+    """Whether the Joker rule sets where ``n`` alike may go: the rules have one and the Yahtzee box is filled."""
+    return bool(t.has_joker and t.ybox >= 0 and (mask >> t.ybox) & 1)
+
+
+def box_points(t: Tables, mask: int, y: int, d: int, rt: int) -> IntArray:
+    """:func:`fivedice.solver.primitives.box_points` of roll ``d`` for every box (-1 where not allowed)."""
+    f = int(t.five[d])
+    if f >= 0 and joker_applies(t, mask):
+        out: IntArray = t.joker[t.joker_row(mask, y), f, rt].copy()
+        return out
     al = int(t.allowed[mask])
-    for b in range(t.nboxes):
-        if not (al >> b) & 1:
+    return np.where((al >> np.arange(t.nboxes)) & 1 == 1, t.points[rt, d], -1).astype(np.int32)
+
+
+def bonus_due(t: Tables, y: int, d: int) -> bool:
+    """Whether scoring roll ``d`` earns an extra-Yahtzee bonus."""
+    return bool(t.ybits == 2 and y == 1 and t.five[d] >= 0)
+
+
+def score_rows(t: Tables, mask: int, y: int, pre: FloatArray, pre5: FloatArray, extra: float) -> FloatArray:
+    """``S[rt, d, ...]``: :func:`fivedice.solver.primitives.score_now` for every points row, with
+    values ``pre[b, p, ...]`` of any trailing shape (the same steps, vectorised over the rolls)."""
+    S = np.full((t.rolltypes, t.nroll, *pre.shape[2:]), NEG)
+    al = int(t.allowed[mask])
+    for rt in range(t.rolltypes):
+        for b in range(t.nboxes):
+            if (al >> b) & 1:
+                np.maximum(S[rt], pre[b, t.points[rt, :, b]], out=S[rt])
+    bonus = t.ybits == 2 and y == 1
+    if not bonus and not joker_applies(t, mask):
+        return S
+    src = pre5 if bonus else pre
+    for f in range(6):
+        d = int(t.fives[f])
+        if d < 0:
             continue
-        if t.is_upper[b] or (b == t.ybox and t.ybits == 2):
-            values = _after(t, V, mask, b, up, y, t.pvals[b, : t.npv[b]].astype(np.int64))
-            for rt in range(t.rolltypes):
-                np.maximum(S[rt], values[t.pidx[rt, b]], out=S[rt])
-        else:
-            base = float(V[((mask | (1 << b)) * t.units + up) * t.ybits + y])
-            for rt in range(t.rolltypes):
-                np.maximum(S[rt], t.points[rt, :, b] + base, out=S[rt])
-    if t.has_joker and (mask >> t.ybox) & 1:
-        for f in range(6):
-            d = int(t.fives[f])
-            if d < 0:
-                continue
-            for rt in range(t.rolltypes):
-                best = NEG
-                for b in range(t.nboxes):
-                    p = int(t.joker[t.joker_row(mask, y), f, rt, b])
-                    if p >= 0:
-                        best = max(best, float(_after(t, V, mask, b, up, y, np.array([p]))[0]))
-                S[rt, d] = best
-    if t.ybits == 2 and y == 1:
-        for f in range(6):
-            if t.fives[f] >= 0:
-                S[:, t.fives[f]] += t.ybonus
+        for rt in range(t.rolltypes):
+            best = np.full(pre.shape[2:], NEG)
+            for b, p in enumerate(box_points(t, mask, y, d, rt).tolist()):
+                if p >= 0:
+                    np.maximum(best, src[b, p], out=best)
+            S[rt, d] = best + extra if bonus else best
     return S
 
 
-def _keeps(t: Tables, lay: _Layout, V: FloatArray, mask: int, up: int, y: int, k: int) -> FloatArray:
-    """``E[t]``: the value of each keep with ``k`` rolls left (rows ``off:`` the rolls, ``k - 1`` left)."""
-    S = _score_now(t, V, mask, up, y)
+def programme(t: Tables, S: FloatArray, k: int, last_w: bool = True) -> tuple[FloatArray, FloatArray]:
+    """:func:`fivedice.solver.primitives.keep_values` vectorised over the keeps of each level, values of
+    any trailing shape: the keeps' values with ``k`` rolls left (rows ``off:`` the rolls, ``k - 1``
+    left) and the rolls' values with ``k`` rolls left (with ``k - 1`` unless ``last_w``)."""
+    lay = _layout(t)
     rolls = t.rules.rolls
+    tail = S.shape[2:]
     W = S[t.roll_type(rolls)].copy()
-    X = np.empty(t.nkeep + 1)
-    Bm = np.empty(t.nkeep + 1)
+    X = np.empty((t.nkeep + 1, *tail))
+    Bm = np.empty((t.nkeep + 1, *tail))
     Bm[t.nkeep] = NEG
     for step in range(1, k + 1):
         X[t.off : t.nkeep] = W
@@ -117,14 +143,25 @@ def _keeps(t: Tables, lay: _Layout, V: FloatArray, mask: int, up: int, y: int, k
             for f in range(2, 6):
                 acc += g[:, f]
             X[lo:hi] = acc * INV6
-        if step == k:
+        if step == k and not last_w:
             break
         rt = t.roll_type(rolls - step)
         for s in range(t.n):
             lo, hi = lay.levels[s]
             Bm[lo:hi] = np.maximum(X[lo:hi], Bm[lay.sub[lo:hi]].max(axis=1))
         W = np.maximum(S[rt], Bm[lay.sub[t.off : t.nkeep]].max(axis=1))
-    return X
+    return X, W
+
+
+def _pre(t: Tables, V: FloatArray, mask: int, up: int, y: int) -> FloatArray:
+    """``pre[b, p]``: the value of ``p`` points in open box ``b`` (points, bonus, the next state's value)."""
+    pre = np.zeros((t.nboxes, int(t.pvals.max()) + 1))
+    for b in range(t.nboxes):
+        if not (mask >> b) & 1:
+            p = t.pvals[b, : t.npv[b]].astype(np.int64)
+            s2, gain = successor(t, mask, b, up, y, p)
+            pre[b, p] = gain + V[s2]
+    return pre
 
 
 def advise(
@@ -140,21 +177,18 @@ def advise(
     up = (state // t.ybits) % t.units
     mask = state // (t.ybits * t.units)
     rt = t.roll_type(t.rules.rolls - k)
-    f = int(t.five[d])
-    if t.has_joker and (mask >> t.ybox) & 1 and f >= 0:
-        box_pts = t.joker[t.joker_row(mask, y), f, rt].copy()
-    else:
-        al = int(t.allowed[mask])
-        box_pts = np.where((al >> np.arange(t.nboxes)) & 1 == 1, t.points[rt, d], -1).astype(np.int32)
-    extra = t.ybonus if t.ybits == 2 and y == 1 and f >= 0 else 0
+    box_pts = box_points(t, mask, y, d, rt)
+    extra = t.ybonus if bonus_due(t, y, d) else 0
+    pre = _pre(t, V, mask, up, y)
     box_val = np.full(t.nboxes, NEG)
     for b in np.flatnonzero(box_pts >= 0).tolist():
-        box_val[b] = float(_after(t, V, mask, b, up, y, np.array([int(box_pts[b])]))[0]) + extra
+        box_val[b] = pre[b, int(box_pts[b])] + extra
     keep_idx = np.zeros(0, dtype=np.int32)
     keep_val = np.zeros(0)
     if k > 0:
         keep_idx = t.subsets[d][t.subsets[d] >= 0]
-        keep_val = _keeps(t, _layout(t), V, mask, up, y, k)[keep_idx]
+        S = score_rows(t, mask, y, pre, pre, float(t.ybonus))
+        keep_val = programme(t, S, k, last_w=False)[0][keep_idx]
     code = -(int(np.argmax(box_val)) + 1)
     top = float(box_val[-code - 1])
     if keep_val.size and float(keep_val.max()) > top:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numba as nb
 import numpy as np
@@ -27,8 +26,14 @@ from fivedice.rules import RuleSet
 from fivedice.solver import kernel as K
 from fivedice.solver import tables as T
 from fivedice.solver.advisor import Solver, solve
+from fivedice.solver.plain import FloatArray, Int64Array, IntArray
 
 __all__ = ["LevelPolicy", "SimulationResult", "simulate_level", "simulate_optimal"]
+
+Stream = npt.NDArray[np.uint64]
+"""A dice (or noise) stream's state: one 64-bit word, advanced in place (splitmix64)."""
+Int16Array = npt.NDArray[np.int16]
+"""Per-game box points and bonuses, as the results keep them."""
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -84,8 +89,8 @@ class SimulationResult:
 
 
 @nb.njit(cache=True, nogil=True)
-def _next(state: Any) -> Any:
-    z = state[0] + GOLDEN
+def _next(state: Stream) -> np.uint64:
+    z: np.uint64 = state[0] + GOLDEN
     state[0] = z
     z = (z ^ (z >> np.uint64(30))) * MIX1
     z = (z ^ (z >> np.uint64(27))) * MIX2
@@ -93,13 +98,13 @@ def _next(state: Any) -> Any:
 
 
 @nb.njit(cache=True, nogil=True)
-def _die(state: Any) -> int:
+def _die(state: Stream) -> int:
     """A face index 0-5 (53 random bits scaled: bias below 1e-15)."""
     return int(((_next(state) >> np.uint64(11)) * np.uint64(6)) >> np.uint64(53))
 
 
 @nb.njit(cache=True, nogil=True)
-def _seed_game(state: Any, seed: int, g: int) -> None:
+def _seed_game(state: Stream, seed: int, g: int) -> None:
     """Start game ``g``'s own dice stream of a run seeded ``seed``."""
     state[0] = np.uint64(seed) * GOLDEN
     state[0] = _next(state) ^ np.uint64(g)
@@ -107,14 +112,14 @@ def _seed_game(state: Any, seed: int, g: int) -> None:
 
 
 @nb.njit(cache=True, nogil=True)
-def _roll(t: int, off: int, add: Any, state: Any) -> int:
+def _roll(t: int, off: int, add: IntArray, state: Stream) -> int:
     while t < off:
         t = add[t, _die(state)]
     return t
 
 
 @nb.njit(cache=True, parallel=True)
-def _precompute(states: Any, ints: Any, V: Any, Sc: Any, Ec: Any) -> None:
+def _precompute(states: Int64Array, ints: IntArray, V: FloatArray, Sc: FloatArray, Ec: FloatArray) -> None:
     """The turn tables of ``states`` (the early turns every game passes through), compactly:
     ``Sc[i]`` the score-now rows, ``Ec[i, k - 1]`` the keep values with ``k`` rolls left."""
     units = ints[T.P_UNITS]
@@ -132,7 +137,7 @@ def _precompute(states: Any, ints: Any, V: Any, Sc: Any, Ec: Any) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _scored(
-    ints: Any, bb: int, p: int, d: int, mask: int, up: int, y: int, raw_upper: int, total: int, extra: int
+    ints: IntArray, bb: int, p: int, d: int, mask: int, up: int, y: int, raw_upper: int, total: int, extra: int
 ) -> tuple[int, int, int, int, int, int]:
     """The game's running state after ``p`` points in box ``bb`` with roll ``d``:
     ``(mask, up, y, raw upper points, total, extra Yahtzees)``."""
@@ -151,7 +156,14 @@ def _scored(
 
 @nb.njit(cache=True, nogil=True)
 def _finish(
-    ints: Any, g: int, raw_upper: int, total: int, extra: int, totals: Any, upper_bonus: Any, ybonuses: Any
+    ints: IntArray,
+    g: int,
+    raw_upper: int,
+    total: int,
+    extra: int,
+    totals: IntArray,
+    upper_bonus: Int16Array,
+    ybonuses: Int16Array,
 ) -> None:
     """Game ``g``'s upper bonus, extra-Yahtzee count and final total."""
     ub = ints[ints[T.O_BONUS] + min(ints[T.P_CAP], raw_upper)]
@@ -162,8 +174,8 @@ def _finish(
 
 @nb.njit(cache=True, parallel=True)
 def _play(
-    games: int, seed: int, ints: Any, V: Any, chunk: int, slot_of: Any, Sc: Any, Ec: Any,
-    totals: Any, box_points: Any, upper_bonus: Any, ybonuses: Any,
+    games: int, seed: int, ints: IntArray, V: FloatArray, chunk: int, slot_of: IntArray, Sc: FloatArray, Ec: FloatArray,
+    totals: IntArray, box_points: Int16Array, upper_bonus: Int16Array, ybonuses: Int16Array,
 ) -> None:  # fmt: skip
     nkeep = ints[T.P_NKEEP]
     nbx = ints[T.P_NB]
@@ -230,13 +242,13 @@ def _play(
 
 
 @nb.njit(cache=True, nogil=True)
-def _unit(state: Any) -> float:
+def _unit(state: Stream) -> float:
     """A uniform float in [0, 1) (53 random bits)."""
     return float(_next(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
 @nb.njit(cache=True, nogil=True)
-def _pick(vals: Any, n: int, temperature: float, blunder: float, noise: Any) -> int:
+def _pick(vals: FloatArray, n: int, temperature: float, blunder: float, noise: Stream) -> int:
     """Index of the chosen option among ``vals[:n]``: any at all with chance ``blunder``, else by
     ``exp(-loss / temperature)`` (the first best when ``temperature`` is 0), as
     :class:`fivedice.players.solved.NoisyPlayer` picks."""
@@ -265,9 +277,9 @@ def _pick(vals: Any, n: int, temperature: float, blunder: float, noise: Any) -> 
 
 @nb.njit(cache=True, parallel=True)
 def _play_noisy(
-    games: int, seed: int, ints: Any, V: Any, chunk: int, slot_of: Any, Ec: Any,
+    games: int, seed: int, ints: IntArray, V: FloatArray, chunk: int, slot_of: IntArray, Ec: FloatArray,
     temperature: float, blunder: float, salt: int,
-    totals: Any, box_points: Any, upper_bonus: Any, ybonuses: Any,
+    totals: IntArray, box_points: Int16Array, upper_bonus: Int16Array, ybonuses: Int16Array,
 ) -> None:  # fmt: skip
     """Whole games chosen as :func:`_pick` says among every option (each legal box, each distinct
     keep) valued by ``V``; the dice of game ``g`` come from its own stream, the noise from another."""
@@ -382,6 +394,22 @@ def simulate_level(
     :func:`simulate_optimal` (bit for bit)."""
     if policy == LevelPolicy():
         return simulate_optimal(solver, games, seed, threads)
+    return _run(solver, games, seed, threads, policy, int(salt) & 0xFFFFFFFF)
+
+
+def simulate_optimal(
+    rules: RuleSet | Solver, games: int, seed: int, threads: int | None = None, cache: bool = True
+) -> SimulationResult:
+    """Play ``games`` solitaire games optimally; the same ``seed`` gives the same games whatever ``threads``."""
+    solver = rules if isinstance(rules, Solver) else solve(rules, cache=cache)
+    return _run(solver, games, seed, threads, None, 0)
+
+
+def _run(
+    solver: Solver, games: int, seed: int, threads: int | None, policy: LevelPolicy | None, salt: int
+) -> SimulationResult:
+    """Play ``games`` with the compiled kernels on ``threads`` threads: optimally when ``policy`` is None,
+    else by :func:`_play_noisy` (greedy policies value every state at 0, so only this turn's points count)."""
     t = solver.table.tables
     n = int(games)
     totals = np.zeros(n, dtype=np.int32)
@@ -392,7 +420,8 @@ def simulate_level(
     used = previous if threads is None else max(1, min(int(threads), nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     nb.set_num_threads(used)
     start = time.perf_counter()
-    values = np.zeros_like(solver.table.values) if policy.greedy else solver.table.values
+    values = np.zeros_like(solver.table.values) if policy is not None and policy.greedy else solver.table.values
+    state_seed = int(seed) & 0xFFFFFFFFFFFFFFFF
     try:
         early = _early_states(solver)
         slot_of = np.full(t.nstates, -1, dtype=np.int32)
@@ -401,41 +430,13 @@ def simulate_level(
         Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
         with PARALLEL:
             _precompute(early, t.ints, values, Sc, Ec)
-            _play_noisy(n, int(seed) & 0xFFFFFFFFFFFFFFFF, t.ints, values, CHUNK, slot_of, Ec,
-                        float(policy.temperature), float(policy.blunder), int(salt) & 0xFFFFFFFF,
-                        totals, box_points, upper_bonus, ybonuses)  # fmt: skip
-    finally:
-        nb.set_num_threads(previous)
-    seconds = time.perf_counter() - start
-    return SimulationResult(solver.rules, int(seed), totals, box_points, upper_bonus, ybonuses, seconds, used)
-
-
-def simulate_optimal(
-    rules: RuleSet | Solver, games: int, seed: int, threads: int | None = None, cache: bool = True
-) -> SimulationResult:
-    """Play ``games`` solitaire games optimally; the same ``seed`` gives the same games whatever ``threads``."""
-    solver = rules if isinstance(rules, Solver) else solve(rules, cache=cache)
-    t = solver.table.tables
-    n = int(games)
-    totals = np.zeros(n, dtype=np.int32)
-    box_points = np.zeros((n, t.nboxes), dtype=np.int16)
-    upper_bonus = np.zeros(n, dtype=np.int16)
-    ybonuses = np.zeros(n, dtype=np.int16)
-    previous = nb.get_num_threads()
-    used = previous if threads is None else max(1, min(int(threads), nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
-    nb.set_num_threads(used)
-    start = time.perf_counter()
-    ints, values = t.ints, solver.table.values
-    try:
-        early = _early_states(solver)
-        slot_of = np.full(t.nstates, -1, dtype=np.int32)
-        slot_of[early] = np.arange(len(early), dtype=np.int32)
-        Sc = np.empty((len(early), t.rolltypes, t.nroll))
-        Ec = np.empty((len(early), max(1, t.rules.rolls - 1), t.nkeep))
-        with PARALLEL:
-            _precompute(early, ints, values, Sc, Ec)
-            _play(n, int(seed) & 0xFFFFFFFFFFFFFFFF, ints, values, CHUNK, slot_of, Sc, Ec,
-                  totals, box_points, upper_bonus, ybonuses)  # fmt: skip
+            if policy is None:
+                _play(n, state_seed, t.ints, values, CHUNK, slot_of, Sc, Ec,
+                      totals, box_points, upper_bonus, ybonuses)  # fmt: skip
+            else:
+                _play_noisy(n, state_seed, t.ints, values, CHUNK, slot_of, Ec,
+                            float(policy.temperature), float(policy.blunder), salt,
+                            totals, box_points, upper_bonus, ybonuses)  # fmt: skip
     finally:
         nb.set_num_threads(previous)
     seconds = time.perf_counter() - start

@@ -259,12 +259,15 @@ class Store:
         undos: int = 0,
         challenge: str | None = None,
         save_json: str | None = None,
+        places: Mapping[int, int] | None = None,
     ) -> int:
         """Store a finished game with its full move log; returns its id.
 
         ``computer`` maps computer seats to their level, ``hints`` seats to hints used,
         ``losses`` seats to ``(expected points lost, decisions)`` from a game analysis;
-        ``undos`` counts the undos used and ``challenge`` is the challenge code, if any.
+        ``undos`` counts the undos used and ``challenge`` is the challenge code, if any;
+        ``places`` each seat's place where it is not the engine's (a web room ranks a seat that forfeited
+        after the others).
         """
         state = game.state
         if not state.is_over:
@@ -281,7 +284,7 @@ class Store:
                         last=len(game.players) - 1,
                     )
                 )
-        places = {s.seat: s.place for s in state.standings()}
+        place = {s.seat: s.place for s in state.standings()} | dict(places or {})
         now = datetime.now(UTC)
         rows = []
         for seat, name in enumerate(game.players):
@@ -294,7 +297,7 @@ class Store:
                     "name": name,
                     "name_key": name.strip().casefold(),
                     "total": state.total(seat),
-                    "place": places[seat],
+                    "place": place[seat],
                     "kind": "computer" if level is not None else "human",
                     "level": level,
                     "upper_total": sum(c.upper_total for c in cards),
@@ -324,10 +327,16 @@ class Store:
         return int(game_id)
 
     def record_table(
-        self, table: Table, *, source: str = "terminal", losses: Mapping[int, tuple[float, int]] | None = None
+        self,
+        table: Table,
+        *,
+        source: str = "terminal",
+        losses: Mapping[int, tuple[float, int]] | None = None,
+        places: Mapping[int, int] | None = None,
     ) -> int:
         """Store a finished game of a :class:`~fivedice.table.Table`: its seats' levels, hints, undo count,
-        challenge and the whole table save (dice tape included); returns its id."""
+        challenge and the whole table save (dice tape included); returns its id. ``places``: as in
+        :meth:`record_game`."""
         computer = {i: s.level or "greedy" for i, s in enumerate(table.seats) if s.is_computer}
         return self.record_game(
             table.game,
@@ -338,6 +347,7 @@ class Store:
             undos=table.undos,
             challenge=table.challenge,
             save_json=json.dumps(table.to_data()),
+            places=places,
         )
 
     def record_analysis(self, game_id: int, losses: Mapping[int, tuple[float, int]]) -> None:

@@ -26,7 +26,6 @@ Roll(held=(0, 3), dice=(3, 5, 1, 6, 3))
 
 from __future__ import annotations
 
-import enum
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -43,31 +42,17 @@ from fivedice.players import get as get_strategy
 from fivedice.rules import RuleSet, get
 from fivedice.services import chancejobs
 from fivedice.services.advice import Advice, advise
-from fivedice.table.events import Event, events_for, undo_event
+from fivedice.table.events import Event, EventKind, StoodIn, events_for, undo_event
 from fivedice.table.seat import Seat, parse_seats
 from fivedice.table.steps import Automatic, By, GameOver, HumanTurn, Move, Prepare, StaleStateError, Step, Think
 from fivedice.table.tape import ChallengeDice, DiceTape, TapeKey
+from fivedice.table.undo import UndoPolicy, UndoRefusedError, default_policy, undo_count, why_not_undo
 
-__all__ = ["BY", "By", "StaleStateError", "Table", "UndoPolicy", "UndoRefusedError"]
+__all__ = ["BY", "By", "StaleStateError", "Table", "UndoPolicy", "UndoRefusedError", "default_policy"]
 
 BY = tuple(By)
 """Who made an action (:class:`~fivedice.table.steps.By`): the seat's player, the table by itself, a computer
 seat, or a computer standing in for a player whose time ran out."""
-
-
-class UndoPolicy(enum.Enum):
-    """What undo may take back (one policy for every front end)."""
-
-    NONE = "none"
-    """Nothing."""
-    LAST_SCORE = "last_score"
-    """A player's own last score, until the next roll is seen (several players; challenges)."""
-    ANY = "any"
-    """Any decision, any time (solitaire)."""
-
-
-class UndoRefusedError(IllegalActionError):
-    """Undo or redo is not allowed now."""
 
 
 class Table:
@@ -298,7 +283,7 @@ class Table:
         self._redo_by.clear()
         events = events_for(before, record, self.state)
         if by is By.TIMER and not going_on:
-            events.insert(0, Event("stand_in", before.current, {"player": before.players[before.current]}))
+            events.insert(0, StoodIn(seat=before.current, player=before.players[before.current]))
         self._publish(events)
         return record
 
@@ -482,37 +467,15 @@ class Table:
     # -- undo and redo ------------------------------------------------------------------
     def _score_open(self) -> bool:
         """Whether the last action is a human's score that may still be taken back (LAST_SCORE)."""
-        if self.policy is not UndoPolicy.LAST_SCORE or not self.game.log:
-            return False
-        return isinstance(self.game.log[-1], Score) and self._by[-1] is By.SEAT
+        return self.policy is UndoPolicy.LAST_SCORE and self._undo_count() > 0
 
     def _undo_count(self) -> int:
         """How many actions one undo pops (0 if nothing may be taken back)."""
-        log, by = self.game.log, self._by
-        if self.policy is UndoPolicy.LAST_SCORE:
-            return 1 if self._score_open() else 0
-        if self.policy is UndoPolicy.NONE:
-            return 0
-        for i in range(len(log) - 1, -1, -1):
-            if by[i] is By.SEAT:
-                return len(log) - i
-        return 0
+        return undo_count(self.policy, self.game.log, self._by)
 
     def why_not_undo(self, seat: int | None = None) -> str | None:
         """Why :meth:`undo` (by ``seat``, if given) is not allowed now (a sentence), or None."""
-        if self.policy is UndoPolicy.NONE:
-            return _("Undo is turned off for this game.")
-        if self.is_over:
-            return _("The game is over; its scores are final.")
-        n = self._undo_count()
-        if n == 0:
-            if self.policy is UndoPolicy.LAST_SCORE and self.game.log and isinstance(self.game.log[-1], Roll):
-                return _("Only a score can be taken back, and only before the next roll is seen.")
-            return _("There is nothing to undo.")
-        owner = self.game.states[-n - 1].current
-        if seat is not None and seat != owner:
-            return _("{player} can only take back their own score, before anyone else acts.", player=self.players[seat])
-        return None
+        return why_not_undo(self.policy, self.game, self._by, seat)
 
     def can_undo(self, seat: int | None = None) -> bool:
         """Whether :meth:`undo` is allowed now."""
@@ -533,7 +496,7 @@ class Table:
         self.undos += 1
         for record, before, by in zip(reversed(undone), states, bys, strict=True):
             if by is By.SEAT:
-                self._publish([undo_event("undone", before, record)])
+                self._publish([undo_event(EventKind.UNDONE, before, record)])
         return undone
 
     def can_redo(self) -> bool:
@@ -561,7 +524,7 @@ class Table:
             record = self.game.log[-1]
             done.append(record)
             if by is By.SEAT:
-                self._publish([undo_event("redone", before, record)])
+                self._publish([undo_event(EventKind.REDONE, before, record)])
             if not self._redo_by or self._redo_by[-1] is By.SEAT:
                 break
         return tuple(done)
@@ -610,11 +573,6 @@ def _stable_seed(challenge: str | None) -> int | None:
     if challenge is None:
         return None
     return int.from_bytes(hashlib.sha256(challenge.encode()).digest()[:6], "big")
-
-
-def default_policy(players: int, challenge: str | None) -> UndoPolicy:
-    """Solitaire: any decision; several players or a challenge: the own last score before the next roll."""
-    return UndoPolicy.ANY if players == 1 and challenge is None else UndoPolicy.LAST_SCORE
 
 
 def _seats(seats: Sequence[Seat | str] | str) -> tuple[Seat, ...]:

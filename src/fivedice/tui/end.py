@@ -146,10 +146,8 @@ class EndScreen(Screen[None]):
         self.challenge: ChallengeReport | str | None = None
         self.stored_text: Callable[[], str] = str
 
-    @property
-    def fd_app(self) -> FiveDiceApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    if TYPE_CHECKING:
+        app: FiveDiceApp  # the app it runs in, typed (its settings, config and store)
 
     def compose(self) -> ComposeResult:
         """Ranking and analysis beside the cards."""
@@ -169,12 +167,12 @@ class EndScreen(Screen[None]):
         """Store the game, drop its save file, and start the analysis (and a challenge's comparison)."""
         self._store()
         path = self.session.save_path
-        if self.record and path is not None and path.parent == self.fd_app.config.saves:
+        if self.record and path is not None and path.parent == self.app.config.saves:
             self.session.remove_save()
         self._analysis_worker()
 
     def _store(self) -> None:
-        app = self.fd_app
+        app = self.app
         stored = self.query_one("#stored", Static)
         if not self.record:
             self._stored(lambda: _("This game was over when it was loaded; it is not stored again."))
@@ -225,7 +223,7 @@ class EndScreen(Screen[None]):
         if isinstance(self.challenge, str):
             return DIM.format(escape(self.challenge))
         text = "\n".join(escape(line) for line in report_lines(self.challenge))
-        store = self.fd_app.store
+        store = self.app.store
         if store is not None:
             from fivedice.storage.text import scores_text
 
@@ -259,7 +257,7 @@ class EndScreen(Screen[None]):
                               message=str(exc))  # fmt: skip
             self.app.call_from_thread(self._show_challenge, challenge)
         try:
-            result = self.fd_app.config.analyser(self.session.game)
+            result = self.app.config.analyser(self.session.game)
         except Exception as exc:  # the analysis is optional: report, never crash the end screen
             result = _("The analysis failed: {error}: {message}", error=type(exc).__name__, message=str(exc))
         self.app.call_from_thread(self._show_analysis, result)
@@ -274,7 +272,7 @@ class EndScreen(Screen[None]):
             self.query_one("#analysis", Static).update(f"[dim]{escape(result)}[/]")
             return
         self.query_one("#analysis", Static).update(result.shown())
-        db = self.fd_app.store
+        db = self.app.store
         if store and db is not None and self.game_id is not None and result.losses:
             with contextlib.suppress(FiveDiceError):
                 db.record_analysis(self.game_id, result.losses)
@@ -295,7 +293,7 @@ class EndScreen(Screen[None]):
     def action_save_json(self) -> None:
         """Save the finished game as JSON (the table's save: every tool loads it)."""
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        path = self.fd_app.config.saves / f"finished-{stamp}.json"
+        path = self.app.config.saves / f"finished-{stamp}.json"
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.table.save(path)
@@ -306,7 +304,7 @@ class EndScreen(Screen[None]):
 
     def action_new_game(self) -> None:
         """Back to the start screen."""
-        self.fd_app.show_start()
+        self.app.show_start()
 
     def action_quit(self) -> None:
         """Leave."""

@@ -1,25 +1,21 @@
 """The game screen: a view over a :class:`~fivedice.table.Table`.
 
 The table rolls (from its dice tape), decides what undo may take back, plays the computers and tells
-what happened; this screen shows its state and events, passes on the player's keys, paces the
-roll-off and the computers' turns (each chosen in a worker, played on the app thread), and asks the
-advisor in a worker.
+what happened; this screen shows its state and events (its :class:`~fivedice.tui.board.Board`, drawn through
+reactive attributes), passes on the player's keys, paces the roll-off and the computers' turns (the table's
+driver, run as a worker), and asks the advisor in a worker.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import work
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.markup import escape
-from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Static
 from textual.worker import Worker
 
 from fivedice.engine import saves
@@ -33,40 +29,21 @@ from fivedice.services.advice import Advice, describe_action, preparing
 from fivedice.table import Table
 from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, aim_kind
 from fivedice.table.driver import Driver
-from fivedice.table.events import Event, narrate
 from fivedice.table.steps import GameOver, HumanTurn, Move, Prepare, Step, Think
+from fivedice.tui.board import Board
 from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
-from fivedice.tui.layout import fit
 from fivedice.tui.session import Session
-from fivedice.tui.texts import keys_text, turn_text
-from fivedice.tui.widgets import CardLine, DiceBar, Die, I18nFooter, ScoreCardView, colour_legend
-
-if TYPE_CHECKING:
-    from fivedice.tui.app import FiveDiceApp
+from fivedice.tui.widgets import CardLine, Die, ScoreCardView
 
 __all__ = ["HELP", "DiceEntry", "GameScreen", "HelpScreen", "format_advice"]
 
 PACES = (0.0, 0.15, 0.3, 0.5, 0.8, 1.2, 2.0)
 
 
-class GameScreen(Screen[None]):
+class GameScreen(Board):
     """A game in progress. Every rule is the table's; this screen reads states and sends intents."""
 
-    DEFAULT_CSS = """
-    GameScreen #main { height: 1fr; }
-    GameScreen #card-scroll { width: auto; height: 100%; overflow: auto auto; scrollbar-size: 1 1; }
-    GameScreen #side { width: 1fr; padding: 0 0 0 1; }
-    GameScreen #turn { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #roll { height: 1; color: $accent; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #colours { height: 1; color: $foreground 70%; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #keys { height: 1; color: $foreground 75%; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #events { height: 3; color: $foreground 85%; text-wrap: nowrap; text-overflow: ellipsis; }
-    GameScreen #status { height: auto; color: $warning; }
-    GameScreen #panel { height: 1fr; }
-    GameScreen #too-small { height: auto; color: $warning; text-style: bold; }
-    GameScreen.-close Die { margin-right: 0; }
-    """
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(str(n), f"keep({n - 1})", N_("Keep"), show=False) for n in range(1, 10)),
         Binding("space,r", "roll", N_("Roll")),
@@ -86,68 +63,15 @@ class GameScreen(Screen[None]):
     ]
 
     def __init__(self, session: Session) -> None:
-        super().__init__()
-        self.session = session
-        self.table = session.table
-        self.cursor: tuple[int, str] | None = None
-        self.events: list[Event] = list(self.table.events[-3:])
-        self.status: Callable[[], str] = str
-        self.panel: Callable[[], str] = str
+        super().__init__(session)
         self.chance_timer: Timer | None = None
-        self.pending: tuple[Action, GameState] | None = None
-        """A computer's roll shown (the dice it keeps) a moment before it is made."""
         self.driving: Worker[None] | None = None
-        self.best: int | None = None
-        self.goal: tuple[int, str] | None = None
-        self.advice: tuple[GameState, Advice] | None = None
-        self._cursor_moves = -1
-        self.table.listen(self._on_event)
-
-    @property
-    def kept(self) -> set[int]:
-        """The dice set aside for the next roll (0-based): the session's, so a save keeps them."""
-        return self.session.kept
-
-    @kept.setter
-    def kept(self, positions: set[int]) -> None:
-        self.session.kept = positions
-
-    @property
-    def fd_app(self) -> FiveDiceApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
-
-    def compose(self) -> ComposeResult:
-        """Score cards on the left; dice, turn, events and hints on the right."""
-        state = self.table.state
-        with Horizontal(id="main"):
-            with ScrollableContainer(id="card-scroll"):
-                yield ScoreCardView(state, room=fit(state, *self.app.size).room, id="card")
-            with Vertical(id="side"):
-                too_small = Static("", id="too-small")
-                too_small.display = False
-                yield too_small
-                yield Static("", id="turn")
-                yield Static("", id="roll")
-                yield DiceBar(state.rules)
-                legend = Static("", id="colours")
-                legend.display = colour_legend(state.rules) is not None
-                yield legend
-                yield Static("", id="keys")
-                yield Static("", id="status")
-                yield Static("", id="events")
-                yield Static("", id="panel")
-        yield I18nFooter()
-
-    def on_unmount(self) -> None:
-        """The screen goes away: it no longer hears the table."""
-        self.table.unlisten(self._on_event)
 
     def on_mount(self) -> None:
         """Look up the solo player's best (and a challenge's goal), draw, and let the table play on."""
         table = self.table
-        store = self.fd_app.store
-        table.chances = bool(self.fd_app.settings.get("chances", True))
+        store = self.app.store
+        table.chances = bool(self.app.settings.get("chances", True))
         kind = aim_kind(table)
         if kind is not None and store is not None:
             try:
@@ -160,117 +84,14 @@ class GameScreen(Screen[None]):
             self._goal_worker()
         if table.challenge is not None:
             self.status = lambda: _(NO_HINTS)  # the board says so from the start
-        self.redraw()
+        self._show_all()
         self.schedule()
 
-    # -- what the table tells ------------------------------------------------------------------
-    def _on_event(self, event: Event) -> None:
-        """Note an event; undo and redo say in the status line what they took back or replayed."""
-        self.events.append(event)
-        if event.kind in ("undone", "redone"):
-            rules = self.table.rules
-            self.status = lambda: narrate(event, rules)
-        elif event.kind == "scored":
-            self.kept = set()
-
-    # -- drawing -------------------------------------------------------------------------------
+    # -- pacing ---------------------------------------------------------------------------------
     @property
     def pace(self) -> float:
         """Seconds between computer actions."""
-        return float(self.fd_app.settings.get("pace", 0.8))
-
-    def _turn_text(self) -> tuple[str, str]:
-        return turn_text(self.table)
-
-    def _keys_text(self) -> str:
-        return keys_text(self.table, self.kept, self.pending[0] if self.pending is not None else None)
-
-    def _best_text(self) -> str:
-        total = self.table.state.total(0)
-        if self.goal is not None:
-            goal, level = self.goal
-            return _("Goal: beat {total} ({level} on these dice)", total=goal, level=level)
-        if self.best is None:
-            return ""
-        if total > self.best:
-            return _("New best: {total} (was {best})", total=total, best=self.best)
-        return _("Beat your best: {best}", best=self.best)
-
-    def _hinted(self) -> tuple[set[int], tuple[int, str] | None]:
-        """The dice the hint shown keeps, or the box it scores (while its state is the table's)."""
-        if self.advice is None or self.advice[0] is not self.table.state or not self.advice[1].options:
-            return set(), None
-        best = self.advice[1].best.action
-        if isinstance(best, Roll):
-            return set(best.held), None
-        assert isinstance(best, Score)
-        return set(), (best.card, best.box)
-
-    def redraw(self) -> None:
-        """Show the current state."""
-        table = self.table
-        state = table.state
-        options = sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
-        keys = [k for k, _points in options]
-        moves = len(table.game.log)
-        hinted, hinted_box = self._hinted()
-        if not table.human_to_move or not keys:
-            self.cursor = None
-        elif hinted_box is not None and self._cursor_moves != moves:
-            self.cursor = hinted_box
-        elif self.cursor not in keys or self._cursor_moves != moves:
-            self.cursor = max(options, key=lambda kv: kv[1])[0]  # new dice: start on the most points
-        self._cursor_moves = moves
-        turn, roll = self._turn_text()
-        self.query_one("#turn", Static).update(turn)
-        best = self._best_text()
-        self.query_one("#roll", Static).update(roll + (f"   [not bold $fd-muted]{escape(best)}[/]" if best else ""))
-        self.query_one(DiceBar).show(state.dice, self.kept, hinted)
-        legend = colour_legend(state.rules)
-        if legend is not None:
-            self.query_one("#colours", Static).update(escape(legend))
-        self.query_one("#keys", Static).update(escape(self._keys_text()))
-        self.query_one("#status", Static).update(escape(self.status()))
-        rules = state.rules
-        lines = [escape(narrate(e, rules)) for e in self.events[-3:]]
-        self.query_one("#events", Static).update("\n".join(lines))
-        self.query_one("#panel", Static).update(self.panel())
-        self.query_one(ScoreCardView).show(state, self.cursor)
-        self._follow_current()
-
-    def relabel(self) -> None:
-        """Show everything again in the current language (after a switch); the game is untouched."""
-        self.redraw()
-        self.refresh_bindings()  # the footer writes its keys again
-
-    def _follow_current(self) -> None:
-        """Keep the columns of the player to move in view when the cards are wider than their space."""
-        scroll = self.query_one("#card-scroll", ScrollableContainer)
-        state = self.table.state
-        cards = len(state.rules.cards)
-        label_width, cell_width = self.query_one(ScoreCardView).widths
-        left = cell_width * cards * state.current
-        width = scroll.size.width - label_width
-        if width <= 0:
-            return
-        if left < scroll.scroll_x or left + cell_width * cards > scroll.scroll_x + width:
-            scroll.scroll_to(x=left, animate=False)
-
-    def on_resize(self) -> None:
-        """Leave the dice their room, narrowing the cards (they scroll if they need more) or closing the
-        gaps between the dice; say so when the terminal is too small even then (see :mod:`.layout`)."""
-        layout = fit(self.table.state, *self.size)
-        self.set_class(layout.close, "-close")
-        self.query_one("#card-scroll", ScrollableContainer).styles.max_width = layout.room
-        self.query_one(ScoreCardView).fit(layout.room)
-        small = self.query_one("#too-small", Static)
-        small.display = layout.too_small is not None
-        small.update(layout.too_small or "")
-
-    def say(self, status: str | Callable[[], str]) -> None:
-        """Show a message (an error or a note) in the status line."""
-        self.status = status if callable(status) else lambda: status
-        self.redraw()
+        return float(self.app.settings.get("pace", 0.8))
 
     # -- doing ---------------------------------------------------------------------------------
     def act(self, change: Callable[[], object]) -> bool:
@@ -284,13 +105,13 @@ class GameScreen(Screen[None]):
         if self.table.is_over:
             self._finish()
             return True
-        self.redraw()
+        self.sync()
         self.schedule()
         return True
 
     def _finish(self) -> None:
         self.cancel_computer()
-        self.fd_app.show_end(self.session)
+        self.app.show_end(self.session)
 
     # -- human actions ---------------------------------------------------------------------------
     def _human(self) -> bool:
@@ -323,7 +144,7 @@ class GameScreen(Screen[None]):
             return
         self.kept ^= {index}
         self.status = str
-        self.redraw()
+        self.sync()
 
     def on_die_toggled(self, message: Die.Toggled) -> None:
         """A click on a die."""
@@ -340,7 +161,7 @@ class GameScreen(Screen[None]):
         except FiveDiceError as exc:
             self.say(str(exc))
             return
-        count = table.dice_needed(held) if self.fd_app.config.physical else 0
+        count = table.dice_needed(held) if self.app.config.physical else 0
         if not count:
             self._human_acts()
             self.act(lambda: table.roll(held))
@@ -361,7 +182,7 @@ class GameScreen(Screen[None]):
             return
         i = keys.index(self.cursor) if self.cursor in keys else 0
         self.cursor = keys[(i + step) % len(keys)]
-        self.redraw()
+        self.sync()
 
     def score(self, box: str, card: int) -> None:
         """Fill ``box`` on ``card`` (the table explains a refusal)."""
@@ -408,7 +229,7 @@ class GameScreen(Screen[None]):
         undone = table.undo()
         decision = undone[-1]
         self.kept = set(decision.held) if isinstance(decision, Roll) and table.state.dice is not None else set()
-        self.redraw()
+        self.sync()
         self.schedule()
 
     def action_redo(self) -> None:
@@ -442,7 +263,7 @@ class GameScreen(Screen[None]):
     def action_save(self) -> None:
         """Save the game; it can be resumed from the start screen or with ``--load``."""
         try:
-            saved = self.session.save(self.fd_app.save_path(self.session))
+            saved = self.session.save(self.app.save_path(self.session))
         except FiveDiceError as exc:
             self.say(str(exc))
             return
@@ -454,7 +275,7 @@ class GameScreen(Screen[None]):
         self.action_save()
         path = self.session.save_path
         if path is not None:
-            self.fd_app.farewell = _(
+            self.app.farewell = _(
                 "Saved to {path}. Resume it from the start screen (Resume), or: {command}",
                 path=str(path),
                 command=saves.resume_command(path),
@@ -467,15 +288,15 @@ class GameScreen(Screen[None]):
 
     def action_toggle_reasoning(self) -> None:
         """Show or hide the computer's reasoning."""
-        on = not self.fd_app.settings.get("reasoning", False)
-        self.fd_app.save_setting("reasoning", on)
+        on = not self.app.settings.get("reasoning", False)
+        self.app.save_setting("reasoning", on)
         self.say(_("Computer reasoning shown.") if on else _("Computer reasoning hidden."))
 
     def action_pace(self, step: int) -> None:
         """Make the computer faster (-1) or slower (+1)."""
         now = min(PACES, key=lambda p: abs(p - self.pace))
         new = PACES[max(0, min(len(PACES) - 1, PACES.index(now) + step))]
-        self.fd_app.save_setting("pace", new)
+        self.app.save_setting("pace", new)
         self.say(_("Computer pace: {seconds} s a move.", seconds=format_decimal(new, 2)))
 
     # -- hints -----------------------------------------------------------------------------------
@@ -491,14 +312,14 @@ class GameScreen(Screen[None]):
             self.say(_("Roll first: hints are for the dice showing."))
             return
         self.panel = lambda: "[dim]" + _("Thinking…") + "[/]"
-        self.redraw()
+        self.sync()
         self._hint_worker(state)
 
     def _note(self, state: GameState, note: str) -> None:
         """Show a worker's note on what it waits for (while the state is still the one it works on)."""
         if state is self.table.state:
             self.panel = lambda: f"[dim]{escape(note)}[/]"
-            self.redraw()
+            self.sync()
 
     @work(thread=True, exclusive=True, group="hint")
     def _hint_worker(self, state: GameState, again: bool = False) -> None:
@@ -537,7 +358,7 @@ class GameScreen(Screen[None]):
             )
             if self.table.chances_note() is not None and self.chance_timer is None:
                 self.chance_timer = self.set_interval(1.0, self._chances_tick)
-        self.redraw()
+        self.sync()
 
     def _chances_line(self) -> str:
         note = self.table.chances_note()
@@ -553,7 +374,7 @@ class GameScreen(Screen[None]):
             self._stop_chances()
             self._hint_worker(shown[0], True)
         else:
-            self.redraw()
+            self.sync()
 
     def _stop_chances(self) -> None:
         if self.chance_timer is not None:
@@ -570,10 +391,9 @@ class GameScreen(Screen[None]):
             self.app.call_from_thread(self._show_goal, aim.total, aim.level)
 
     def _show_goal(self, goal: int, level: str) -> None:
-        self.goal = (goal, level)
         self.table.goal = goal
         if self.is_attached:
-            self.redraw()
+            self.goal = (goal, level)
 
     # -- the roll-off and computer turns: the table's driver, run as a worker ------------------------
     def cancel_computer(self) -> None:
@@ -603,7 +423,7 @@ class GameScreen(Screen[None]):
         finally:
             self.driving = None
         if isinstance(step, GameOver):
-            self.fd_app.show_end(self.session)
+            self.app.show_end(self.session)
 
 
 class _ScreenDriver(Driver):
@@ -629,7 +449,7 @@ class _ScreenDriver(Driver):
     async def think(self, table: Table, step: Think) -> Action:
         """Choose in a worker thread (noting a solver being prepared), with the reasoning when it is shown."""
         screen = self.screen
-        reasoning = bool(screen.fd_app.settings.get("reasoning")) and step.state.dice is not None
+        reasoning = bool(screen.app.settings.get("reasoning")) and step.state.dice is not None
         level = table.seat(step.seat).level or "greedy"
         note = preparing(step.state.rules) if level in SOLVER_LEVELS else None
         if note is not None:
@@ -662,7 +482,7 @@ class _ScreenDriver(Driver):
         if isinstance(intent, Roll) and intent.held and screen.pace > 0:
             screen.kept = set(intent.held)
             screen.pending = (intent, state)
-            screen.redraw()
+            screen.sync()
             await asyncio.sleep(screen.pace)
             screen.pending = None
 
@@ -673,4 +493,4 @@ class _ScreenDriver(Driver):
         try:
             table.commit(move)
         finally:
-            self.screen.redraw()
+            self.screen.sync()

@@ -149,16 +149,14 @@ class StartScreen(Screen[None]):
         self.kept_form: dict[str, Any] = {}
         self.confirm_delete: str | None = None
 
-    @property
-    def fd_app(self) -> FiveDiceApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
+    if TYPE_CHECKING:
+        app: FiveDiceApp  # the app it runs in, typed (its settings, config and store)
 
     def _lineup(self) -> list[Seat]:
-        cfg = self.fd_app.config
+        cfg = self.app.config
         if cfg.seats:
             return list(cfg.seats)
-        store = self.fd_app.store
+        store = self.app.store
         if store is not None:
             try:
                 last = store.last_players()
@@ -169,12 +167,12 @@ class StartScreen(Screen[None]):
         return [Seat(_("Player")), Seat(_("Computer"), SeatKind.COMPUTER, "medium")]
 
     def _challenge_default(self) -> str:
-        cfg = self.fd_app.config
-        return cfg.challenge if cfg.challenge is not None else str(self.fd_app.settings.get("challenge") or "")
+        cfg = self.app.config
+        return cfg.challenge if cfg.challenge is not None else str(self.app.settings.get("challenge") or "")
 
     def _rules_default(self) -> tuple[str, str]:
-        cfg = self.fd_app.config
-        spec = cfg.rules.spec if cfg.rules is not None else str(self.fd_app.settings.get("rules", "yahtzee"))
+        cfg = self.app.config
+        spec = cfg.rules.spec if cfg.rules is not None else str(self.app.settings.get("rules", "yahtzee"))
         name, _sep, options = spec.partition(" ")
         return (name if name in rules_mod.BUILTINS else "yahtzee"), options
 
@@ -209,14 +207,14 @@ class StartScreen(Screen[None]):
             yield Static("")
             with Horizontal(classes="row"):
                 yield Label(_("Computer"), classes="lbl")
-                pace = float(form.get("pace", self.fd_app.settings.get("pace", 0.8)))
+                pace = float(form.get("pace", self.app.settings.get("pace", 0.8)))
                 paces = [(_(text), value) for text, value in PACE_CHOICES]
                 if pace not in [p for _text, p in paces]:
                     paces.append((f"{pace:g} s", pace))
                 yield Select(paces, value=pace, allow_blank=False, compact=True, id="pace")
-                reasoning = bool(form.get("reasoning", self.fd_app.settings.get("reasoning", False)))
+                reasoning = bool(form.get("reasoning", self.app.settings.get("reasoning", False)))
                 yield Checkbox(_("show its reasoning"), reasoning, compact=True, id="reasoning")
-                theme = str(self.fd_app.settings.get("theme", "dark"))
+                theme = str(self.app.settings.get("theme", "dark"))
                 themes = [(_("dark theme"), "dark"), (_("light theme"), "light")]
                 yield Select(themes, value=theme if theme in ("dark", "light") else "dark", allow_blank=False,
                              compact=True, id="theme")  # fmt: skip
@@ -227,7 +225,7 @@ class StartScreen(Screen[None]):
                             compact=True, id="challenge", max_length=64)  # fmt: skip
             with Horizontal(classes="row"):
                 yield Label(_("Resume"), classes="lbl")
-                saved = [(escape(text), str(path)) for path, text in saved_games(self.fd_app.config.saves)][:20]
+                saved = [(escape(text), str(path)) for path, text in saved_games(self.app.config.saves)][:20]
                 chosen = form.get("saved", saved[0][1] if saved else Select.NULL)
                 yield Select(saved, prompt=_("no saved game") if not saved else _("choose a saved game"), compact=True,
                              id="saved", value=chosen)  # fmt: skip
@@ -283,10 +281,10 @@ class StartScreen(Screen[None]):
         """Follow the rule-set and theme choices."""
         if event.select.id == "rules":
             self._describe()
-        elif event.select.id == "theme" and event.value != self.fd_app.settings.get("theme"):
-            self.fd_app.action_toggle_theme()
+        elif event.select.id == "theme" and event.value != self.app.settings.get("theme"):
+            self.app.action_toggle_theme()
         elif event.select.id == "language" and isinstance(event.value, str) and event.value != i18n.current_language():
-            self.fd_app.switch_language(event.value)
+            self.app.switch_language(event.value)
 
     def on_input_submitted(self) -> None:
         """Enter in a text field starts the game."""
@@ -329,7 +327,7 @@ class StartScreen(Screen[None]):
         return out
 
     def _remember(self) -> None:
-        app = self.fd_app
+        app = self.app
         pace = self.query_one("#pace", Select).value
         if isinstance(pace, float | int):
             app.save_setting("pace", float(pace))
@@ -338,7 +336,7 @@ class StartScreen(Screen[None]):
 
     def action_start(self) -> None:
         """Check the form and start a new game."""
-        app = self.fd_app
+        app = self.app
         name = self.query_one("#rules", Select).value
         try:
             if not isinstance(name, str):
@@ -368,12 +366,12 @@ class StartScreen(Screen[None]):
             self.say(_("There is no saved game to resume."))
             return
         try:
-            session = self.fd_app.load_session(Path(value))
+            session = self.app.load_session(Path(value))
         except FiveDiceError as exc:
             self.say(str(exc))
             return
         self._remember()
-        self.fd_app.show_game(session)
+        self.app.show_game(session)
 
     def action_delete(self) -> None:
         """Delete the saved game chosen (a second press confirms)."""

@@ -1,7 +1,8 @@
 """The game's widgets: large dice and the side-by-side score cards.
 
 Widgets only draw what they are given (attributes down) and report clicks as messages
-(messages up); the game itself lives in the :class:`~fivedice.engine.game.Game`.
+(messages up); the game itself lives in the :class:`~fivedice.engine.game.Game`. What a widget shows is a
+reactive attribute (:attr:`Line.text`, :attr:`Die.look`): setting it to what it already shows draws nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Click
 from textual.markup import escape
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
@@ -26,6 +28,7 @@ __all__ = [
     "DiceBar",
     "Die",
     "I18nFooter",
+    "Line",
     "ScoreCardView",
     "card_lines",
     "colour_legend",
@@ -106,6 +109,17 @@ def die_face(value: int | None) -> str:
     return "\n".join(_PIPS[value or 0])
 
 
+class Line(Static):
+    """A line of markup that draws itself again only when its :attr:`text` changes."""
+
+    text: reactive[str] = reactive("", layout=True)
+    """The markup shown."""
+
+    def watch_text(self, text: str) -> None:
+        """Draw the new text."""
+        self.update(text)
+
+
 DIE_WIDTH = 7
 """A die's cells across, its border included (a gap of one follows it unless the dice stand close)."""
 
@@ -144,21 +158,29 @@ class Die(Static):
             self.index = index
 
     def __init__(self, index: int) -> None:
-        super().__init__(die_face(None), id=f"die-{index + 1}")
+        super().__init__(die_face(None), id=f"die-{index + 1}", classes="idle")
         self.index = index
         self.border_subtitle = str(index + 1)
 
+    look: reactive[tuple[int | None, bool, bool, int | None]] = reactive((None, False, False, None))
+    """What the die shows: its face (None: not rolled yet), kept or not, the hint's keep or not, its colour
+    (when the rule set colours the faces)."""
+
     def show(self, value: int | None, kept: bool, hinted: bool = False, colours: tuple[int, ...] | None = None) -> None:
-        """Draw ``value`` (None: not rolled yet), marked kept or not, and as the hint's keep; in its colour
-        when the rule set colours the faces."""
+        """Show ``value`` (None: not rolled yet), marked kept or not, and as the hint's keep; in its colour
+        when the rule set colours the faces (drawn again only if that changes what the die shows)."""
+        colour = colours[value - 1] if colours is not None and value else None
+        self.look = (value, kept, hinted, colour)
+
+    def watch_look(self, look: tuple[int | None, bool, bool, int | None]) -> None:
+        """Draw the face and its marks."""
+        value, kept, hinted, colour = look
         self.update(die_face(value))
         self.set_class(kept, "kept")
         self.set_class(hinted, "hinted")
         self.set_class(value is None, "idle")
-        colour = colours[value - 1] if colours is not None and value else None
         for i, style in enumerate(COLOUR_STYLES):
             self.set_class(colour == i, style)
-        self.border_subtitle = str(self.index + 1)
 
     def on_click(self, event: Click) -> None:
         """Report the click."""
@@ -196,7 +218,7 @@ class I18nFooter(Footer):
             yield widget
 
 
-class CardLine(Static):
+class CardLine(Line):
     """One line of the score card; a box line reports clicks with the column clicked."""
 
     DEFAULT_CSS = """
@@ -375,7 +397,7 @@ class ScoreCardView(Vertical):
         for n, (box, text) in enumerate(card_lines(self.state, self.cursor, self.preview, self.widths)):
             name = f"box-{boxes[box].name}" if box is not None else f"line-{n}"
             line = CardLine(box, *self.widths, id=name)
-            line.update(text)
+            line.text = text
             yield line
 
     def fit(self, room: int) -> None:
@@ -390,12 +412,12 @@ class ScoreCardView(Vertical):
         self.show(self.state)
 
     def show(self, state: GameState, cursor: tuple[int, str] | None = None) -> None:
-        """Redraw for ``state`` with the keyboard cursor on ``(card, box)``."""
+        """Show ``state`` with the keyboard cursor on ``(card, box)`` (only the lines that change are drawn)."""
         self.state = state
         self.cursor = cursor
         lines = card_lines(state, cursor, self.preview, self.widths)
         for line, (_box, text) in zip(self.query(CardLine), lines, strict=True):
-            line.update(text)
+            line.text = text
 
     def column_seat_card(self, column: int) -> tuple[int, int] | None:
         """The ``(seat, card)`` shown in display column ``column``."""

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import enum
 import json
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -51,17 +48,26 @@ from sqlalchemy.pool import StaticPool
 
 from fivedice.i18n import _
 from fivedice.storage.url import resolve_url
+from fivedice.web.dburl import (
+    DEADLINE,
+    default_url,
+    libpq_url,
+    make_folder,
+    normalize_url,
+    safe_url,
+    sqlite_busy,
+    store_error,
+    wait_ms,
+)
 from fivedice.web.errors import (
     ConflictError,
     PubSubError,
     RoomNotFoundError,
     SchemaError,
-    StoreBusyError,
-    StoreError,
-    StoreReadOnlyError,
 )
 
 __all__ = [
+    "DEADLINE",
     "SCHEMA_VERSION",
     "MoveRow",
     "RoomRow",
@@ -70,112 +76,17 @@ __all__ = [
     "SeatRow",
     "Tables",
     "default_url",
+    "libpq_url",
     "normalize_url",
     "safe_url",
     "store_error",
 ]
-
-PSYCOPG_SCHEME = "postgresql+psycopg://"
-POSTGRES_SCHEME = "postgresql://"
-SQLITE_SCHEME = "sqlite:///"
 
 SCHEMA_VERSION = 5
 """The version of the room tables this code writes; older databases are upgraded on start
 (1 -> 2 adds ``rooms.started``, when the current game began, for the per-turn deadline;
 2 -> 3 adds the account tables, :mod:`fivedice.web.account_tables`; 4 -> 5 the profile tables,
 :mod:`fivedice.web.profile_tables`)."""
-
-
-def normalize_url(url: str) -> str:
-    """A SQLAlchemy URL: ``postgresql://`` and ``postgres://`` use the psycopg 3 driver.
-
-    >>> normalize_url("postgresql://postgres@127.0.0.1:5432/test")
-    'postgresql+psycopg://postgres@127.0.0.1:5432/test'
-    """
-    for scheme in ("postgresql://", "postgres://"):
-        if url.startswith(scheme):
-            return PSYCOPG_SCHEME + url[len(scheme) :]
-    return url
-
-
-def libpq_url(url: str) -> str:
-    """The plain libpq form of a PostgreSQL URL (for psycopg's own connections)."""
-    return POSTGRES_SCHEME + url.split("://", 1)[1]
-
-
-def safe_url(url: str) -> str:
-    """``url`` without its password, for messages and logs.
-
-    >>> safe_url("postgresql://ann:secret@db:5432/fivedice")
-    'postgresql://ann:***@db:5432/fivedice'
-    """
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return url.rsplit("@", 1)[-1]
-
-
-def store_error(exc: BaseException, timeout: float, url: str | None = None) -> StoreError:
-    """One sentence for a failed database call (the transaction was rolled back: nothing changed).
-
-    With ``url`` (at start) the sentence names the database and says the server cannot run on it.
-    """
-    orig = getattr(exc, "orig", None) or exc
-    lines = str(orig).strip().splitlines()
-    reason = (lines[0] if lines else type(orig).__name__)[:100].rstrip(".")
-    low, state = reason.lower(), getattr(orig, "sqlstate", None)
-    if "readonly" in low or "read-only" in low or state == "25006":
-        if url:
-            return StoreReadOnlyError(
-                _(
-                    "Database {url} is read-only ({reason}); fivedice serve needs to write its rooms.",
-                    url=url,
-                    reason=reason,
-                )
-            )
-        return StoreReadOnlyError(_("The database is read-only ({reason}); nothing was changed.", reason=reason))
-    if "locked" in low or "busy" in low or "timeout" in low or state in ("55P03", "57014", "40P01"):
-        return StoreBusyError(
-            _(
-                "The database stayed locked for more than {seconds} s; nothing was changed, try again in a moment.",
-                seconds=format(timeout, "g"),
-            )
-        )
-    if url:
-        return StoreError(_("Database {url} cannot be used ({reason}).", url=url, reason=reason))
-    return StoreError(
-        _("The database cannot be reached ({reason}); nothing was changed, try again in a moment.", reason=reason)
-    )
-
-
-DEADLINE: ContextVar[float | None] = ContextVar("fivedice_db_deadline", default=None)
-"""When (``time.monotonic()``) the current database call gives up waiting for a lock: the server sets it to
-the moment the call was queued plus ``--db-timeout``, so that queueing and lock waits together stay within it."""
-
-
-def wait_ms(timeout: float) -> int:
-    """Milliseconds a lock may still be waited for: ``timeout``, or less when :data:`DEADLINE` is nearer."""
-    deadline = DEADLINE.get()
-    left = timeout if deadline is None else min(timeout, deadline - time.monotonic())
-    return max(1, int(left * 1000))
-
-
-def _make_folder(database: str, url: str) -> None:
-    """Create the folder of a SQLite file (a fresh install has no user data folder yet)."""
-    folder = Path(database).parent
-    if not database or database.startswith("file:") or folder.is_dir():
-        return
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise StoreError(
-            _("Database {url} cannot be used (its folder cannot be made: {reason}).", url=url, reason=exc.strerror)
-        ) from None
-
-
-def default_url() -> str:
-    """The database URL when ``--db`` is not given: the one resolver's (``$FIVEDICE_DB``, else the default file)."""
-    return resolve_url(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,7 +288,7 @@ class RoomStore:
             return engine
         memory = self.url in ("sqlite://", "sqlite:///:memory:")
         if not memory:
-            _make_folder(make_url(self.url).database or "", safe_url(self.url))
+            make_folder(make_url(self.url).database or "", safe_url(self.url))
         kwargs: dict[str, Any] = {
             "connect_args": {"check_same_thread": False, "timeout": self.timeout},
             "hide_parameters": True,  # an error in the logs never shows a token hash or a name
@@ -399,7 +310,7 @@ class RoomStore:
         @event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
             # a lock is waited for only until the call's deadline (the time it queued for a worker counts)
-            conn.exec_driver_sql(f"PRAGMA busy_timeout = {wait_ms(self.timeout)}")
+            sqlite_busy(conn.connection.info, conn.connection.driver_connection, self.timeout)
             conn.exec_driver_sql("BEGIN IMMEDIATE")  # one writer at a time, across processes
 
         return engine

@@ -8,8 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection
-
 from fivedice.engine import notation
 from fivedice.i18n import _
 from fivedice.table import Table
@@ -23,7 +21,8 @@ __all__ = ["Change", "Decide", "play", "redo", "rematch", "start", "undo"]
 
 @dataclass
 class Change:
-    """What a decision does: a move to append, room columns to set, new seats, a result to return."""
+    """What a decision does: a move to append, room columns to set, new seats (the names and tokens that differ
+    are stored), a result to return."""
 
     entry: dict[str, Any] | None = None
     values: dict[str, Any] = field(default_factory=dict)
@@ -31,7 +30,7 @@ class Change:
     result: Any = None
 
 
-Decide = Callable[[Room, Connection], Change]
+Decide = Callable[[Room], Change]
 
 
 def _playing(room: Room, seat: int) -> Table:
@@ -47,7 +46,7 @@ def _playing(room: Room, seat: int) -> Table:
     return room.table
 
 
-def play(seat: int, msg: RollIntent | ScoreIntent, room: Room, _conn: Connection) -> Change:
+def play(seat: int, msg: RollIntent | ScoreIntent, room: Room) -> Change:
     table = _playing(room, seat)
     if table.automatic() is not None:
         raise RoomError(_("The table rolls the roll-off by itself; wait a moment."))
@@ -55,7 +54,7 @@ def play(seat: int, msg: RollIntent | ScoreIntent, room: Room, _conn: Connection
     return Change(entry=notation.to_json(record))
 
 
-def undo(seat: int, room: Room, _conn: Connection) -> Change:
+def undo(seat: int, room: Room) -> Change:
     if not room.settings.get("undo"):
         raise RoomError(_("This room does not allow undo."))
     if room.status != "playing" or room.table is None:
@@ -64,7 +63,7 @@ def undo(seat: int, room: Room, _conn: Connection) -> Change:
     return Change(entry={"type": "undo"})
 
 
-def redo(seat: int, room: Room, _conn: Connection) -> Change:
+def redo(seat: int, room: Room) -> Change:
     if room.status != "playing" or room.table is None:
         raise RoomError(_("Only a game in play can be redone."))
     reason = room.table.why_not_redo()
@@ -75,7 +74,7 @@ def redo(seat: int, room: Room, _conn: Connection) -> Change:
     return Change(entry={"type": "redo"})
 
 
-def start(seat: int, room: Room, _conn: Connection) -> Change:
+def start(seat: int, room: Room) -> Change:
     if seat != 0:
         raise RoomError(_("Only the host, {host}, can start the game.", host=room.names[0]))
     if room.status != "lobby":
@@ -86,7 +85,7 @@ def start(seat: int, room: Room, _conn: Connection) -> Change:
     return Change(values={"status": "playing"})
 
 
-def rematch(seat: int, room: Room, _conn: Connection) -> Change:
+def rematch(seat: int, room: Room) -> Change:
     if room.status != "over":
         raise RoomError(_("A rematch can start only when the game is over."))
     return Change(values={"status": "playing", "game_no": room.row.game_no + 1})

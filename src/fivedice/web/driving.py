@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection
-
 from fivedice.engine import notation
 from fivedice.engine.actions import Score
 from fivedice.i18n import _
@@ -78,7 +76,7 @@ class RoomDriver(Driver):
         new state is broadcast and published to the other processes."""
         service, room = self.service, self.room
 
-        def decide(r: Room, _conn: Connection) -> Change:
+        def decide(r: Room) -> Change:
             if r.table is None:
                 raise StaleStateError(_("The game moved on while the computer was thinking."))
             return Change(entry=notation.to_json(r.table.commit(move)))

@@ -4,7 +4,7 @@
 ``GET    /api/me/friends``               ``{"friends", "played_with", "blocked"}`` (names, last game)
 ``POST   /api/me/friends``               ``{"name"}``: a player you played with becomes a friend
 ``DELETE /api/me/friends/{name}``        no longer a friend
-``POST   /api/me/blocks``                ``{"name"}``: block a player (no longer friends either way)
+``POST   /api/me/blocks``                ``{"name"}``: block a player you played with (no longer friends either way)
 ``DELETE /api/me/blocks/{name}``         unblock
 ``POST   /api/me/invites``               ``{"name", "code"}``: invite a friend to a room you play in
 ``DELETE /api/me/invites/{code}``        decline an invitation
@@ -15,6 +15,9 @@ A friend is a player one has played with (both seats owned by accounts), added o
 favourite. An invitation reaches the friend's game list and their devices (Web Push, when on). A block
 ends the friendship both ways and keeps the two apart: neither can add or invite the other, and neither
 can take a seat in a room where the other owns one (when signed in).
+
+These routes never tell which names have an account: a name nobody has gets the same answer as a player one
+never played with (or who is not a friend, or not blocked), worded by the name as given.
 """
 
 from __future__ import annotations
@@ -58,8 +61,8 @@ FRIENDS = 200
 """Friends, blocked players and players met listed at most."""
 
 
-class UnknownPlayerError(AccountError):
-    """No account has that name."""
+class NotListedError(AccountError):
+    """A name not among one's friends or blocked players (whether an account has it or not is not told)."""
 
     status = 404
 
@@ -83,13 +86,18 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
     auth, store, db = accounts.auth, accounts.store, accounts.db
     t = store.t
 
-    async def person(name: str, me: AccountRow) -> AccountRow:
+    async def person(name: str, me: AccountRow) -> AccountRow | None:
+        """The account named ``name``, or None. Every answer about someone else is worded by the name as given
+        and is the same whether an account has that name or not: these routes never tell which names exist."""
         other = await db(store.by_name, name[:200])
-        if other is None:
-            raise UnknownPlayerError(_("No player has an account named {name!r}.", name=name[:40]))
-        if other.id == me.id:
+        if other is not None and other.id == me.id:
             raise AccountError(_("That is your own name; choose another player."))
         return other
+
+    def stranger(name: str) -> AccountError:
+        return AccountError(
+            _("You have not played with {name} yet; friends are players you played with.", name=name[:40])
+        )
 
     def listing(account: int) -> FriendsList:
         a = t.accounts
@@ -130,14 +138,12 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         account, _session = await auth.require(request)
         return await db(listing, account.id)
 
-    def befriend(account: int, other: AccountRow, now: float) -> None:
+    def befriend(account: int, other: AccountRow, typed: str, now: float) -> None:
         """Add a friend (in a worker thread, in the request's language); refuses strangers and blocks."""
         with store.begin() as conn:
             met = conn.execute(select(t.met.c.last).where(t.met.c.account == account, t.met.c.other == other.id))
             if met.first() is None:
-                raise AccountError(
-                    _("You have not played with {name} yet; friends are players you played with.", name=other.name)
-                )
+                raise stranger(typed)
             if store.blocked_between(account, [other.id], conn):
                 raise ForbiddenError(
                     _("A block stands between you and {name}; they cannot be your friend.", name=other.name)
@@ -151,7 +157,9 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
     async def add_friend(request: Request, body: PersonName) -> FriendAdded:
         account, _session = await auth.require(request)
         other = await person(body.name, account)
-        await db(befriend, account.id, other, accounts.service.clock())
+        if other is None:
+            raise stranger(body.name)
+        await db(befriend, account.id, other, body.name, accounts.service.clock())
         return FriendAdded(friend=other.name)
 
     @api.delete("/api/me/friends/{name:path}")
@@ -159,11 +167,13 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         account, _session = await auth.require(request)
         other = await person(name, account)
 
-        def drop() -> None:
+        def drop(other: AccountRow) -> bool:
+            f = t.friends
             with store.begin() as conn:
-                conn.execute(delete(t.friends).where(t.friends.c.account == account.id, t.friends.c.friend == other.id))
+                return conn.execute(delete(f).where(f.c.account == account.id, f.c.friend == other.id)).rowcount > 0
 
-        await db(drop)
+        if other is None or not await db(drop, other):
+            raise NotListedError(_("{name} is not among your friends.", name=name[:40]))
         return FriendRemoved(friend=other.name, removed=True)
 
     @api.post("/api/me/blocks", status_code=201)
@@ -171,10 +181,28 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         account, _session = await auth.require(request)
         other = await person(body.name, account)
         now = accounts.service.clock()
+        not_met = AccountError(
+            _("You have not played with {name}; you can block players you played with.", name=body.name[:40])
+        )
+        if other is None:
+            raise not_met
 
-        def add() -> None:
+        def add(other: AccountRow) -> None:
             f, i = t.friends, t.invites
             with store.begin() as conn:
+                met = conn.execute(
+                    select(t.met.c.last).where(
+                        or_(
+                            and_(t.met.c.account == account.id, t.met.c.other == other.id),
+                            and_(t.met.c.account == other.id, t.met.c.other == account.id),
+                        )
+                    )
+                ).first()
+                blocked = conn.execute(
+                    select(t.blocks.c.created).where(t.blocks.c.account == account.id, t.blocks.c.blocked == other.id)
+                ).first()
+                if met is None and blocked is None:
+                    raise not_met
                 conn.execute(
                     delete(f).where(
                         or_(
@@ -196,7 +224,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
                 ).first():
                     conn.execute(insert(t.blocks).values(account=account.id, blocked=other.id, created=now))
 
-        await db(add)
+        await db(add, other)
         return BlockSet(blocked=other.name)
 
     @api.delete("/api/me/blocks/{name:path}")
@@ -204,22 +232,25 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         account, _session = await auth.require(request)
         other = await person(name, account)
 
-        def drop() -> None:
+        def drop(other: AccountRow) -> bool:
+            b = t.blocks
             with store.begin() as conn:
-                conn.execute(delete(t.blocks).where(t.blocks.c.account == account.id, t.blocks.c.blocked == other.id))
+                return conn.execute(delete(b).where(b.c.account == account.id, b.c.blocked == other.id)).rowcount > 0
 
-        await db(drop)
+        if other is None or not await db(drop, other):
+            raise NotListedError(_("{name} is not among the players you blocked.", name=name[:40]))
         return BlockRemoved(blocked=other.name, removed=True)
 
-    def invite_row(sender: int, other: AccountRow, code: str, now: float) -> bool:
+    def not_friend(name: str) -> AccountError:
+        return AccountError(_("{name} is not your friend; add them first (players you played with).", name=name[:40]))
+
+    def invite_row(sender: int, other: AccountRow, typed: str, code: str, now: float) -> bool:
         """Store an invitation (in a worker thread); False if it was there already; refuses the rest."""
         with store.begin() as conn:
             if not conn.execute(
                 select(t.friends.c.created).where(t.friends.c.account == sender, t.friends.c.friend == other.id)
             ).first():
-                raise AccountError(
-                    _("{name} is not your friend; add them first (players you played with).", name=other.name)
-                )
+                raise not_friend(typed)
             if store.blocked_between(sender, [other.id], conn):
                 raise ForbiddenError(
                     _("A block stands between you and {name}; they cannot be invited.", name=other.name)
@@ -248,7 +279,9 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
             raise AccountError(
                 _("Room {code!r} has no open seat; invite friends to a room waiting for players.", code=code)
             )
-        new = await db(invite_row, account.id, other, code, accounts.service.clock())
+        if other is None:
+            raise not_friend(body.name)
+        new = await db(invite_row, account.id, other, body.name, code, accounts.service.clock())
         sent = 0
         if new and other.prefs.push:
             with i18n.language(other.prefs.language):

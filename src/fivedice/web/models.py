@@ -98,6 +98,8 @@ class Hello(_Message):
     lang: LanguageCode | None = None
     name: Name | None = None
     """A spectator's name, listed in the room (players are named by their seat)."""
+    deltas: bool = False
+    """After the first whole ``state``, send each change as a ``delta`` (:mod:`fivedice.web.snapshot`)."""
 
 
 class SetLanguage(_Message):

@@ -68,12 +68,12 @@ class Connections:
 
     def _send_all(self, room: Room, message: dict[str, Any]) -> None:
         text = json.dumps(message)
-        for client in list(room.clients):
+        for client in list(room.presence.clients):
             if not client.send(text):
                 self._drop(room, client)
 
     def _drop(self, room: Room, client: Client) -> None:
-        room.clients.discard(client)
+        room.presence.clients.discard(client)
         while not client.queue.empty():
             client.queue.get_nowait()
         client.queue.put_nowait(None)  # the writer closes the socket
@@ -87,8 +87,8 @@ class Connections:
         self.outbox.put(event)
 
     def _send_presence(self, room: Room, skip: Client | None = None) -> None:
-        text = room.presence_message()
-        for client in list(room.clients):
+        text = room.presence.message()
+        for client in list(room.presence.clients):
             if client is not skip and not client.send(text):
                 self._drop(room, client)
 
@@ -118,20 +118,34 @@ class Connections:
                         self._broadcast(room)
                 self._after_change(room, drive=kind == "resync")
             elif kind == "message" and isinstance(event.get("message"), dict):
+                if not self._first_timeout(room, event.get("timeout")):
+                    continue  # this turn's "time is up" was told here already (every process's timer sees it)
                 self._send_all(room, event["message"])
             elif kind == "presence":
-                room.presence[proc] = frozenset(int(s) for s in event.get("seats", []))
+                room.presence.elsewhere[proc] = frozenset(int(s) for s in event.get("seats", []))
                 watchers = event.get("watchers", [])
                 watchers = watchers if isinstance(watchers, list) else []
-                room.watchers[proc] = tuple(str(w)[:40] if w else None for w in watchers[:200])
-                room.presence_changed()
+                room.presence.watchers[proc] = tuple(str(w)[:40] if w else None for w in watchers[:200])
+                room.presence.changed()
                 self._send_presence(room)
                 if event.get("hello"):
                     await self._publish_presence(room)
 
+    @staticmethod
+    def _first_timeout(room: Room, told: Any) -> bool:
+        """Whether another process's message is news here: anything but a "time is up" notice (``told``: its
+        turn, ``[game_no, turns scored]``) that this process's own timer, or another process, told its clients."""
+        if not isinstance(told, list) or len(told) != 2:
+            return True
+        turn = (int(told[0]), int(told[1]))
+        if room.flags.notified_timeout == turn:
+            return False
+        room.flags.notified_timeout = turn  # nor will this process's timer tell it again
+        return True
+
     async def _publish_presence(self, room: Room, hello: bool = False) -> None:
-        seats = sorted({seat for c in room.clients for seat in c.seats})
-        watchers = [c.name for c in room.clients if c.seat is None]
+        seats = sorted({seat for c in room.presence.clients for seat in c.seats})
+        watchers = [c.name for c in room.presence.clients if c.seat is None]
         await self._publish(room, "presence", seats=seats, hello=hello, watchers=watchers)
 
     def expire_peers(self) -> None:
@@ -146,18 +160,18 @@ class Connections:
                 "server process %s has been silent for %g s; its players show offline", proc, self.limits.presence_ttl
             )
         for room in list(self.rooms.values()):
-            if gone & (room.presence.keys() | room.watchers.keys()):
+            if gone & (room.presence.elsewhere.keys() | room.presence.watchers.keys()):
                 for proc in gone:
-                    room.presence.pop(proc, None)
-                    room.watchers.pop(proc, None)
-                room.presence_changed()
+                    room.presence.elsewhere.pop(proc, None)
+                    room.presence.watchers.pop(proc, None)
+                room.presence.changed()
                 self._send_presence(room)
 
     def close_expired(self, room: Room) -> None:
         """Tell the clients of a room that expired and close their connections."""
         self._send_all(room, notice(N_("This room has expired; its finished games are in the history.")))
-        for client in list(room.clients):
-            room.clients.discard(client)
+        for client in list(room.presence.clients):
+            room.presence.clients.discard(client)
             client.close(4404)  # gone: the page offers the lobby
 
     # -- WebSocket clients ---------------------------------------------------------------
@@ -177,7 +191,7 @@ class Connections:
             seat = self._token_seat(room, hello.token)
         local = self._local_seats(room, seat, hello.tokens)
         limits = self.limits
-        if seat is None and len(room.spectators()) >= limits.watchers:
+        if seat is None and len(room.presence.spectators()) >= limits.watchers:
             raise LimitError(
                 _(
                     "Room {code!r} already has {count} spectators, the most it allows; try again later.",
@@ -185,7 +199,7 @@ class Connections:
                     count=limits.watchers,
                 )
             )
-        if seat is not None and sum(c.seat == seat for c in room.clients) >= limits.seat_connections:
+        if seat is not None and sum(c.seat == seat for c in room.presence.clients) >= limits.seat_connections:
             raise LimitError(
                 _(
                     "{player} already has {count} connections to room {code!r}; close one first.",
@@ -194,13 +208,13 @@ class Connections:
                     code=room.code,
                 )
             )
-        client = Client(seat, name=hello.name if seat is None else None, local=local)
-        first = not room.clients
+        client = Client(seat, name=hello.name if seat is None else None, local=local, deltas=hello.deltas)
+        first = not room.presence.clients
         chat = await self.db(self.extras.chat, room.code)
         async with room.lock:
-            room.clients.add(client)
-            room.presence_changed()
-            client.send(client.state_message(room.snapshot()))
+            room.presence.clients.add(client)
+            room.presence.changed()
+            client.send(room.message_for(client))
             self._send_presence(room, skip=client)
         client.send(json.dumps({"type": "chat_history", "lines": chat}))
         await self._publish_presence(room, hello=first)
@@ -236,8 +250,8 @@ class Connections:
     async def disconnect(self, room: Room, client: Client) -> None:
         """Detach a connection; the others see the seat go offline (a small presence update)."""
         async with room.lock:
-            room.clients.discard(client)
-            room.presence_changed()
+            room.presence.clients.discard(client)
+            room.presence.changed()
             self._send_presence(room)
         await self._publish_presence(room)
 
@@ -248,9 +262,11 @@ class Connections:
             if client.bucket is None:
                 client.bucket = TokenBucket(self.limits.message_rate, self.limits.message_burst)
             return client.bucket.take()
-        bucket = room.buckets.get(client.seat)
+        bucket = room.presence.buckets.get(client.seat)
         if bucket is None:
-            bucket = room.buckets[client.seat] = TokenBucket(self.limits.message_rate, self.limits.message_burst)
+            bucket = room.presence.buckets[client.seat] = TokenBucket(
+                self.limits.message_rate, self.limits.message_burst
+            )
         return bucket.take()
 
     def check_http(self, kind: str, address: str) -> None:

@@ -38,6 +38,7 @@ from fivedice.services.profile import PlayedGame, count_yahtzees, decision_ratin
 from fivedice.web.account_errors import AccountError
 from fivedice.web.accounts import FORMER
 from fivedice.web.profile_tables import ProfileTables, profile_tables
+from fivedice.web.timeouts import final_places
 
 if TYPE_CHECKING:
     from fivedice.table import Table
@@ -143,7 +144,10 @@ class Profiles:
             self.seen = {key}
         seats = [[s.seat, s.name, s.kind, s.level] for s in room.seats]  # never the token hashes
         kept = {"spec": room.spec, "names": list(room.names), "seats": seats, "settings": room.settings}
-        task = asyncio.get_running_loop().create_task(self.record(room.code, room.row.game_no, room.table, kept))
+        places = final_places(room.policy, room.table)  # a seat that forfeited ranks after the others
+        task = asyncio.get_running_loop().create_task(
+            self.record(room.code, room.row.game_no, room.table, kept, places)
+        )
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -152,9 +156,17 @@ class Profiles:
         while self.tasks:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
 
-    async def record(self, code: str, game_no: int, table: Table, kept: dict[str, Any] | None = None) -> None:
+    async def record(
+        self,
+        code: str,
+        game_no: int,
+        table: Table,
+        kept: dict[str, Any] | None = None,
+        places: dict[int, int] | None = None,
+    ) -> None:
         """Record game ``game_no`` of room ``code`` for each seat an account owns (nothing without one), with
-        what its replay needs once the room is gone (``kept``: the room's spec, names, seats and settings)."""
+        what its replay needs once the room is gone (``kept``: the room's spec, names, seats and settings) and
+        the room's ``places`` (None: the engine's; a seat that forfeited ranks after the others)."""
         accounts = self.accounts
         try:
             owners = await accounts.db(accounts.store.owners, code)
@@ -166,7 +178,7 @@ class Profiles:
                 moves = await accounts.db(accounts.service.store.moves, code, game_no)
                 kept = kept | {"moves": [[m.seq, m.seat, m.by, m.record, m.at] for m in moves]}
             rows = await asyncio.to_thread(
-                _rows, table, owners, now, replay, None if kept is None else json.dumps(kept)
+                _rows, table, owners, now, replay, None if kept is None else json.dumps(kept), places
             )
             await accounts.db(self._insert, code, game_no, rows, table.rules.spec, now)
         except Exception as exc:  # the game itself is kept; only its profile entry is missing
@@ -355,10 +367,18 @@ def _played(m: Any, names: dict[int, str]) -> PlayedGame:
     )
 
 
-def _rows(table: Table, owners: dict[int, int], now: float, replay: str | None, kept: str | None) -> list[_Row]:
-    """In a worker: each account seat's row, with the game's analysis (where the solver rates the rules)."""
+def _rows(
+    table: Table,
+    owners: dict[int, int],
+    now: float,
+    replay: str | None,
+    kept: str | None,
+    ranked: dict[int, int] | None = None,
+) -> list[_Row]:
+    """In a worker: each account seat's row, with the game's analysis (where the solver rates the rules) and
+    its place (``ranked``'s where given, else the engine's)."""
     game, state, rules = table.game, table.state, table.rules
-    places = {s.seat: s.place for s in state.standings()}
+    places = {s.seat: s.place for s in state.standings()} | (ranked or {})
     names = list(state.players)
     analysis = None
     if rules.solver_refusal() is None:

@@ -167,7 +167,7 @@ class Push:
         self.last.move_to_end(room.code)
         while len(self.last) > 5000:
             self.last.popitem(last=False)
-        if summary.current in room.online():
+        if summary.current in room.presence.online():
             return  # the player's page is open: it tells them itself
         self._spawn(self.turn(summary))
 

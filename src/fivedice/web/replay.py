@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from fivedice.engine.state import GameState, Phase
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
-from fivedice.table.events import Event
+from fivedice.table.events import Event, EventKind
 from fivedice.web.db import MoveRow, RoomStore, SeatRow
 from fivedice.web.errors import RoomError, RoomNotFoundError
 from fivedice.web.rooms import event_message, new_table, replay_move
@@ -89,7 +89,7 @@ def frames(
             table.unlisten(heard.append)
             fresh.listen(heard.append)
             table = fresh
-        main = [e for e in heard if e.kind not in ("turn", "stand_in")] or heard
+        main = [e for e in heard if e.kind not in (EventKind.TURN, EventKind.STAND_IN)] or heard
         event = event_message(main[0], rules) if main else None
         held = [int(p) for p in move.record.get("held", [])] if move.record.get("type") == "roll" else []
         out.append(_frame(table.state, event, move.seat, held))

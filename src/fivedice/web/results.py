@@ -27,6 +27,7 @@ from fivedice.web.db import RoomStore
 from fivedice.web.errors import RoomError
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.rooms import Room
+from fivedice.web.timeouts import final_places
 
 __all__ = ["Results", "hint_data"]
 
@@ -63,20 +64,21 @@ class Results:
         computer levels, hints, undo count and challenge code; False if it could not be recorded."""
         table = room.table
         if table is None or not table.is_over:
-            room.recording = False
+            room.flags.recording = False
             return False
         game_no = room.row.game_no
         try:
             if not await self.db(self.store.claim_record, room.code, game_no):
                 return True  # another process (or an earlier call) has it
             table.hints = await self.db(self.extras.hints, room.code, game_no)  # asked through any process
-            await asyncio.to_thread(self._record_sync, table)
+            places = final_places(room.policy, table)  # a seat that forfeited ranks after the others
+            await asyncio.to_thread(self._record_sync, table, places)
             return True
         except Exception as exc:
             log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
             return False
         finally:
-            room.recording = False
+            room.flags.recording = False
 
     def score_store(self) -> Store:
         """The high-score store (opened on first use: call it in a worker thread)."""
@@ -96,14 +98,14 @@ class Results:
         if aim is None:
             return False
         async with room.lock:
-            room.goal = {"total": aim.total, "level": aim.level}
+            room.found.goal = {"total": aim.total, "level": aim.level}
             room.aim_at(aim.total)
         return True
 
     async def best(self, room: Room) -> bool:
         """Look up the best total of a solo room's player under its rules in the high scores: the page shows
         it ("Beat your best") and the hints play to beat it. True if there was one."""
-        await room.until_recorded()  # the game before a rematch may be the new best
+        await room.flags.until_recorded()  # the game before a rematch may be the new best
         name, rules = room.row.seats[0].name or "", room.rules
         try:
             best = await asyncio.to_thread(lambda: self.score_store().best(name, rules))
@@ -112,12 +114,12 @@ class Results:
             return False
         if best is None:
             return False
-        room.best = best
+        room.found.best = best
         room.aim_at(best)
         return True
 
-    def _record_sync(self, table: Table) -> None:
-        record_finished(self.score_store(), table, "web")
+    def _record_sync(self, table: Table, places: dict[int, int]) -> None:
+        record_finished(self.score_store(), table, "web", places)
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the
@@ -161,14 +163,14 @@ class Results:
             if room.table is None or room.status != "over":
                 raise RoomError(_("The analysis is ready when the game is over."))
             game, key = room.table.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
-            if room.analysis is not None and room.analysis[0] == key:
-                return room.analysis[1]
+            if room.found.analysis is not None and room.found.analysis[0] == key:
+                return room.found.analysis[1]
         solver = chancejobs.solver_need(game.rules)
         if solver is not None:  # never built on a request's path: prepared meanwhile, ask again later
             chancejobs.start(solver)
             return None
         result = await asyncio.to_thread(_analyze, game)
-        room.analysis = (key, result)
+        room.found.analysis = (key, result)
         return result
 
     async def challenge(self, room: Room) -> dict[str, Any]:
@@ -180,10 +182,10 @@ class Results:
             if table is None or room.status != "over" or table.challenge is None:
                 raise RoomError(_("The challenge's result is ready when a challenge game is over."))
             key = room.row.game_no
-        cached = room.challenge if room.challenge is not None and room.challenge[0] == key else None
+        cached = room.found.challenge if room.found.challenge is not None and room.found.challenge[0] == key else None
         rep = cached[1] if cached is not None else await asyncio.to_thread(report, table)
-        room.challenge = (key, rep)
-        await room.until_recorded()  # the leaderboard shows the game once it is recorded
+        room.found.challenge = (key, rep)
+        await room.flags.until_recorded()  # the leaderboard shows the game once it is recorded
         board = await self.leaderboard(table.challenge, table.rules.spec)
         assisted = any(s.is_computer for s in table.seats)
         hinted = {seat for seat, _move in await self.db(self.extras.hints, room.code, key)}  # through any process

@@ -1,12 +1,15 @@
-"""A room as one server process holds it: the stored room plus its :class:`~fivedice.table.Table`,
-rebuilt from the stored move log.
+"""A room as one server process holds it: the stored room, its game's :class:`~fivedice.table.Table`
+rebuilt from the stored move log (:class:`~fivedice.web.roomgame.RebuiltTable`), who is connected, and what
+the room service has under way for it.
 
 The table decides everything about the game (the roll-off, computer and stand-in moves, the dice tape,
-the undo policy, hints, events); the room only keeps it in step with the database. :class:`Room` is
-mutable and guarded by its ``lock``; it is only ever brought up to date from the database
-(:meth:`Room.load`, :meth:`Room.apply`), never changed ahead of a commit. :meth:`Room.snapshot` is the
-JSON every client of the room receives: the engine's own state and ``options()``, and the table's events
-as messages with fields, so the browser shows points and words without knowing any rule.
+the undo policy, hints, events). A change is decided on the room's table inside the database transaction
+that stores it, so the table is changed ahead of the commit; a write that fails marks the room stale
+(:meth:`Room.invalidate`) and the next refresh rebuilds the table from the stored moves. Otherwise the room
+is only brought up to date from the database (:meth:`Room.load`, :meth:`Room.apply`), under its ``lock``.
+:meth:`Room.snapshot` is the JSON every client of the room receives: the engine's own state and
+``options()``, and the table's events as messages with fields, so the browser shows points and words
+without knowing any rule.
 """
 
 from __future__ import annotations
@@ -15,32 +18,44 @@ import asyncio
 import contextlib
 import json
 import secrets
-from collections import deque
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from fivedice.dice import DiceRoller
-from fivedice.engine import notation
 from fivedice.engine.actions import RollOff, Score
 from fivedice.engine.game import Game
-from fivedice.engine.scorecard import Scorecard
-from fivedice.engine.state import Phase
-from fivedice.i18n import N_, _
+from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
-from fivedice.table import BY, Table, UndoPolicy, default_policy
+from fivedice.table import Table
 from fivedice.table.challenge import ChallengeReport
-from fivedice.table.events import Event, message
-from fivedice.table.seat import Seat, SeatKind
 from fivedice.web.db import MoveRow, RoomRow, RoomStatus, SeatRow
 from fivedice.web.errors import RoomError
 from fivedice.web.limits import TokenBucket
-from fivedice.web.messages import RoomSnapshot
-from fivedice.web.timeouts import TurnPolicy, forfeited, missed_turns
+from fivedice.web.roomgame import (
+    STARTED,
+    RebuiltTable,
+    SecretsRoller,
+    english_text,
+    event_message,
+    event_text,
+    new_table,
+    replay_move,
+    room_policy,
+    room_seats,
+    table_from_moves,
+)
+from fivedice.web.snapshot import Pieces, SnapshotBuilder, delta
+from fivedice.web.timeouts import TurnPolicy, final_places, forfeited, missed_turns
 
 __all__ = [
     "CODE_ALPHABET",
+    "STARTED",
     "Client",
+    "Found",
+    "InFlight",
+    "Presence",
+    "RebuiltTable",
     "Room",
     "SecretsRoller",
     "english_text",
@@ -54,24 +69,15 @@ __all__ = [
     "table_from_moves",
 ]
 
+PIECES_KEPT = 4
+"""Snapshots of a room kept (as pieces) to make the deltas of clients a change or two behind."""
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Invite codes avoid letters and digits that look alike (0/O, 1/I/L)."""
-
-EVENTS_KEPT = 12
-STARTED = N_("The game has started.")
 
 
 def new_code(length: int = 8) -> str:
     """A fresh random invite code (31**8, about 8.5e11 codes)."""
     return "".join(secrets.choice(CODE_ALPHABET) for _i in range(length))
-
-
-class SecretsRoller:
-    """Dice from the operating system's cryptographic generator (:mod:`secrets`)."""
-
-    def roll(self, n: int) -> tuple[int, ...]:
-        """Roll ``n`` dice."""
-        return tuple(secrets.randbelow(6) + 1 for _i in range(n))
 
 
 @dataclass(eq=False)
@@ -88,6 +94,10 @@ class Client:
     closing: bool = False
     local: tuple[int, ...] = ()
     """Every seat this connection plays, ``seat`` first, when it plays several on one device (pass and play)."""
+    deltas: bool = False
+    """The page takes ``delta`` messages after its first whole state (it said so in its hello)."""
+    base: tuple[int, int] | None = None
+    """The snapshot this connection was last sent (see :attr:`Room.snapshot_key`)."""
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -103,12 +113,21 @@ class Client:
             raise RoomError(_("Seat {seat} is not played on this connection.", seat=seat + 1))
         return seat
 
+    @cached_property
+    def _head(self) -> str:
+        """``"you"`` (its seat) and, playing several, ``"seats"`` (all of them), as JSON members."""
+        head = {"you": self.seat} | ({"seats": list(self.local)} if self.local else {})
+        return json.dumps(head, separators=(",", ":"))[1:-1]
+
     def state_message(self, snapshot: str) -> str:
         """The ``state`` message for this connection: the room, ``you`` (its seat) and, playing several,
         ``seats`` (all of them)."""
-        head = {"type": "state", "you": self.seat} | ({"seats": list(self.local)} if self.local else {})
-        message = json.dumps(head, separators=(",", ":"))[:-1] + ',"state":' + snapshot + "}"  # the snapshot as is
-        return message
+        return '{"type":"state",' + self._head + ',"state":' + snapshot + "}"  # the snapshot as is
+
+    def delta_message(self, since: int, body: str) -> str:
+        """A ``delta`` message for this connection: what changed since the state of version ``since`` it has
+        (the members of :func:`fivedice.web.snapshot.delta`), with ``you`` and ``seats`` as in a state."""
+        return '{"type":"delta",' + self._head + f',"from":{since},' + body + "}"
 
     def close(self, code: int) -> None:
         """Close the connection with ``code`` once what is queued has been sent."""
@@ -129,240 +148,184 @@ class Client:
         return True
 
 
-def event_message(event: Event, rules: RuleSet) -> dict[str, Any]:
-    """A table event as the browser gets it: ``{"msg": English text with {fields}, "args": fields}``
-    (the one narrator, :func:`fivedice.table.events.message`); ``args["box"]`` is the box's English label,
-    translated where the event is shown, like ``msg`` itself."""
-    text, args = message(event, rules)
-    return {"msg": text, "args": args}
+@dataclass(eq=False)
+class Presence:
+    """Who is in a room: this process's connections, the seats and spectators that the other server processes
+    report, and each seat's message budget on this process."""
+
+    clients: set[Client] = field(default_factory=set)
+    """This process's connections to the room."""
+    elsewhere: dict[str, frozenset[int]] = field(default_factory=dict)
+    """Seats online through other server processes, by process."""
+    watchers: dict[str, tuple[str | None, ...]] = field(default_factory=dict)
+    """Spectators connected to other server processes (their names), by process."""
+    buckets: dict[int, TokenBucket] = field(default_factory=dict)
+    """Each seat's message budget, shared by all of that seat's connections to this process."""
+    revision: int = 0
+    """Counts the changes of presence (a room's snapshot is cached per version and presence revision)."""
+
+    def online(self) -> set[int]:
+        """Seats with a live connection to any server process."""
+        seats = {seat for c in self.clients for seat in c.seats}
+        for other in self.elsewhere.values():
+            seats |= other
+        return seats
+
+    def spectators(self) -> list[str | None]:
+        """The names of everyone watching, on any server process (None for an anonymous spectator)."""
+        names = [c.name for c in self.clients if c.seat is None]
+        for other in self.watchers.values():
+            names.extend(other)
+        return sorted(names, key=lambda n: (n is None, (n or "").lower()))
+
+    def message(self) -> str:
+        """The small update sent when someone connects or leaves (instead of the whole state)."""
+        spectators = self.spectators()
+        online = sorted(self.online())
+        return json.dumps({"type": "presence", "online": online, "watchers": len(spectators), "spectators": spectators})
+
+    def changed(self) -> None:
+        """Someone connected or left (or a look-up found something to show): the next snapshot shows it."""
+        self.revision += 1
 
 
-def event_text(event: Mapping[str, Any]) -> str:
-    """An event of :func:`event_message` (or a notice) as text in the current language."""
-    args = dict(event.get("args") or {})
-    if "box" in args:
-        args["box"] = _(str(args["box"]))
-    return _(str(event["msg"]), **args)
+def _done() -> asyncio.Event:
+    done = asyncio.Event()
+    done.set()
+    return done
 
 
-def english_text(event: Mapping[str, Any]) -> str:
-    """An event or notice in English (the source text filled in), whatever the current language."""
-    return str(event["msg"]).format(**(event.get("args") or {}))
+@dataclass(eq=False)
+class InFlight:
+    """What this process has under way for a room: flags the room service and its driver set and clear (the
+    room itself never reads them to decide anything)."""
+
+    driving: bool = False
+    """The room's driver runs (or is about to): computers, stand-ins and the table's own rolls play on."""
+    recorded: asyncio.Event = field(default_factory=_done)
+    """Cleared while the finished game is put into the high scores (see :attr:`recording`)."""
+    notified_timeout: tuple[int, int] | None = None
+    """The ``(game number, turns scored)`` whose running-out turn timer the room was told of (once a turn)."""
+    goal_pending: bool = False
+    """A solo challenge's goal is being (or was) looked up."""
+    best_for: int | None = None
+    """The game number whose best was looked up (once per game and room load)."""
+
+    @property
+    def recording(self) -> bool:
+        """Whether this process is putting the finished game into the high scores right now."""
+        return not self.recorded.is_set()
+
+    @recording.setter
+    def recording(self, value: bool) -> None:
+        if value:
+            self.recorded.clear()
+        else:
+            self.recorded.set()
+
+    async def until_recorded(self, timeout: float = 5.0) -> None:
+        """Wait (at most ``timeout`` seconds) while the finished game is being recorded: what comes next
+        (a leaderboard, the player's best) should include it."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.recorded.wait(), timeout)
 
 
-def room_seats(seats: Sequence[SeatRow]) -> list[Seat]:
-    """The table's seats of a room's stored seats: a computer of its level, or a human playing from elsewhere."""
-    return [
-        Seat(s.name or f"Seat {s.seat + 1}", SeatKind.COMPUTER, s.level or "greedy")
-        if s.kind == "computer"
-        else Seat(s.name or f"Seat {s.seat + 1}", SeatKind.REMOTE)
-        for s in seats
-    ]
+@dataclass(eq=False)
+class Found:
+    """What the room service looked up for a room: shown in its snapshot (``goal``, ``best``) or kept for
+    whoever asks again (the analysis and the challenge report of a finished game)."""
 
-
-def room_policy(settings: Mapping[str, Any], players: int) -> UndoPolicy:
-    """The undo policy of a room: none where its settings turn undo off, else the table's own policy
-    (solitaire: any decision; several players or a challenge: one's own last score before the next roll)."""
-    if not settings.get("undo"):
-        return UndoPolicy.NONE
-    return default_policy(players, settings.get("challenge"))
-
-
-def new_table(
-    rules: RuleSet, seats: Sequence[SeatRow], settings: Mapping[str, Any], roller: object, key: bytes | None = None
-) -> Table:
-    """A fresh table for a room's game: dice from ``roller`` (or from the room's challenge code, sealed by the
-    server's ``key``), a roll-off unless the host starts, and each turn's first roll left to its player
-    (the page's Roll button)."""
-    return Table(
-        rules,
-        room_seats(seats),
-        rng=roller,
-        challenge=settings.get("challenge"),
-        challenge_key=key,
-        undo=room_policy(settings, len(seats)),
-        starter=0 if settings.get("first") == "host" else None,
-        auto_first_roll=False,
-    )
-
-
-def replay_move(table: Table, move: MoveRow) -> Table:
-    """Carry out one stored move on ``table`` and return the table to go on with: a record (its dice are
-    written on the tape), an undo or a redo. An undo that an older server stored and the policy refuses
-    (say, of a stand-in's score) takes back the last record only, as it did then, on a rebuilt table."""
-    kind = move.record.get("type")
-    if kind == "undo":
-        if not table.can_undo():
-            return _force_undo(table)
-        table.undo()
-    elif kind == "redo":
-        table.redo()
-    else:
-        table.play(notation.from_json(move.record), move.by if move.by in BY else "seat")
-    return table
-
-
-def _force_undo(table: Table) -> Table:
-    line = table.log[:-1]
-    fresh = Table(
-        table.rules,
-        table.seats,
-        rng=table.roller,
-        challenge=table.challenge,
-        challenge_key=table.challenge_key,
-        undo=table.policy,
-        auto_first_roll=table.auto_first_roll,
-        starter=table.game.initial.starter,
-    )
-    fresh.adopt([r for r, _by in line], by=[b for _r, b in line])
-    fresh.undos, fresh.hints = table.undos + 1, table.hints
-    return fresh
-
-
-def table_from_moves(
-    rules: RuleSet,
-    seats: Sequence[SeatRow],
-    settings: Mapping[str, Any],
-    moves: Sequence[MoveRow],
-    roller: object = None,
-    key: bytes | None = None,
-) -> Table:
-    """A room's game rebuilt from its stored move log (a challenge's dice sealed by the server's ``key``)."""
-    table = new_table(rules, seats, settings, roller if roller is not None else SecretsRoller(), key)
-    for move in moves:
-        table = replay_move(table, move)
-    return table
+    goal: dict[str, Any] | None = None
+    """A solo challenge's goal: what the benchmark player scored on the same dice (``total``, ``level``)."""
+    best: int | None = None
+    """The solo player's best total under these rules (from the high scores), for "Beat your best"."""
+    analysis: tuple[tuple[int, str], dict[str, Any] | None] | None = None
+    """The analysis of a finished game, by game number and language."""
+    challenge: tuple[int, ChallengeReport] | None = None
+    """The challenge report of a finished game, by game number (worded in each reader's language)."""
 
 
 class Room:
-    """A room and its game, rebuilt from the stored move log."""
+    """A room as this process holds it, in typed parts: the stored room (:attr:`row`, replaced whole from the
+    database), its game's table rebuilt from the stored moves (:attr:`line`), who is connected
+    (:attr:`presence`), what the room service and its driver have under way for it (:attr:`flags`), and what
+    the service looked up for it (:attr:`found`).
+
+    A change is decided on the room's table inside the write transaction that stores it (so the table may
+    run ahead of the database until that transaction ends); a failed write marks the table stale, and the
+    next refresh rebuilds it from the stored moves (:meth:`load`). Everything else follows the database.
+    Changes are made under :attr:`lock`."""
 
     def __init__(self, row: RoomRow, moves: list[MoveRow], roller: DiceRoller, key: bytes | None = None) -> None:
         self.code = row.code
         self.key = key
         """The server's secret that seals its challenges' dice (see :class:`~fivedice.table.tape.ChallengeDice`)."""
-        self.spec = row.spec
         self.rules: RuleSet = parse_spec(row.spec)
-        self._labels = {b.name: b.label for b in self.rules.boxes}
-        self.roller = roller
         self.lock = asyncio.Lock()
-        self.clients: set[Client] = set()
-        self.presence: dict[str, frozenset[int]] = {}
-        """Seats online through other server processes, by process."""
-        self.watchers: dict[str, tuple[str | None, ...]] = {}
-        """Spectators connected to other server processes (their names), by process."""
-        self.buckets: dict[int, TokenBucket] = {}
-        """Each seat's message budget, shared by all of that seat's connections to this process."""
-        self.driving = False
-        self._recorded = asyncio.Event()
-        self._recorded.set()
-        self.notified_timeout: tuple[int, int] | None = None
-        self.analysis: tuple[tuple[int, str], dict[str, Any] | None] | None = None
-        self.challenge: tuple[int, ChallengeReport] | None = None
-        """The challenge report of a finished game, by game number (worded in each reader's language)."""
-        self.goal: dict[str, Any] | None = None
-        """A solo challenge's goal: what the benchmark player scored on the same dice (``total``, ``level``)."""
-        self.goal_pending = False
-        self.best: int | None = None
-        """The solo player's best total under these rules (from the high scores), for "Beat your best"."""
-        self.best_for: int | None = None
-        """The game number whose best was looked up (once per game and room load)."""
-        self.aim: int | None = None
-        """The score the solitaire player's hints play to beat (their best, or a solo challenge's goal):
-        every table of the room gets it as :attr:`Table.goal <fivedice.table.Table.goal>`."""
+        self.row = row
+        self.line = RebuiltTable(self.rules, roller, key)
+        self.presence = Presence()
+        self.flags = InFlight()
+        self.found = Found()
         self._snapshot: tuple[tuple[int, int], str] | None = None
-        self._presence_rev = 0
+        self._builder = SnapshotBuilder(self.rules)
+        self._pieces: dict[tuple[int, int], Pieces] = {}
+        self._deltas: dict[tuple[tuple[int, int], tuple[int, int]], str] = {}
         self.load(row, moves)
 
     # -- bringing the room up to date -------------------------------------------------
     def load(self, row: RoomRow, moves: list[MoveRow]) -> None:
         """Take the stored room and rebuild its current game's table from all of that game's ``moves``."""
         self.row = row
-        self.stale = False
-        self._cards: dict[int, tuple[Scorecard, dict[str, Any]]] = {}
-        self.table: Table | None = None
-        self.turn_began: list[float | None] = []
-        """After each record of the game line: when the turn then under way began (None: when the game did)."""
-        self.seq = 0
-        self.events: deque[dict[str, Any]] = deque(maxlen=EVENTS_KEPT)
-        if row.status != "lobby":
-            self._new_table()
-            for move in moves:
-                self._push(move)
+        self.line.load(row, moves)
         self._snapshot = None
-
-    def _new_table(self) -> None:
-        self._listen(new_table(self.rules, self.row.seats, self.settings, self.roller, self.key))
-        self.events.append({"msg": STARTED, "args": {}})  # the first line of every game's events
-
-    def _listen(self, table: Table) -> None:
-        if self.table is not None and self.table is not table:
-            self.table.unlisten(self._heard)
-        if self.table is not table:
-            table.listen(self._heard)
-        table.goal = self.aim  # a rebuilt table (reload, forced undo) plays to the same goal
-        self.table = table
-
-    def aim_at(self, goal: int | None) -> None:
-        """Let the hints of this room's tables (the current one and every rebuilt one) play to beat ``goal``."""
-        self.aim = goal
-        if self.table is not None:
-            self.table.goal = goal
-
-    def _heard(self, event: Event) -> None:
-        if event.kind != "turn":  # the page shows whose turn it is above the dice
-            self.events.append(event_message(event, self.rules))
+        self._pieces.clear()  # a rebuilt game: every client gets the whole state next
+        self._deltas.clear()
 
     def apply(self, row: RoomRow, moves: list[MoveRow]) -> None:
         """Take the stored room and the moves after :attr:`seq` of the same game."""
         self.row = row
-        if self.table is None and row.status != "lobby":
-            self._new_table()
-        for move in moves:
-            self._push(move)
+        self.line.apply(row, moves)
         self._snapshot = None
+        self._pieces.pop(self.snapshot_key, None)
+        self._deltas.clear()
 
     def needs_reload(self, row: RoomRow) -> bool:
         """Whether ``row`` starts a different game than the one held (a rematch, or a failed write)."""
-        return self.stale or row.game_no != self.row.game_no
-
-    def _push(self, move: MoveRow) -> None:
-        assert self.table is not None
-        self._listen(replay_move(self.table, move))
-        self.note(move)
+        return self.line.stale or row.game_no != self.row.game_no
 
     def note(self, move: MoveRow) -> None:
         """Book-keeping for a move already carried out on :attr:`table`: sequence and turn clocks."""
-        assert self.table is not None
-        line = self.table.game.log
-        del self.turn_began[len(line) :]
-        while len(self.turn_began) < len(line):
-            ends_turn = isinstance(line[len(self.turn_began)], Score | RollOff)
-            self.turn_began.append(move.at if ends_turn else (self.turn_began[-1] if self.turn_began else None))
-        self.seq = move.seq
+        self.line.note(move)
 
     def invalidate(self) -> None:
         """Force a full reload at the next refresh (after a write that may have half-applied)."""
-        self.stale = True
+        self.line.stale = True
+
+    def aim_at(self, goal: int | None) -> None:
+        """Let the hints of this room's tables (the current one and every rebuilt one) play to beat ``goal``."""
+        self.line.aim_at(goal)
 
     # -- reading ------------------------------------------------------------------------
     @property
-    def recording(self) -> bool:
-        """Whether this process is putting the finished game into the high scores right now."""
-        return not self._recorded.is_set()
+    def table(self) -> Table | None:
+        """The current game's table (None in the lobby)."""
+        return self.line.table
 
-    @recording.setter
-    def recording(self, value: bool) -> None:
-        if value:
-            self._recorded.clear()
-        else:
-            self._recorded.set()
+    @property
+    def seq(self) -> int:
+        """The last stored move of the current game that the table holds."""
+        return self.line.seq
 
-    async def until_recorded(self, timeout: float = 5.0) -> None:
-        """Wait (at most ``timeout`` seconds) while the finished game is being recorded: what comes next
-        (a leaderboard, the player's best) should include it."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._recorded.wait(), timeout)
+    @property
+    def stale(self) -> bool:
+        """Whether the table may hold a change that was not committed (it is rebuilt at the next refresh)."""
+        return self.line.stale
+
+    @property
+    def spec(self) -> str:
+        """The rule set's spec, as stored."""
+        return self.row.spec
 
     @property
     def version(self) -> int:
@@ -411,7 +374,8 @@ class Room:
         timer = self.settings.get("timer")
         if not timer or self.status != "playing":
             return None
-        began = self.turn_began[-1] if self.turn_began else None
+        turn_began = self.line.turn_began
+        began = turn_began[-1] if turn_began else None
         if began is None:
             began = self.row.started if self.row.started is not None else self.row.updated
         current = self.current_seat()
@@ -449,81 +413,45 @@ class Room:
             return None
         return table.state.current
 
-    def online(self) -> set[int]:
-        """Seats with a live connection to any server process."""
-        seats = {seat for c in self.clients for seat in c.seats}
-        for other in self.presence.values():
-            seats |= other
-        return seats
-
-    def spectators(self) -> list[str | None]:
-        """The names of everyone watching, on any server process (None for an anonymous spectator)."""
-        names = [c.name for c in self.clients if c.seat is None]
-        for other in self.watchers.values():
-            names.extend(other)
-        return sorted(names, key=lambda n: (n is None, (n or "").lower()))
-
-    def presence_message(self) -> str:
-        """The small update sent when someone connects or leaves (instead of the whole state)."""
-        spectators = self.spectators()
-        online = sorted(self.online())
-        return json.dumps({"type": "presence", "online": online, "watchers": len(spectators), "spectators": spectators})
-
-    def presence_changed(self) -> None:
-        """Someone connected or left: the next snapshot shows it."""
-        self._presence_rev += 1
-
     # -- what clients see ---------------------------------------------------------------
+    @property
+    def snapshot_key(self) -> tuple[int, int]:
+        """What a snapshot of the room shows, as a key: its version and presence revision."""
+        return (self.row.version, self.presence.revision)
+
+    def pieces(self) -> Pieces:
+        """The room's snapshot as :class:`~fivedice.web.snapshot.Pieces`, cached per version and presence change
+        (the last few are kept, for the deltas of the clients that have them)."""
+        key = self.snapshot_key
+        found = self._pieces.get(key)
+        if found is None:
+            found = self._pieces[key] = self._builder.build(self)
+            while len(self._pieces) > PIECES_KEPT:
+                del self._pieces[next(iter(self._pieces))]
+        return found
+
     def snapshot(self) -> str:
-        """The room as JSON text, cached per version and presence change."""
-        key = (self.row.version, self._presence_rev)
+        """The room as JSON text (:class:`~fivedice.web.messages.RoomSnapshot`), cached per version and presence
+        change."""
+        key = self.snapshot_key
         if self._snapshot is None or self._snapshot[0] != key:
-            self._snapshot = (key, RoomSnapshot.model_validate(self._snapshot_data()).model_dump_json())
+            self._snapshot = (key, self.pieces().text())
         return self._snapshot[1]
 
-    def _snapshot_data(self) -> dict[str, Any]:
-        rules = self.rules
-        online = self.online()
-        out = set(self.forfeited())
-        return {
-            "code": self.code,
-            "version": self.row.version,
-            "status": self.status,
-            "game_no": self.row.game_no,
-            "turn": self.turn(),
-            "rules": {
-                "spec": rules.spec,
-                "title": rules.title,
-                "dice": rules.dice,
-                "rolls": rules.rolls,
-                "cards": [c.value for c in rules.cards],
-                "upper_bonus": bool(rules.upper_bonus),
-                "yahtzee_bonus": rules.yahtzee_bonus,
-                "boxes": [{"name": b.name, "label": b.label, "section": b.section} for b in rules.boxes],
-            },
-            "settings": self.settings,
-            "seats": [
-                {
-                    "seat": s.seat,
-                    "name": s.name,
-                    "kind": s.kind,
-                    "level": s.level,
-                    "taken": s.name is not None,
-                    "online": s.kind == "computer" or s.seat in online,
-                    "forfeited": s.seat in out,
-                }
-                for s in self.row.seats
-            ],
-            "spectators": self.spectators(),
-            "deadline": self.deadline,
-            "watchers": len(self.spectators()),
-            "game": self._game_data(),
-            "challenge": self.settings.get("challenge"),
-            "goal": self.goal,
-            "best": self.best,
-            "events": [english_text(e) for e in self.events],
-            "event_keys": list(self.events),
-        }
+    def message_for(self, client: Client) -> str:
+        """The room now, for ``client``: a ``delta`` from the snapshot it has if it takes deltas and that snapshot
+        is still known, else the whole ``state``."""
+        key = self.snapshot_key
+        base = client.base
+        client.base = key
+        if client.deltas and base is not None and base in self._pieces and base != key:
+            body = self._deltas.get((base, key))
+            if body is None:
+                if len(self._deltas) >= PIECES_KEPT:
+                    self._deltas.clear()
+                body = self._deltas[(base, key)] = delta(self._pieces[base], self.pieces())
+            return client.delta_message(base[0], body)
+        return client.state_message(self.snapshot())
 
     def turn(self) -> str | None:
         """The current turn's id while the game is played: the game number and how many turns the game line
@@ -534,64 +462,15 @@ class Room:
         ended = sum(1 for record in self.table.game.log if isinstance(record, Score | RollOff))
         return f"{self.row.game_no}:{ended}"
 
-    def _game_data(self) -> dict[str, Any] | None:
-        if self.game is None:
-            return None
-        state = self.game.state
-        cards = [[self._card_data(card) for card in seat_cards] for seat_cards in state.cards]
-        totals = [sum(card["total"] for card in seat_cards) for seat_cards in cards]
-        return {
-            "phase": state.phase.value,
-            "current": state.current,
-            "dice": list(state.dice) if state.dice is not None else None,
-            "rolls": state.rolls,
-            "rolls_left": state.rolls_left,
-            "round": state.round,
-            "rounds": state.rules.rounds,
-            "rolloff": [list(p) for p in state.rolloff],
-            "contenders": list(state.contenders),
-            "cards": cards,
-            "totals": totals,
-            "options": [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()],
-            "standings": self._standings() if state.phase is Phase.OVER else None,
-            "undo_by": self.undo_by(),
-            "redo_by": self.redo_by(),
-            "moves": len(self.game.log),
-        }
-
-    def _standings(self) -> list[dict[str, Any]]:
-        """The final ranking: the engine's, with the seats that forfeited after every other player."""
-        assert self.game is not None
+    def standings(self) -> list[dict[str, Any]]:
+        """The final ranking: the engine's, with the seats that forfeited after every other player, in the
+        places the high scores and profiles record (:func:`~fivedice.web.timeouts.final_places`)."""
+        assert self.table is not None
         out = set(self.forfeited())
+        places = final_places(self.policy, self.table)
         rows: list[dict[str, Any]] = [
-            {"place": s.place, "seat": s.seat, "name": s.name, "total": s.total}
+            {"place": places[s.seat], "seat": s.seat, "name": s.name, "total": s.total}
             | ({"forfeited": True} if s.seat in out else {})
-            for s in self.game.state.standings()
+            for s in self.table.state.standings()
         ]
-        if out:  # stable: the engine's order within each group, ties kept
-            engine = [r["place"] for r in rows]
-            order = sorted(range(len(rows)), key=lambda i: rows[i]["seat"] in out)
-            ranked: list[dict[str, Any]] = []
-            for n, i in enumerate(order):
-                prev = order[n - 1] if n else None
-                tied = prev is not None and (rows[prev]["seat"] in out) == (rows[i]["seat"] in out)
-                tied = tied and prev is not None and engine[prev] == engine[i]
-                ranked.append({**rows[i], "place": ranked[-1]["place"] if tied else n + 1})
-            rows = ranked
-        return rows
-
-    def _card_data(self, card: Scorecard) -> dict[str, Any]:
-        """A card's entries and totals; cards are immutable, so each is computed once."""
-        hit = self._cards.get(id(card))
-        if hit is not None and hit[0] is card:
-            return hit[1]
-        data = {
-            "order": card.order.value,
-            "entries": list(card.entries),
-            "upper_total": card.upper_total,
-            "upper_bonus": card.upper_bonus,
-            "yahtzee_bonus": card.yahtzee_bonus,
-            "total": card.total,
-        }
-        self._cards[id(card)] = (card, data)
-        return data
+        return sorted(rows, key=lambda r: r["seat"] in out)  # stable: the engine's order within each group

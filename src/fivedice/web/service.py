@@ -28,23 +28,21 @@ from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection
-from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.exc import DBAPIError
 
 from fivedice.dice import DiceRoller, RandomRoller
 from fivedice.errors import FiveDiceError
 from fivedice.i18n import N_, _
-from fivedice.players.levels import check_level
-from fivedice.rules import BUILTINS, get
-from fivedice.rules.ruleset import normalize_name
 from fivedice.services import chancejobs
 from fivedice.services.chancejobs import Job
-from fivedice.table.challenge import AimKind, aim_kind, challenge_code, check_open
+from fivedice.table.challenge import AimKind, aim_kind
 from fivedice.table.steps import GameOver, HumanTurn
 from fivedice.web import decisions
-from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, SeatRow, store_error
+from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, store_error
 from fivedice.web.decisions import Change, Decide
 from fivedice.web.driving import RoomDriver, stand_in_due
 from fivedice.web.errors import (
+    ConflictError,
     RoomError,
     RoomNotFoundError,
     StaleIntentError,
@@ -53,14 +51,14 @@ from fivedice.web.errors import (
 from fivedice.web.fanout import Outbox
 from fivedice.web.limits import DEFAULT_LIMITS, KeyedBuckets, Limits
 from fivedice.web.lobby import RoomExtras
-from fivedice.web.models import INTENTS, Chat, CreateRoom, Hello, JoinRoom, RollIntent, ScoreIntent, Simple
-from fivedice.web.names import looks_alike
+from fivedice.web.models import INTENTS, Chat, Hello, RollIntent, ScoreIntent, Simple
+from fivedice.web.operations import RoomOperations
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
-from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, new_code
-from fivedice.web.specs import unknown_rules
+from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller
 from fivedice.web.timeouts import NOTICES, Away, Timeout, on_timeout
+from fivedice.web.writes import Writes
 
 __all__ = ["RoomService", "challenge_key", "hash_token"]
 
@@ -98,7 +96,7 @@ def challenge_key(store: RoomStore) -> bytes:
     return bytes.fromhex(AccountStore(store).secret(CHALLENGE_SECRET, lambda: secrets.token_hex(32)))
 
 
-class RoomService(Connections):
+class RoomService(Connections, RoomOperations):
     """Rooms of one server process, kept in step with the database and the other processes."""
 
     def __init__(
@@ -149,6 +147,8 @@ class RoomService(Connections):
         """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
         # (SQLite: one thread, since it has one writer at a time anyway).
+        self.writes = Writes(store)
+        """The write transaction of every change (on the driver's connection: see :mod:`fivedice.web.writes`)."""
         self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
         self.warned: set[str] = set()
         self.refused: dict[str, str] = {}
@@ -259,16 +259,27 @@ class RoomService(Connections):
         return True
 
     def _write(self, room: Room, seat: int, by: str, decide: Decide, expected: int | None = None) -> Change:
-        """One transaction: lock, refresh, check the sender's ``expected`` version, decide, append, bump;
-        then update the room in memory."""
+        """One transaction (:mod:`fivedice.web.writes`): lock and advance the version this process holds (else
+        first refresh the room from the database), check the sender's ``expected`` version, decide, append the
+        move; then update the room in memory."""
         now = self.clock()
         try:
-            with self.store.transaction(room.code) as conn:
-                if self.store.version(conn, room.code) != room.version or room.stale:
-                    if not room.stale and isinstance(self.hub, NullHub):
-                        self._warn_unshared()
-                    self._refresh(room, conn, self.store.room(room.code, conn))
+            with self.writes.begin(room.code) as tx:
                 row = room.row
+                if room.stale or not tx.claim(row.version, now):  # another process changed the room (or a failed
+                    if not room.stale and isinstance(self.hub, NullHub):  # write left the table to rebuild)
+                        self._warn_unshared()
+                    tx.version()  # the row lock, then the room as stored
+                    stored = tx.room()
+                    if room.needs_reload(stored):
+                        room.load(stored, tx.moves(stored.game_no))
+                    else:
+                        room.apply(stored, tx.moves(stored.game_no, room.seq))
+                    row = room.row
+                    if not tx.claim(row.version, now):  # pragma: no cover - the lock is held
+                        raise ConflictError(
+                            _("Room {code!r} changed at the same moment; the request was not applied.", code=room.code)
+                        )
                 if expected is not None and expected != row.version:
                     raise StaleIntentError(
                         _(
@@ -278,22 +289,24 @@ class RoomService(Connections):
                             now=row.version,
                         )
                     )
-                change = decide(room, conn)
+                change = decide(room)
                 if change.values.get("status") == "playing" and (
                     row.status != "playing" or change.values.get("game_no", row.game_no) != row.game_no
                 ):
                     change.values.setdefault("started", now)  # the clock of the first turn starts now
+                if change.seats is not None:
+                    tx.set_seats(row.seats, change.seats)
                 move = None
                 if change.entry is not None:
                     move = MoveRow(room.seq + 1, seat, by, change.entry, now)
-                    self.store.add_move(conn, room.code, row.game_no, move)
+                    tx.add_move(row.game_no, move)
                     if room.game is not None and room.game.is_over:
                         change.values["status"] = "over"
-                version = self.store.bump(conn, row, now=now, **change.values)
+                tx.set(change.values)
         except BaseException:
             room.invalidate()  # the game may hold an action that was not committed
             raise
-        new = dataclasses.replace(row, version=version, updated=now, **change.values)
+        new = dataclasses.replace(row, version=row.version + 1, updated=now, **change.values)
         if change.seats is not None:
             new = dataclasses.replace(new, seats=change.seats)
         if new.game_no != row.game_no:
@@ -338,9 +351,8 @@ class RoomService(Connections):
 
     # -- telling clients and processes --------------------------------------------------
     def _broadcast(self, room: Room) -> None:
-        snap = room.snapshot()
-        for client in list(room.clients):
-            if not client.send(client.state_message(snap)):
+        for client in list(room.presence.clients):
+            if not client.send(room.message_for(client)):
                 self._drop(room, client)
 
     async def _message(self, room: Room, message: dict[str, Any]) -> None:
@@ -351,33 +363,33 @@ class RoomService(Connections):
     def _after_change(self, room: Room, drive: bool = True) -> None:
         for listener in self.listeners:
             listener(room)
-        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.recording:
-            room.recording = True
+        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.flags.recording:
+            room.flags.recording = True
             self._spawn(self.results.record(room))
         table = room.table
         aim = aim_kind(table) if table is not None else None
-        if aim is AimKind.BENCHMARK and table is not None and not room.goal_pending:
-            room.goal_pending = True
+        if aim is AimKind.BENCHMARK and table is not None and not room.flags.goal_pending:
+            room.flags.goal_pending = True
             self._spawn(self._show(self.results.goal(room, table), room))
-        if aim is AimKind.BEST and self.scores and room.best_for != room.row.game_no:
-            room.best_for = room.row.game_no  # once per game and room load
+        if aim is AimKind.BEST and self.scores and room.flags.best_for != room.row.game_no:
+            room.flags.best_for = room.row.game_no  # once per game and room load
             self._spawn(self._show(self.results.best(room), room))
         if drive and self._drivable(room):
-            room.driving = True
+            room.flags.driving = True
             self._spawn(self._drive(room))
 
     def _drivable(self, room: Room) -> bool:
         """Whether the room's driver has a step to take now (whoever is connected): the table's own roll, a
         computer's move, or a stand-in's for a person whose time ran out."""
         table = room.table
-        if room.driving or room.current_seat() is None or table is None:
+        if room.flags.driving or room.current_seat() is None or table is None:
             return False
         return not isinstance(table.next_step(stand_in_due(room, self.clock())), HumanTurn | GameOver)
 
     async def _drive(self, room: Room) -> None:
         """Run the room's driver (:class:`~fivedice.web.driving.RoomDriver`) until a person is to act (or the
         end), whether or not anyone is connected: computers and stand-ins play on, paced."""
-        room.driving = True
+        room.flags.driving = True
         try:
             await RoomDriver(self, room).run()
         except FiveDiceError as exc:
@@ -385,7 +397,7 @@ class RoomService(Connections):
         except Exception:  # a failing computer player must not take the server down
             log.exception("the driver of room %s failed", room.code)
         finally:
-            room.driving = False
+            room.flags.driving = False
         self._after_change(room, drive=False)
 
     async def _prepared(self, room: Room, job: Job) -> None:
@@ -407,7 +419,7 @@ class RoomService(Connections):
         """Await a look-up (a solo challenge's goal, a solo player's best) and show what it found."""
         if await found:
             async with room.lock:
-                room.presence_changed()  # a new snapshot
+                room.presence.changed()  # a new snapshot
                 self._broadcast(room)
 
     async def _timer_loop(self) -> None:
@@ -425,25 +437,28 @@ class RoomService(Connections):
             for room in list(self.rooms.values()):
                 deadline, seat = room.deadline, room.current_seat()
                 pending = deadline is not None and room.policy.away is not Away.WAIT
-                busy = room.clients or room.driving or room.lock.locked()
+                busy = room.presence.clients or room.flags.driving or room.lock.locked()
                 idle = not busy and now - room.row.updated > IDLE
                 if idle and not pending:
                     del self.rooms[room.code]  # nobody here for a while: reloaded from the database on demand
                     continue
-                if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.driving:
+                if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.flags.driving:
                     continue
                 action = on_timeout(room.policy, room.missed(seat.seat))
                 if action is not Timeout.WAIT:
-                    room.driving = True
+                    room.flags.driving = True
                     self._spawn(self._drive(room))
-                if action is Timeout.WAIT and room.notified_timeout != (room.row.game_no, room.seq):
-                    room.notified_timeout = (room.row.game_no, room.seq)
-                    await self._message(room, notice(NOTICES[action], who=seat.name))
+                turn = (room.row.game_no, room.table.state.turns if room.table is not None else -1)
+                if action is Timeout.WAIT and room.flags.notified_timeout != turn:
+                    room.flags.notified_timeout = turn  # once a turn, whatever is rolled late
+                    told = notice(NOTICES[action], who=seat.name)
+                    self._send_all(room, told)
+                    await self._publish(room, "message", message=told, timeout=list(room.flags.notified_timeout))
 
     async def _poll(self) -> None:
         """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
         for room in list(self.rooms.values()):
-            if room.clients and not room.lock.locked():
+            if room.presence.clients and not room.lock.locked():
                 with contextlib.suppress(FiveDiceError):
                     await self.fresh(room)
 
@@ -466,141 +481,6 @@ class RoomService(Connections):
         for code in codes[:limit]:
             with contextlib.suppress(FiveDiceError):
                 await self.room(code)
-
-    # -- HTTP operations ----------------------------------------------------------------
-    async def create(self, req: CreateRoom) -> dict[str, Any]:
-        """Open a room in the lobby; the creator takes seat 0 and gets its secret token."""
-        key = normalize_name(req.rules)
-        if key not in BUILTINS:
-            raise unknown_rules(req.rules)  # the sentence every unknown name gets (never a file)
-        rules = get(key, **req.options)
-        # one sentence for a level that cannot play these rules, never a silent substitute
-        levels = await asyncio.to_thread(lambda: [check_level(level, rules) for level in req.computers])
-        challenge = check_open(challenge_code(req.challenge)) if req.challenge is not None else None
-        tokens = [secrets.token_urlsafe(24) for _i in range(1 + len(req.local))]
-        names = [req.name, *req.local]  # the creator and the people playing on the creator's device
-        seats = [SeatRow(i, name, "human", None, hash_token(tokens[i])) for i, name in enumerate(names)]
-        seats += [SeatRow(i, None, "human", None, None) for i in range(len(seats), req.humans)]
-        for n, level in enumerate(levels, 1):
-            seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
-        for i, name in enumerate(names):
-            clash = next((s for s in seats[i + 1 :] if s.name and looks_alike(name, s.name)), None)
-            if clash is not None and clash.kind == "computer":
-                raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=name))
-            if clash is not None:
-                raise RoomError(_("Name {name!r} is taken by another seat; choose another.", name=name))
-        settings: dict[str, Any] = {
-            "hints": req.hints,
-            "undo": req.undo,
-            "timer": req.timer,
-            "away": req.away,
-            "public": req.public,
-        }
-        if req.away == "forfeit":
-            settings["forfeit_after"] = req.forfeit_after
-        if req.first != "rolloff":
-            settings["first"] = req.first
-        if challenge is not None:
-            settings["challenge"] = challenge
-        if req.local:
-            settings["local"] = len(names)  # seats 0 .. local-1 may be played on one connection
-        for _attempt in range(5):
-            code = new_code()
-            try:
-                await self.db(partial(self.store.create, code, rules.spec, settings, seats, now=self.clock()))
-                break
-            except IntegrityError:
-                continue
-        else:  # pragma: no cover - 5 collisions among 8.5e11 codes
-            raise RoomError(_("Could not find a free invite code; try again."))
-        made: dict[str, Any] = {"code": code, "token": tokens[0], "seat": 0, "link": f"/r/{code}"}
-        if req.local:
-            made["tokens"] = tokens[1:]  # the other seats on this device, 1 .. local-1
-        return made
-
-    async def join(self, code: str, req: JoinRoom) -> dict[str, Any]:
-        """Take the first open seat (in the lobby) and get its token, or join as a spectator."""
-        room = await self.room(code)
-        if req.spectator:
-            return {"code": room.code, "token": None, "seat": None, "link": f"/r/{room.code}"}
-        if req.name is None:
-            raise RoomError(_("Joining as a player needs a name; give one, or join as a spectator."))
-        name, token = req.name, secrets.token_urlsafe(24)
-
-        def decide(r: Room, conn: Connection) -> Change:
-            if r.status != "lobby":
-                raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
-            clash = next((n for n in r.names if looks_alike(n, name)), None)
-            if clash == name or (clash is not None and clash.casefold() == name.casefold()):
-                raise RoomError(
-                    _("Name {name!r} is already taken in room {code!r}; choose another.", name=name, code=r.code)
-                )
-            if clash is not None:
-                raise RoomError(
-                    _(
-                        "Name {name!r} looks like {other!r}, already in room {code!r}; choose another.",
-                        name=name,
-                        other=clash,
-                        code=r.code,
-                    )
-                )
-            free = next((s for s in r.seats if s.kind == "human" and s.name is None), None)
-            if free is None:
-                raise RoomError(_("Room {code!r} is full; join it as a spectator.", code=r.code))
-            self.store.set_seat(conn, r.code, free.seat, name, hash_token(token))
-            seats = tuple(
-                dataclasses.replace(s, name=name, token=hash_token(token)) if s is free else s for s in r.seats
-            )
-            return Change(seats=seats, result=free.seat)
-
-        seat = await self._change(room, -1, "join", decide)
-        await self._message(room, notice(N_("{who} joined."), who=name))
-        return {"code": room.code, "token": token, "seat": seat, "link": f"/r/{room.code}"}
-
-    async def rename_seats(self, code: str, names: dict[int, str]) -> None:
-        """Give taken seats new names as one change of the room (an account was deleted: its seats are
-        anonymised, its games stay); the room's table is rebuilt so that its events use the new names."""
-        room = await self.room(code)
-        s = self.store.tables.seats
-
-        def decide(r: Room, conn: Connection) -> Change:
-            changed = {seat: name for seat, name in names.items() if seat < len(r.seats) and r.seats[seat].name}
-            for seat, name in changed.items():
-                conn.execute(s.update().where(s.c.code == r.code, s.c.seat == seat).values(name=name))
-            seats = tuple(dataclasses.replace(x, name=changed.get(x.seat, x.name)) for x in r.seats)
-            return Change(seats=seats)
-
-        await self._change(room, -1, "rename", decide)
-        async with room.lock:
-            room.invalidate()
-            await self.db(self._refresh, room)
-            self._broadcast(room)
-
-    async def moves(self, code: str, game: str | None = None) -> dict[str, Any]:
-        """A game's stored move log (every accepted action, including undos); ``game`` is its number
-        as given in the query (default: the room's current game)."""
-        room = await self.room(code)
-        last = room.row.game_no
-        number = last
-        if game is not None:
-            number = int(game) if game.isdigit() and len(game) <= 9 else 0
-            if not 1 <= number <= last:
-                raise RoomNotFoundError(
-                    _(
-                        "Game {game!r} is not in room {code!r}; expected a game number from 1 to {last}.",
-                        game=game[:20],
-                        code=room.code,
-                        last=last,
-                    )
-                )
-        rows = await self.db(self.store.moves, room.code, number)
-        return {
-            "code": room.code,
-            "game_no": number,
-            "spec": room.spec,
-            "players": list(room.names),
-            "moves": [{"seq": m.seq, "seat": m.seat, "by": m.by, "record": m.record} for m in rows],
-        }
 
     async def handle(self, room: Room, client: Client, msg: Any) -> None:
         """Act on one validated message from ``client`` (for the seat it names, on a pass-and-play connection)."""

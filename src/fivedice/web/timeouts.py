@@ -5,7 +5,8 @@ A room's ``away`` setting is one of :class:`Away`: ``wait`` (the room waits and 
 (a stand-in computer plays the late turn), or ``forfeit`` (the stand-in plays the late turn, and a seat
 that has missed ``forfeit_after`` turns of the game forfeits: the stand-in plays its remaining turns at
 once, and it ranks after every player who did not forfeit). The missed turns are counted from the game's
-own log (the scores its stand-in made), so they survive a restart and agree between server processes.
+own log (the scores its stand-in made), so they survive a restart and agree between server processes. A
+finished game's places (:func:`final_places`) rank such a seat after the others wherever the game is recorded.
 
 >>> policy = TurnPolicy.of({"timer": 86400, "away": "forfeit", "forfeit_after": 2})
 >>> [on_timeout(policy, missed) for missed in (0, 1, 2)]
@@ -33,6 +34,7 @@ __all__ = [
     "Away",
     "Timeout",
     "TurnPolicy",
+    "final_places",
     "forfeited",
     "missed_turns",
     "on_timeout",
@@ -113,3 +115,18 @@ def missed_turns(table: Table, seat: int) -> int:
 def forfeited(policy: TurnPolicy, table: Table | None, seat: int) -> bool:
     """Whether ``seat`` has forfeited the game on ``table`` under ``policy``."""
     return table is not None and policy.away is Away.FORFEIT and missed_turns(table, seat) >= policy.forfeit_after
+
+
+def final_places(policy: TurnPolicy, table: Table) -> dict[int, int]:
+    """Each seat's place in the finished game on ``table``, as the room ranks it and the high scores and
+    profiles record it: the engine's, with the seats that forfeited under ``policy`` after every other player
+    (the engine's order and ties kept within each group). A forfeit keeps its total, never a win."""
+    standings = table.state.standings()
+    out = {s.seat for s in standings if forfeited(policy, table, s.seat)}
+    places: dict[int, int] = {}
+    prev = None
+    for n, s in enumerate(sorted(standings, key=lambda s: s.seat in out)):  # stable
+        tied = prev is not None and (prev.seat in out) == (s.seat in out) and prev.place == s.place
+        places[s.seat] = places[prev.seat] if tied and prev is not None else n + 1
+        prev = s
+    return places

@@ -67,7 +67,9 @@ async def expire_rooms(service: RoomService) -> list[str]:
     gone = []
     for row in rows:
         room = service.rooms.get(row.code)
-        if room is not None and (room.online() or room.spectators() or room.driving or room.lock.locked()):
+        if room is not None and (
+            room.presence.online() or room.presence.spectators() or room.flags.driving or room.lock.locked()
+        ):
             continue  # someone is still there
         if row.status == "over" and row.recorded < row.game_no and service.scores:
             room = room or await service.room(row.code)

@@ -2,16 +2,18 @@
 // The browser only sends intents (keep, roll, score, undo); the server rolls and decides.
 import { initChrome } from "./chrome.js";
 import { renderAnalysis, renderChallenge, renderRanking } from "./end.js";
-import { N_, currentLanguage, eventText, loadLanguage, t } from "./i18n.js";
+import { N_, currentLanguage, eventText, t } from "./i18n.js";
 import { initAccount, loadAccount, refreshLobby, showRoomInvite, signedIn } from "./account.js";
 import { othersMove, tellChanges, turnOf } from "./moves.js";
 import { setTitle, setTurns } from "./notify.js";
 import { actingSeat, addLocalPlayer, followLocal, localTokens, renderHandover, resetLocal, saveLocalTokens } from "./local.js";
 import { policyText } from "./timers.js";
+import { applyHint, askHint, initHints, showHint } from "./hints.js";
 import { initHowToPlay } from "./how.js";
-import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, relabelLobby, roomRequest, showLobby, storedName } from "./lobby.js";
+import { startLanguage } from "./language.js";
+import { addComputer, dailyRequest, howToPlay, loadCatalogue, playerName, quickRequest, roomRequest, showLobby, storedName } from "./lobby.js";
 import {
-  $, appendLine, controlsReason, el, renderCards, renderDice, renderEvents, renderHint, renderSeats, turnText,
+  $, appendLine, controlsReason, renderCards, renderDice, renderEvents, renderSeats, turnText,
 } from "./render.js";
 
 const ui = {
@@ -38,7 +40,6 @@ const ui = {
   lastMove: "", // what the last other player did, shown above the card
 };
 
-const languageKey = "fivedice:language";
 const tokenKey = (code) => `fivedice:token:${code}`;
 const keptKey = (code) => `fivedice:kept:${code}`;
 
@@ -411,62 +412,6 @@ function score(card, box, event = null) {
   send({ type: "score", card, box });
 }
 
-function askHint() {
-  if (!myTurn() || ui.pending || !ui.room.settings.hints || !ui.room.game.dice) return;
-  send({ type: "hint" }, { intent: false });
-}
-
-// The hint's first choice, marked on the dice (the positions holding the dice to keep) or on the card.
-function showHint(msg) {
-  ui.hint = msg;
-  const best = msg.options[0];
-  const g = ui.room && ui.room.game;
-  ui.plan = null;
-  if (best && g && g.dice) {
-    if (best.action === "keep") {
-      const want = [...(best.dice || [])];
-      const keep = new Set();
-      g.dice.forEach((v, i) => {
-        const at = want.indexOf(v);
-        if (at >= 0) {
-          keep.add(i);
-          want.splice(at, 1);
-        }
-      });
-      ui.plan = { keep, option: best };
-    } else {
-      ui.plan = { box: `${best.card || 0}:${best.box}`, option: best };
-    }
-  }
-  const again = ui.asking === "again";
-  ui.asking = null;
-  renderHint(msg, ui.room, applyHint);
-  render();
-  const first = $("#hint-box li");
-  if (first && (!again || msg.chances)) announce(t("Hint: {text}", { text: first.textContent })); // not every poll
-  if (msg.note) setTimeout(() => askAgain(msg), 4000); // the chances are being prepared: ask while the hint is shown
-}
-
-// The same hint asked again (counted once) while it stays on screen, for its chances once they are prepared.
-function askAgain(shown) {
-  if (ui.hint !== shown || !$("#hint-box").childElementCount || !myTurn() || ui.pending || document.hidden) return;
-  ui.asking = "again";
-  send({ type: "hint", again: true }, { intent: false });
-}
-
-function applyHint() {
-  const plan = ui.plan;
-  if (!plan || !myTurn() || ui.pending) return;
-  if (plan.keep) {
-    ui.kept = new Set(plan.keep);
-    saveKept();
-    roll();
-  } else {
-    const [card, box] = plan.box.split(":");
-    score(Number(card), box);
-  }
-}
-
 function onKey(event) {
   const tag = event.target.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || $("#room").hidden || !ui.room) return;
@@ -608,53 +553,15 @@ $("#rematch").addEventListener("click", () => send({ type: "rematch" }));
 $("#share").addEventListener("click", share);
 // the invite: the system's share sheet where there is one (phones), the QR code made by the server
 initChrome({ room: () => ui.room, code: () => ui.code, api, toast, announce });
+initHints({ ui, send, render, announce, myTurn, saveKept, roll, score });
 document.addEventListener("keydown", onKey);
 window.addEventListener("popstate", route);
-
-// -- language: the selector switches at any moment; the game and the page state stay as they are ------
-async function switchLanguage(wanted) {
-  const code = await loadLanguage(wanted);
-  localStorage.setItem(languageKey, code);
-  $("#language").value = code;
-  setStatus(ui.status);
-  if (ui.ws && ui.ws.readyState === WebSocket.OPEN) {
-    send({ type: "language", lang: code }, { intent: false });
-    // the analysis names its moves in words: ask again for them in the new language
-    if (ui.analysis && typeof ui.analysis === "object") send({ type: "analysis" }, { intent: false });
-    if (ui.challenge) send({ type: "challenge" }, { intent: false }); // its sentences are worded by the server
-  }
-  if (ui.room) {
-    render();
-    if (ui.hint) renderHint(ui.hint, ui.room, applyHint);
-    if (ui.hint && ui.hint.note) askAgain(ui.hint); // its note is worded by the server
-    if (ui.analysis !== undefined) renderAnalysis(ui.analysis, ui.room);
-    setTitle("fivedice — " + t("room {code}", { code: ui.code }));
-  }
-  if (!$("#lobby").hidden && !offline()) {
-    await relabelLobby(api);
-    await refreshLobby(); // my games and friends, their lines in the new language
-  }
-}
-
-async function startLanguage() {
-  // no ?lang= here: the server answers with the best language of the browser's Accept-Language
-  const found = await fetch("/api/languages")
-    .then((response) => response.json())
-    .catch(() => ({ languages: { en: "English" }, current: "en" }));
-  const select = $("#language");
-  select.replaceChildren(...Object.entries(found.languages).map(([code, name]) => el("option", { value: code, text: name })));
-  const stored = localStorage.getItem(languageKey);
-  const wanted = stored && stored in found.languages ? stored : found.current;
-  select.value = wanted;
-  select.addEventListener("change", () => switchLanguage(select.value).catch((err) => toast(err.message)));
-  if (wanted !== "en") await loadLanguage(wanted).catch((err) => toast(err.message));
-}
 
 setInterval(() => {
   if (ui.room && ui.room.deadline && ui.room.game) $("#turn").textContent = turnText(ui.room, ui.you, Date.now() / 1000);
 }, 1000);
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 initAccount(api, toast, goToRoom);
-startLanguage()
+startLanguage({ ui, send, render, setStatus, toast, api, offline })
   .then(() => loadAccount())
   .finally(route);

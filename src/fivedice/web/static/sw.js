@@ -1,7 +1,7 @@
 // The service worker of the installable app: the page's static files come from a cache (refreshed in the
 // background), so the app opens at once; the game itself (the API, the WebSocket) always goes to the server.
 // It also shows the server's Web Push messages (your turn, an invitation) when no page is open.
-const CACHE = "fivedice-static-v3";
+const CACHE = "fivedice-static-v4";
 const FILES = [
   "/static/account.js",
   "/static/app.js",
@@ -9,9 +9,12 @@ const FILES = [
   "/static/celebrate.js",
   "/static/dice.js",
   "/static/end.js",
+  "/static/hints.js",
   "/static/how.js",
   "/static/i18n.js",
+  "/static/language.js",
   "/static/lobby.js",
+  "/static/local.js",
   "/static/moves.js",
   "/static/notify.js",
   "/static/people.js",
@@ -19,6 +22,7 @@ const FILES = [
   "/static/replay.js",
   "/static/style.css",
   "/static/theme.js",
+  "/static/timers.js",
   "/static/index.html",
   "/static/replay.html",
   "/static/manifest.webmanifest",

@@ -1,0 +1,193 @@
+"""The write transaction of every change to a room, on the database driver's own connection.
+
+A player's action is one short transaction: take the room's lock (``BEGIN IMMEDIATE`` on SQLite; on
+PostgreSQL the row lock of the ``UPDATE``), advance the version if it is still the one this process holds
+(:meth:`WriteTx.claim`), append the move, commit. Through SQLAlchemy's ``Connection`` (checking a connection
+out and in, its begin hook, each statement's execution context) that took 0.34 ms of CPU on SQLite (best of
+many runs); on the driver's connection, checked out of the same pool, with the statements compiled once per
+store, it takes 0.05-0.07 ms. The statements are SQLAlchemy's own, compiled for the store's dialect; driver
+errors are raised as SQLAlchemy's ``DBAPIError`` as before, so the room service words them the same way.
+
+>>> from fivedice.web.db import RoomStore, SeatRow
+>>> store = RoomStore("sqlite://")
+>>> store.create("ABCD2345", "yacht", {}, [SeatRow(0, "Ann", "human", None, "x")], now=1.0)
+>>> writes = Writes(store)
+>>> with writes.begin("ABCD2345") as tx:
+...     tx.claim(1, now=2.0), tx.claim(1, now=2.0)
+(True, False)
+>>> store.room("ABCD2345").version
+2
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from fivedice.i18n import _
+from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, _room_row
+from fivedice.web.dburl import sqlite_busy, wait_ms
+from fivedice.web.errors import RoomNotFoundError
+
+__all__ = ["WriteTx", "Writes"]
+
+
+class _Sql:
+    """One statement compiled for a dialect: its text and how its parameters are passed (by position or name)."""
+
+    def __init__(self, stmt: ClauseElement, dialect: Any) -> None:
+        compiled = stmt.compile(dialect=dialect)
+        assert isinstance(compiled, SQLCompiler)
+        self.text = str(compiled)
+        self.names: list[str] | None = list(compiled.positiontup or ()) if compiled.positional else None
+
+    def params(self, values: Mapping[str, Any]) -> Sequence[Any] | Mapping[str, Any]:
+        """The driver's parameters for ``values`` (by name)."""
+        return values if self.names is None else tuple(values[name] for name in self.names)
+
+
+class Writes:
+    """The compiled statements of a store's write transactions, and :meth:`begin` to run one."""
+
+    def __init__(self, store: RoomStore) -> None:
+        self.store = store
+        t = store.tables
+        r, s, m = t.rooms, t.seats, t.moves
+        dialect = store.engine.dialect
+        self.error: Any = dialect.loaded_dbapi.Error
+        """The driver's error class (raised as SQLAlchemy's ``DBAPIError``)."""
+        self.sql = {
+            name: _Sql(stmt, dialect)
+            for name, stmt in {
+                "lock": select(r.c.version).where(r.c.code == bindparam("code")).with_for_update(),
+                "room": select(r).where(r.c.code == bindparam("code")),
+                "seats": select(s).where(s.c.code == bindparam("code")).order_by(s.c.seat),
+                "moves": select(m.c.seq, m.c.seat, m.c.by, m.c.record, m.c.at)
+                .where(m.c.code == bindparam("code"), m.c.game_no == bindparam("game_no"), m.c.seq > bindparam("after"))
+                .order_by(m.c.seq),
+                "claim": update(r)
+                .where(r.c.code == bindparam("b_code"), r.c.version == bindparam("b_version"))
+                .values(version=bindparam("version"), updated=bindparam("updated")),
+                "move": m.insert(),
+                "seat": update(s)
+                .where(s.c.code == bindparam("b_code"), s.c.seat == bindparam("b_seat"))
+                .values(name=bindparam("name"), token=bindparam("token")),
+            }.items()
+        }
+        self._set: dict[tuple[str, ...], _Sql] = {}
+
+    def setter(self, columns: tuple[str, ...]) -> _Sql:
+        """``UPDATE rooms SET <columns> WHERE code = :b_code``, compiled once per set of columns."""
+        found = self._set.get(columns)
+        if found is None:
+            r = self.store.tables.rooms
+            stmt = update(r).where(r.c.code == bindparam("b_code")).values({c: bindparam(c) for c in columns})
+            found = self._set[columns] = _Sql(stmt, self.store.engine.dialect)
+        return found
+
+    @contextmanager
+    def begin(self, code: str) -> Iterator[WriteTx]:
+        """A write transaction on room ``code``, committed when the block ends (rolled back on an error)."""
+        store = self.store
+        pooled = store.engine.raw_connection()
+        driver: Any = pooled.driver_connection
+        try:
+            try:
+                if store.is_sqlite:
+                    sqlite_busy(pooled.info, driver, store.timeout)
+                    driver.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes
+                elif store.is_postgres:
+                    ms = wait_ms(store.timeout)
+                    if ms < int(store.timeout * 1000) - 20:  # queued a while: the lock waits only what is left
+                        driver.execute(f"SET LOCAL lock_timeout = {ms}")
+                yield WriteTx(self, driver, code)
+                driver.commit()
+            except BaseException:
+                with contextlib.suppress(self.error):
+                    driver.rollback()
+                raise
+        except self.error as exc:
+            if store.engine.dialect.is_disconnect(exc, driver, None):
+                pooled.invalidate(exc)
+            raise DBAPIError.instance(None, None, exc, self.error, hide_parameters=True) from exc
+        finally:
+            pooled.close()
+
+
+class WriteTx:
+    """One write transaction on a room (see :meth:`Writes.begin`)."""
+
+    def __init__(self, writes: Writes, driver: Any, code: str) -> None:
+        self.writes = writes
+        self.driver = driver
+        self.code = code
+
+    def _run(self, name: str, values: Mapping[str, Any], sql: _Sql | None = None) -> Any:
+        sql = sql or self.writes.sql[name]
+        cursor = self.driver.cursor()
+        cursor.execute(sql.text, sql.params(values))
+        return cursor
+
+    def claim(self, version: int, now: float) -> bool:
+        """Advance the room from ``version`` to the next (and hold its lock) if it is still at ``version``."""
+        values = {"b_code": self.code, "b_version": version, "version": version + 1, "updated": now}
+        return bool(self._run("claim", values).rowcount == 1)
+
+    def version(self) -> int:
+        """Lock the room's row and return its stored version."""
+        row = self._run("lock", {"code": self.code}).fetchone()
+        if row is None:
+            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=self.code))
+        return int(row[0])
+
+    def room(self) -> RoomRow:
+        """The stored room and its seats."""
+        cursor = self._run("room", {"code": self.code})
+        row = cursor.fetchone()
+        if row is None:
+            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=self.code))
+        mapping = dict(zip((d[0] for d in cursor.description), row, strict=True))
+        cursor = self._run("seats", {"code": self.code})
+        names = [d[0] for d in cursor.description]
+        found = [dict(zip(names, s, strict=True)) for s in cursor.fetchall()]
+        return _room_row(
+            mapping, tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in found)
+        )
+
+    def moves(self, game_no: int, after: int = 0) -> list[MoveRow]:
+        """The moves of game ``game_no`` with ``seq > after``, in order."""
+        rows = self._run("moves", {"code": self.code, "game_no": game_no, "after": after}).fetchall()
+        return [MoveRow(seq, seat, by, json.loads(record), at) for seq, seat, by, record, at in rows]
+
+    def add_move(self, game_no: int, move: MoveRow) -> None:
+        """Append one move to a game's log."""
+        values = {
+            "code": self.code,
+            "game_no": game_no,
+            "seq": move.seq,
+            "seat": move.seat,
+            "by": move.by,
+            "record": json.dumps(move.record),
+            "at": move.at,
+        }
+        self._run("move", values)
+
+    def set(self, values: Mapping[str, Any]) -> None:
+        """Set columns of the room's row (status, game number, start time...)."""
+        if values:
+            self._run("", {"b_code": self.code, **values}, self.writes.setter(tuple(sorted(values))))
+
+    def set_seats(self, before: Sequence[SeatRow], after: Sequence[SeatRow]) -> None:
+        """Store the name and token of every seat that ``after`` changes."""
+        for old, new in zip(before, after, strict=True):
+            if (old.name, old.token) != (new.name, new.token):
+                values = {"b_code": self.code, "b_seat": new.seat, "name": new.name, "token": new.token}
+                self._run("seat", values)

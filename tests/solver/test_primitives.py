@@ -1,0 +1,117 @@
+"""Every kernel's output, to the bit, as before the solver's primitives were given one home.
+
+The digests were taken from the code before the change (commit dabc0b2): the expectation values, the
+advice of both paths (numba and numpy), the threshold tables (reach a target, beat a score), the
+single decisions valued by a chance (exact and fast, both paths), the moments and the distribution,
+on the brute-force test's tiny rule sets (every Joker, bonus and card-order rule). The shipped tables of
+Yacht and Generala are compared with fresh builds to the bit in :mod:`tests.solver.test_paths`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterable
+
+import numpy as np
+import pytest
+
+from fivedice.engine.scorecard import Scorecard
+from fivedice.rules import RuleSet
+from fivedice.solver import Solver, chances, fast, plain, solve
+from fivedice.solver.advisor import Option
+from fivedice.solver.tables import build_tables
+
+from .test_bruteforce import CASES, reachable_cards
+
+KINDS = ("values", "advise", "chances", "custom", "fast", "moments", "dist")
+"""What :func:`digests` hashes."""
+
+
+def _options(found: Iterable[Option]) -> bytes:
+    return repr([(o.action, o.value.hex(), o.loss.hex(), o.dice, o.box, o.points, o.bonus) for o in found]).encode()
+
+
+def _arrays(*arrays: object) -> bytes:
+    return b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)
+
+
+def digests(rs: RuleSet) -> dict[str, str]:
+    """A SHA-256 (first 10 hex digits) of every kind of output for rule set ``rs``."""
+    out: dict[str, bytes] = dict.fromkeys(KINDS, b"")
+    jit = solve(rs, cache=False, jit=True)
+    plain = Solver(jit.table, jit=False)
+    out["values"] = _arrays(jit.table.values, jit.table.reach)
+    start = Scorecard.empty(rs)
+    most = int(jit.expected_score) * 2
+    need = int(jit.expected_score)
+    target = chances.build_chances(jit, most, 1.0, threads=1)
+    beat = chances.build_chances(jit, most, 0.5, threads=1)
+    out["chances"] = _arrays(target.G, target.goff, target.glen, beat.G, beat.goff, beat.glen)
+    rival = chances.Distribution(np.arange(need - 10, need + 10, dtype=np.int64), np.full(20, 1 / 20))
+    rng = random.Random(rs.name)
+    cards = sorted(reachable_cards(rs) - {c for c in reachable_cards(rs) if c.is_full}, key=repr)
+    for card in rng.sample(cards, min(40, len(cards))):
+        for _ in range(4):
+            dice = tuple(rng.randint(1, 6) for _ in range(rs.dice))
+            if rng.random() < 0.3:
+                dice = (rng.randint(1, 6),) * rs.dice
+            left = rng.randrange(rs.rolls)
+            for solver in (jit, plain):
+                v = solver.values(card, dice, left)
+                out["advise"] += _arrays(v.keeps, v.keep_values, v.box_points, v.box_values) + repr(v.best).encode()
+            goal = card.total + rng.randrange(need)
+            out["custom"] += _options(chances.chance_options(target, card, dice, left, goal))
+            out["custom"] += _options(chances.mixture_options(beat, card, dice, left, rival))
+            for solver in (jit, plain):
+                out["fast"] += _options(fast.fast_options(solver, card, dice, left, goal))
+                out["fast"] += _options(fast.fast_mixture_options(solver, card, dice, left, rival))
+    found = fast.build_moments(jit, threads=1)
+    out["moments"] = _arrays(found.mean, found.sd, found.skew)
+    dist = chances.distribution(jit, start, cache=False)
+    out["dist"] = _arrays(dist.scores, dist.probs)
+    return {k: hashlib.sha256(v).hexdigest()[:10] for k, v in out.items()}
+
+
+RULE_SETS = CASES
+
+BEFORE_TEXT = """
+plain 39707b890d b230c62440 119972f62f 49e36bb12b 3d5260df49 6fd734efce 7c94cc3e38
+forced-joker-bonus 3574fcc9dc b7c6feb9e6 ba41467bd2 ddd2c790a8 cec88b299b bc6825ec02 52b13a32eb
+free-joker 04da82ed74 4ba646a775 047aa2533c 9ac8ef2aa9 2206ac8265 186537803b 43969660fd
+none-joker-bonus 89d03adfcc adf5975c98 33344dff10 599e258de1 aa735a352a fecc24b3a3 d40568f27e
+top-down 8d65f601dc 64377e1ec5 64f020163f 0b69927a51 fa851be3dd d20e80b06e 322cbd0f34
+bottom-up f5960fe087 a82c3c987d 438b426f28 d2e2f5cfb7 53dd45725a 7f6d5bdc45 852ea80465
+upper-first 7fa06f1379 98089983cc c252b18953 fa7c029576 0a16e220e5 373f4e0a41 f2b69b011a
+tiers-two-rolls 455ce5e747 91ee92450e 2d8041ab54 d2b229513b 8428bb564f 51536cba15 480f90b83b
+one-roll 138db2386b 11f6c65e7c 5e3300ca56 9ac395c242 3788163b58 daea6c85ad 1c1fc177ea
+four-rolls-two-dice a8cb5b525d 2b55741ab8 3465133818 d813eea34a 9cf2624a94 23975139ea 03a4a52642
+chance-two-dice 568a6d59e5 95b855b530 534c08a419 7c277a6d56 926fd26f39 588c1421de e8afe893ac
+first-roll-points c091f771d4 4137ae1b0e 751eb04296 c05e5c1244 a75efb8149 749d18af69 e85697d708
+four-dice aee7e09ab8 49934ca272 016a18069c 4498056d49 8f7d69bde8 ea4e633d3c 87d02cce30
+second-alike 1256d4932f 1268c8ace4 659df4d497 6323c3f0fe 319d2eb6c9 b5964c68b5 f0e1671803
+second-alike-joker-bonus a7c19867c8 e2dd2c7625 a28992e545 c7734b5fee 20863d831a 90a246b0d3 9988617b80
+"""
+"""Per rule set, the digest of each of :data:`KINDS` before the change (first 10 hex digits)."""
+BEFORE = {row.split()[0]: dict(zip(KINDS, row.split()[1:], strict=True)) for row in BEFORE_TEXT.strip().splitlines()}
+
+
+@pytest.mark.parametrize("name", list(RULE_SETS))
+def test_every_kernel_gives_the_same_bits_as_before(name: str) -> None:
+    assert digests(RULE_SETS[name]) == BEFORE[name]
+
+
+def test_a_layout_is_not_taken_for_another_rule_set_under_a_reused_id() -> None:
+    """The numpy path's per-rule-set layout was found by ``id`` alone: once a rule set's tables were freed,
+    another's could get the same ``id`` and its layout (an IndexError, or wrong values)."""
+    a, b = build_tables(CASES["four-dice"]), build_tables(CASES["second-alike-joker-bonus"])
+    plain._layout(a)
+    plain._LAYOUTS[id(b.ints)] = plain._LAYOUTS[id(a.ints)]  # as if b's tables had a's freed id
+    found, fresh = plain._layout(b), plain._Layout(b)
+    assert found.levels == fresh.levels
+    assert found.sub.tolist() == fresh.sub.tolist()
+
+
+if __name__ == "__main__":  # prints BEFORE_TEXT for the code checked out
+    for name, rs in RULE_SETS.items():
+        print(name, *digests(rs).values())
