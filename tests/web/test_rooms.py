@@ -9,12 +9,13 @@ import random
 
 from fivedice.dice import RandomRoller
 from fivedice.engine import notation
+from fivedice.table.seat import SeatKind
 from fivedice.web.db import MoveRow, RoomRow, RoomStatus, SeatRow
 from fivedice.web.rooms import Client, Room
 
 
 def stored_room(status: RoomStatus = RoomStatus.PLAYING, version: int = 1) -> RoomRow:
-    seats = (SeatRow(0, "Ann", "human", None, "x"), SeatRow(1, "Bob", "human", None, "y"))
+    seats = (SeatRow(0, "Ann", SeatKind.HUMAN, None, "x"), SeatRow(1, "Bob", SeatKind.HUMAN, None, "y"))
     return RoomRow("ABCD2345", "yacht", {"undo": True}, status, 1, version, 0, 0.0, 0.0, seats, 0.0)
 
 
