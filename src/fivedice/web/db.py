@@ -389,7 +389,7 @@ class RoomStore:
         )
         return [MoveRow(r.seq, r.seat, r.by, json.loads(r.record), r.at) for r in rows]
 
-    def codes(self, statuses: tuple[str, ...] = ("lobby", "playing")) -> list[str]:
+    def codes(self, statuses: tuple[RoomStatus, ...] = (RoomStatus.LOBBY, RoomStatus.PLAYING)) -> list[str]:
         """Invite codes of the rooms in these states."""
         r = self.tables.rooms
         with self.engine.begin() as conn:
@@ -405,7 +405,7 @@ class RoomStore:
                     code=code,
                     spec=spec,
                     settings=json.dumps(settings),
-                    status="lobby",
+                    status=RoomStatus.LOBBY,
                     game_no=1,
                     version=1,
                     recorded=0,

@@ -82,10 +82,10 @@ def start(seat: int, room: Room) -> Change:
     waiting = [s.seat + 1 for s in room.seats if s.name is None]
     if waiting:
         raise RoomError(_("Seats {seats} are still open; wait until every player has joined.", seats=waiting))
-    return Change(values={"status": "playing"})
+    return Change(values={"status": RoomStatus.PLAYING})
 
 
 def rematch(seat: int, room: Room) -> Change:
     if room.status != RoomStatus.OVER:
         raise RoomError(_("A rematch can start only when the game is over."))
-    return Change(values={"status": "playing", "game_no": room.row.game_no + 1})
+    return Change(values={"status": RoomStatus.PLAYING, "game_no": room.row.game_no + 1})

@@ -39,7 +39,7 @@ __all__ = ["LISTED", "RoomSummary", "Summaries", "router"]
 LISTED = 100
 """Games listed at most (the most recently changed); the oldest finished ones drop off first."""
 CACHED = 2000
-_ORDER = {"playing": 0, "lobby": 1, "over": 2}
+_ORDER: dict[str, int] = {RoomStatus.PLAYING: 0, RoomStatus.LOBBY: 1, RoomStatus.OVER: 2}
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,7 +117,10 @@ class RoomExtras:
         with self.store.engine.begin() as conn:
             rows = conn.execute(
                 select(t.rooms.c.code, t.rooms.c.spec, t.rooms.c.settings, t.rooms.c.status, t.rooms.c.updated)
-                .where(t.rooms.c.status.in_(("lobby", "playing")), t.rooms.c.settings.like('%"public": true%'))
+                .where(
+                    t.rooms.c.status.in_((RoomStatus.LOBBY, RoomStatus.PLAYING)),
+                    t.rooms.c.settings.like('%"public": true%'),
+                )
                 .order_by(t.rooms.c.updated.desc())
                 .limit(limit * 4)
             ).all()

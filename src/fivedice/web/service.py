@@ -291,7 +291,7 @@ class RoomService(Connections, RoomOperations):
                         )
                     )
                 change = decide(room)
-                if change.values.get("status") == "playing" and (
+                if change.values.get("status") == RoomStatus.PLAYING and (
                     row.status != RoomStatus.PLAYING or change.values.get("game_no", row.game_no) != row.game_no
                 ):
                     change.values.setdefault("started", now)  # the clock of the first turn starts now
@@ -302,7 +302,7 @@ class RoomService(Connections, RoomOperations):
                     move = MoveRow(room.seq + 1, seat, by, change.entry, now)
                     tx.add_move(row.game_no, move)
                     if room.game is not None and room.game.is_over:
-                        change.values["status"] = "over"
+                        change.values["status"] = RoomStatus.OVER
                 tx.set(change.values)
         except BaseException:
             room.invalidate()  # the game may hold an action that was not committed
@@ -487,7 +487,7 @@ class RoomService(Connections, RoomOperations):
         """At start: load the rooms in play (up to ``limit``), so that their computers, stand-ins and timers
         play on although nobody is connected (after a restart, say)."""
         try:
-            codes = await self.db(self.store.codes, ("playing",))
+            codes = await self.db(self.store.codes, (RoomStatus.PLAYING,))
         except FiveDiceError:
             return  # logged by db(); rooms are then driven once someone opens them
         for code in codes[:limit]:
