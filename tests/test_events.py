@@ -321,3 +321,41 @@ def test_the_front_ends_tell_events_apart_by_their_class_not_by_text() -> None:
     ]
     assert found == []
     assert _kind_compared_to_text(ast.parse('if event.kind in ("undone", "redone"): pass')) == [1]
+
+
+_WEB_TEXTS = {"human", "computer", "lobby", "playing", "over"}
+"""The stored seat kinds and room statuses, which web code names by ``SeatKind`` and ``RoomStatus`` members."""
+
+
+def _kind_or_status_compared_to_text(tree: ast.AST) -> list[int]:
+    """Lines where an ``x.kind`` or ``x.status`` is compared with a seat kind's or room status's text."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if not any(isinstance(side, ast.Attribute) and side.attr in ("kind", "status") for side in sides):
+            continue
+        literals = [
+            elt
+            for side in sides
+            for elt in (side.elts if isinstance(side, ast.Tuple | ast.List | ast.Set) else [side])
+            if isinstance(elt, ast.Constant) and isinstance(elt.value, str)
+        ]
+        if any(lit.value in _WEB_TEXTS for lit in literals):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_web_tells_seat_kinds_and_room_statuses_apart_by_enum_member_not_by_text() -> None:
+    """Web code compares a seat's kind with ``SeatKind`` members and a room's status with ``RoomStatus`` members,
+    so a renamed value is caught by the type checker rather than silently never matching."""
+    web = Path(__file__).resolve().parents[1] / "src" / "fivedice" / "web"
+    found = [
+        f"{path.relative_to(web)}:{line}"
+        for path in sorted(web.rglob("*.py"))
+        for line in _kind_or_status_compared_to_text(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+    assert _kind_or_status_compared_to_text(ast.parse('if room.status != "lobby" or s.kind == "human": pass')) == [1, 1]
+    assert _kind_or_status_compared_to_text(ast.parse("if room.status != RoomStatus.LOBBY: pass")) == []

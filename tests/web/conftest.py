@@ -18,6 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from fivedice.table.seat import SeatKind
 from fivedice.web.app import create_app
 from fivedice.web.limits import Limits
 
@@ -290,7 +291,7 @@ def replays(log: Msg) -> Any:
     from fivedice.web.db import MoveRow, SeatRow
     from fivedice.web.rooms import table_from_moves
 
-    seats = [SeatRow(i, name, "human", None, None) for i, name in enumerate(log["players"])]
+    seats = [SeatRow(i, name, SeatKind.HUMAN, None, None) for i, name in enumerate(log["players"])]
     moves = [MoveRow(m["seq"], m["seat"], m["by"], m["record"], 0.0) for m in log["moves"]]
     return table_from_moves(parse_spec(log["spec"]), seats, {"undo": True}, moves).game
 

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from fivedice.table.seat import SeatKind
 from fivedice.web.auth import AccountSettings
 from tests.web.accounts_helpers import FAST, PASSWORD, Browser, database, make_app  # noqa: F401
 
@@ -395,7 +396,7 @@ def test_a_schema_2_database_gains_the_account_tables_and_keeps_its_rooms(tmp_pa
 
     url = f"sqlite:///{tmp_path / 'rooms.db'}"
     old = RoomStore(url)
-    old.create("KEEP2345", "yacht", {}, [SeatRow(0, "Ann", "human", None, "h")], now=1.0)
+    old.create("KEEP2345", "yacht", {}, [SeatRow(0, "Ann", SeatKind.HUMAN, None, "h")], now=1.0)
     with old.engine.begin() as conn:  # as the previous fivedice left it: schema 2, no account tables
         for table in reversed(account_tables(old.tables).metadata.sorted_tables):
             table.drop(conn)

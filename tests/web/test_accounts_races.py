@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from fivedice.table.seat import SeatKind
 from fivedice.web.accounts import _retrying
 from fivedice.web.accounts_db import AccountStore
 from fivedice.web.db import RoomStore, SeatRow
@@ -56,7 +57,7 @@ def test_failed_sign_ins_at_the_same_moment_are_all_counted(store: AccountStore)
 
 
 def test_one_seat_claimed_twice_at_once_goes_to_one_account(store: AccountStore) -> None:
-    store.store.create("RACE2345", "yacht", {}, [SeatRow(0, "Zoe", "human", None, "h")], now=1.0)
+    store.store.create("RACE2345", "yacht", {}, [SeatRow(0, "Zoe", SeatKind.HUMAN, None, "h")], now=1.0)
     ann = store.create("Ann", None, now=1.0)
     bob = store.create("Bob", None, now=1.0)
     binds = [partial(_retrying, partial(store.bind, "RACE2345", 0, who.id, now=2.0)) for who in (ann, bob) * 3]

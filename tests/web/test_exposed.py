@@ -21,6 +21,7 @@ from fivedice.rules import get
 from fivedice.services import chancejobs
 from fivedice.services.chancejobs import ChanceKind
 from fivedice.solver import readiness
+from fivedice.table.seat import SeatKind
 from tests.web.conftest import Server, create, hello
 
 
@@ -288,7 +289,10 @@ def test_errors_in_the_logs_never_show_token_hashes(tmp_path: Path) -> None:
 
     store = RoomStore(f"sqlite:///{tmp_path / 'x.db'}")
     try:
-        seats = [SeatRow(0, "Ann", "human", None, "c0ffee" * 10), SeatRow(0, "Bo", "human", None, "beef" * 10)]
+        seats = [
+            SeatRow(0, "Ann", SeatKind.HUMAN, None, "c0ffee" * 10),
+            SeatRow(0, "Bo", SeatKind.HUMAN, None, "beef" * 10),
+        ]
         with pytest.raises(IntegrityError) as caught:
             store.create("ABCDEFGH", "yacht", {}, seats, now=1.0)  # seat 0 twice: the insert fails
         assert "seats" in str(caught.value)

@@ -8,6 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from fivedice.rules import BUILTINS
+from fivedice.table.seat import SeatKind
 from tests.web.conftest import create, hello, play
 
 
@@ -199,7 +200,7 @@ def test_dropping_the_room_tables_drops_the_chat_and_replays_beside_them(tmp_pat
     url = f"sqlite:///{tmp_path / 'rooms.db'}"
     store = RoomStore(url, "t_")
     extras, replays = RoomExtras(store), ReplayStore(store)
-    store.create("ABCD2345", "yacht", {}, [SeatRow(0, "Ann", "human", None, "x")], now=1.0)
+    store.create("ABCD2345", "yacht", {}, [SeatRow(0, "Ann", SeatKind.HUMAN, None, "x")], now=1.0)
     extras.add_chat("ABCD2345", 0, "Ann", "hi", now=2.0)
     replays.share("ABCD2345", 1, now=3.0)
     store.dispose()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from fivedice.table.seat import SeatKind
 from fivedice.web.profiles import Rating, rate
 from tests.web.accounts_helpers import Browser, database, make_app  # noqa: F401
 from tests.web.conftest import play
@@ -135,7 +136,7 @@ def test_a_schema_3_database_gains_the_profile_tables(tmp_path: Any) -> None:
 
     url = f"sqlite:///{tmp_path / 'rooms.db'}"
     old = RoomStore(url)
-    old.create("KEEP2345", "yacht", {}, [SeatRow(0, "Ann", "human", None, "h")], now=1.0)
+    old.create("KEEP2345", "yacht", {}, [SeatRow(0, "Ann", SeatKind.HUMAN, None, "h")], now=1.0)
     with old.engine.begin() as conn:  # as fivedice left it before the profiles: schema 3
         pt = profile_tables(old.tables)
         pt.ratings.drop(conn)

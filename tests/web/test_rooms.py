@@ -9,12 +9,13 @@ import random
 
 from fivedice.dice import RandomRoller
 from fivedice.engine import notation
+from fivedice.table.seat import SeatKind
 from fivedice.web.db import MoveRow, RoomRow, RoomStatus, SeatRow
 from fivedice.web.rooms import Client, Room
 
 
 def stored_room(status: RoomStatus = RoomStatus.PLAYING, version: int = 1) -> RoomRow:
-    seats = (SeatRow(0, "Ann", "human", None, "x"), SeatRow(1, "Bob", "human", None, "y"))
+    seats = (SeatRow(0, "Ann", SeatKind.HUMAN, None, "x"), SeatRow(1, "Bob", SeatKind.HUMAN, None, "y"))
     return RoomRow("ABCD2345", "yacht", {"undo": True}, status, 1, version, 0, 0.0, 0.0, seats, 0.0)
 
 
@@ -63,3 +64,19 @@ def test_presence_joins_this_processs_connections_and_the_other_processes_report
         "watchers": 2,
         "spectators": ["Cleo", None],
     }
+
+
+def test_a_seat_kind_is_stored_as_its_text_and_read_back_as_a_seat_kind() -> None:
+    """Databases hold the text ``human``/``computer``; a loaded seat's kind is the ``SeatKind`` member."""
+    from sqlalchemy import select
+
+    from fivedice.web.db import RoomStore
+
+    store = RoomStore("sqlite://")
+    seats = [SeatRow(0, "Ann", SeatKind.HUMAN, None, "x"), SeatRow(1, "Computer 1", SeatKind.COMPUTER, "greedy", None)]
+    store.create("ABCD2345", "yacht", {}, seats, now=1.0)
+    with store.engine.connect() as conn:
+        stored = list(conn.execute(select(store.tables.seats.c.kind).order_by(store.tables.seats.c.seat)).scalars())
+    assert stored == ["human", "computer"]
+    assert [s.kind for s in store.room("ABCD2345").seats] == [SeatKind.HUMAN, SeatKind.COMPUTER]
+    assert store.room("ABCD2345").seats[1].kind is SeatKind.COMPUTER

@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 
 from fivedice.engine import notation
 from fivedice.rules import parse_spec
+from fivedice.table.seat import SeatKind
 from fivedice.web.db import MoveRow, SeatRow
 from fivedice.web.rooms import table_from_moves
 from tests.scenario import CHALLENGE, SEATS, SPEC, STEPS, reference_log
@@ -118,7 +119,7 @@ def test_undo_never_shows_other_dice_for_a_roll_already_seen(client: TestClient)
 def test_logs_stored_before_the_table_still_load() -> None:
     """An older server let a player take back the score a stand-in made for them and rolled off by the seats
     themselves: such a log still rebuilds, the undo taking back that one score."""
-    seats = [SeatRow(0, "Ann", "human", None, None), SeatRow(1, "Bob", "human", None, None)]
+    seats = [SeatRow(0, "Ann", SeatKind.HUMAN, None, None), SeatRow(1, "Bob", SeatKind.HUMAN, None, None)]
     records: list[tuple[int, str, dict[str, object]]] = [
         (0, "seat", {"type": "rolloff", "seat": 0, "dice": [6, 6, 6, 6, 6]}),
         (1, "seat", {"type": "rolloff", "seat": 1, "dice": [1, 1, 1, 1, 1]}),

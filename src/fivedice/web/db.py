@@ -48,6 +48,7 @@ from sqlalchemy.pool import StaticPool
 
 from fivedice.i18n import _
 from fivedice.storage.url import resolve_url
+from fivedice.table.seat import SeatKind
 from fivedice.web.dburl import (
     DEADLINE,
     default_url,
@@ -159,7 +160,7 @@ def _v2(conn: Connection, t: Tables) -> None:
     if "started" in {c["name"] for c in inspect(conn).get_columns(t.rooms.name)}:
         return  # made by _v1 from the current definition
     conn.execute(text(f'ALTER TABLE "{t.rooms.name}" ADD COLUMN started FLOAT'))
-    conn.execute(update(t.rooms).where(t.rooms.c.status != "lobby").values(started=t.rooms.c.updated))
+    conn.execute(update(t.rooms).where(t.rooms.c.status != RoomStatus.LOBBY).values(started=t.rooms.c.updated))
 
 
 def _v3(conn: Connection, t: Tables) -> None:
@@ -189,9 +190,12 @@ class SeatRow:
 
     seat: int
     name: str | None
-    kind: str
+    kind: SeatKind
     level: str | None
     token: str | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", SeatKind(self.kind))  # a database row holds the kind as its text
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,7 +389,7 @@ class RoomStore:
         )
         return [MoveRow(r.seq, r.seat, r.by, json.loads(r.record), r.at) for r in rows]
 
-    def codes(self, statuses: tuple[str, ...] = ("lobby", "playing")) -> list[str]:
+    def codes(self, statuses: tuple[RoomStatus, ...] = (RoomStatus.LOBBY, RoomStatus.PLAYING)) -> list[str]:
         """Invite codes of the rooms in these states."""
         r = self.tables.rooms
         with self.engine.begin() as conn:
@@ -401,7 +405,7 @@ class RoomStore:
                     code=code,
                     spec=spec,
                     settings=json.dumps(settings),
-                    status="lobby",
+                    status=RoomStatus.LOBBY,
                     game_no=1,
                     version=1,
                     recorded=0,
@@ -412,7 +416,14 @@ class RoomStore:
             conn.execute(
                 t.seats.insert(),
                 [
-                    {"code": code, "seat": s.seat, "name": s.name, "kind": s.kind, "level": s.level, "token": s.token}
+                    {
+                        "code": code,
+                        "seat": s.seat,
+                        "name": s.name,
+                        "kind": s.kind.value,
+                        "level": s.level,
+                        "token": s.token,
+                    }
                     for s in seats
                 ],
             )
@@ -527,8 +538,8 @@ class RoomStore:
         query = (
             select(r)
             .where(
-                ((r.c.status == "over") & (r.c.updated < finished_before))
-                | ((r.c.status == "lobby") & (r.c.updated < idle_before))
+                ((r.c.status == RoomStatus.OVER) & (r.c.updated < finished_before))
+                | ((r.c.status == RoomStatus.LOBBY) & (r.c.updated < idle_before))
             )
             .limit(limit)
         )

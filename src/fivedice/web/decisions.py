@@ -11,7 +11,7 @@ from typing import Any
 from fivedice.engine import notation
 from fivedice.i18n import _
 from fivedice.table import Table
-from fivedice.web.db import SeatRow
+from fivedice.web.db import RoomStatus, SeatRow
 from fivedice.web.errors import RoomError
 from fivedice.web.models import RollIntent, ScoreIntent
 from fivedice.web.rooms import Room
@@ -34,9 +34,9 @@ Decide = Callable[[Room], Change]
 
 
 def _playing(room: Room, seat: int) -> Table:
-    if room.status == "lobby":
+    if room.status == RoomStatus.LOBBY:
         raise RoomError(_("The game has not started yet; the host starts it from the lobby."))
-    if room.status == "over" or room.table is None:
+    if room.status == RoomStatus.OVER or room.table is None:
         raise RoomError(_("The game is over; start a rematch to play again."))
     current = room.table.state.current
     if current != seat:
@@ -57,14 +57,14 @@ def play(seat: int, msg: RollIntent | ScoreIntent, room: Room) -> Change:
 def undo(seat: int, room: Room) -> Change:
     if not room.settings.get("undo"):
         raise RoomError(_("This room does not allow undo."))
-    if room.status != "playing" or room.table is None:
+    if room.status != RoomStatus.PLAYING or room.table is None:
         raise RoomError(_("Only a game in play can be undone."))
     room.table.undo(seat)  # the table's one policy: one's own last score, before the next roll is seen
     return Change(entry={"type": "undo"})
 
 
 def redo(seat: int, room: Room) -> Change:
-    if room.status != "playing" or room.table is None:
+    if room.status != RoomStatus.PLAYING or room.table is None:
         raise RoomError(_("Only a game in play can be redone."))
     reason = room.table.why_not_redo()
     if reason is not None:
@@ -77,15 +77,15 @@ def redo(seat: int, room: Room) -> Change:
 def start(seat: int, room: Room) -> Change:
     if seat != 0:
         raise RoomError(_("Only the host, {host}, can start the game.", host=room.names[0]))
-    if room.status != "lobby":
+    if room.status != RoomStatus.LOBBY:
         raise RoomError(_("The game has already started."))
     waiting = [s.seat + 1 for s in room.seats if s.name is None]
     if waiting:
         raise RoomError(_("Seats {seats} are still open; wait until every player has joined.", seats=waiting))
-    return Change(values={"status": "playing"})
+    return Change(values={"status": RoomStatus.PLAYING})
 
 
 def rematch(seat: int, room: Room) -> Change:
-    if room.status != "over":
+    if room.status != RoomStatus.OVER:
         raise RoomError(_("A rematch can start only when the game is over."))
-    return Change(values={"status": "playing", "game_no": room.row.game_no + 1})
+    return Change(values={"status": RoomStatus.PLAYING, "game_no": room.row.game_no + 1})

@@ -32,6 +32,7 @@ from sqlalchemy import and_, delete, insert, or_, select
 
 from fivedice import i18n
 from fivedice.i18n import _
+from fivedice.table.seat import SeatKind
 from fivedice.web.account_models import (
     Blocked,
     BlockRemoved,
@@ -49,6 +50,7 @@ from fivedice.web.account_models import (
 )
 from fivedice.web.accounts_db import AccountRow
 from fivedice.web.auth import AccountError, ForbiddenError, allowed_origins
+from fivedice.web.db import RoomStatus
 from fivedice.web.service import check_code
 
 if TYPE_CHECKING:
@@ -275,7 +277,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
         code = check_code(body.code)
         other = await person(body.name, account)
         room = await accounts.service.room(code)
-        if room.status != "lobby" or not any(s.kind == "human" and s.name is None for s in room.seats):
+        if room.status != RoomStatus.LOBBY or not any(s.kind == SeatKind.HUMAN and s.name is None for s in room.seats):
             raise AccountError(
                 _("Room {code!r} has no open seat; invite friends to a room waiting for players.", code=code)
             )

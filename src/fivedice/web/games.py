@@ -22,8 +22,10 @@ from sqlalchemy import select
 
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
+from fivedice.table.seat import SeatKind
 from fivedice.web.account_models import Games, GameSummary, InviteOut, Notify, NotifySet
 from fivedice.web.auth import AccountError
+from fivedice.web.db import RoomStatus
 from fivedice.web.errors import RoomNotFoundError
 from fivedice.web.rooms import Room, SecretsRoller
 from fivedice.web.service import check_code
@@ -37,7 +39,7 @@ __all__ = ["LISTED", "RoomSummary", "Summaries", "router"]
 LISTED = 100
 """Games listed at most (the most recently changed); the oldest finished ones drop off first."""
 CACHED = 2000
-_ORDER = {"playing": 0, "lobby": 1, "over": 2}
+_ORDER: dict[str, int] = {RoomStatus.PLAYING: 0, RoomStatus.LOBBY: 1, RoomStatus.OVER: 2}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +52,7 @@ class RoomSummary:
     rules: str
     status: str
     names: tuple[str | None, ...]
-    kinds: tuple[str, ...]
+    kinds: tuple[SeatKind, ...]
     current: int | None
     round: int | None
     rounds: int | None
@@ -154,7 +156,9 @@ class Summaries:
                     deadline=summary.deadline,
                     notify=bool(r["notify"]),
                     open_seats=sum(
-                        1 for n, k in zip(summary.names, summary.kinds, strict=True) if k == "human" and n is None
+                        1
+                        for n, k in zip(summary.names, summary.kinds, strict=True)
+                        if k == SeatKind.HUMAN and n is None
                     ),
                 )
             )
@@ -186,7 +190,7 @@ class Summaries:
             invites = conn.execute(
                 select(t.invites.c.code, t.invites.c.sender, t.invites.c.created, rooms.c.spec)
                 .join(rooms, rooms.c.code == t.invites.c.code)
-                .where(t.invites.c.recipient == account, rooms.c.status == "lobby")
+                .where(t.invites.c.recipient == account, rooms.c.status == RoomStatus.LOBBY)
                 .order_by(t.invites.c.created.desc())
                 .limit(LISTED)
             ).mappings().all()  # fmt: skip

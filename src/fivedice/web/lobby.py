@@ -28,7 +28,8 @@ from fastapi import FastAPI
 from sqlalchemy import Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, delete, select, text
 
 from fivedice.rules import parse_spec
-from fivedice.web.db import RoomStore
+from fivedice.table.seat import SeatKind
+from fivedice.web.db import RoomStatus, RoomStore
 
 __all__ = ["CHAT_KEPT", "PUBLIC_LISTED", "RoomExtras", "add_routes"]
 
@@ -116,7 +117,10 @@ class RoomExtras:
         with self.store.engine.begin() as conn:
             rows = conn.execute(
                 select(t.rooms.c.code, t.rooms.c.spec, t.rooms.c.settings, t.rooms.c.status, t.rooms.c.updated)
-                .where(t.rooms.c.status.in_(("lobby", "playing")), t.rooms.c.settings.like('%"public": true%'))
+                .where(
+                    t.rooms.c.status.in_((RoomStatus.LOBBY, RoomStatus.PLAYING)),
+                    t.rooms.c.settings.like('%"public": true%'),
+                )
                 .order_by(t.rooms.c.updated.desc())
                 .limit(limit * 4)
             ).all()
@@ -135,8 +139,8 @@ class RoomExtras:
             if settings.get("public") is not True:
                 continue
             room_seats = seats[r.code]
-            free = sum(1 for s in room_seats if s.kind == "human" and s.name is None)
-            if r.status == "lobby" and not free:
+            free = sum(1 for s in room_seats if s.kind == SeatKind.HUMAN and s.name is None)
+            if r.status == RoomStatus.LOBBY and not free:
                 continue
             rules = parse_spec(r.spec)
             found.append(

@@ -20,7 +20,8 @@ from fivedice.players.levels import check_level
 from fivedice.rules import BUILTINS, get
 from fivedice.rules.ruleset import normalize_name
 from fivedice.table.challenge import challenge_code, check_open
-from fivedice.web.db import RoomStore, SeatRow
+from fivedice.table.seat import SeatKind
+from fivedice.web.db import RoomStatus, RoomStore, SeatRow
 from fivedice.web.decisions import Change, Decide
 from fivedice.web.errors import RoomError, RoomNotFoundError
 from fivedice.web.models import CreateRoom, JoinRoom
@@ -58,13 +59,13 @@ class RoomOperations:
         challenge = check_open(challenge_code(req.challenge)) if req.challenge is not None else None
         tokens = [secrets.token_urlsafe(24) for _i in range(1 + len(req.local))]
         names = [req.name, *req.local]  # the creator and the people playing on the creator's device
-        seats = [SeatRow(i, name, "human", None, hash_token(tokens[i])) for i, name in enumerate(names)]
-        seats += [SeatRow(i, None, "human", None, None) for i in range(len(seats), req.humans)]
+        seats = [SeatRow(i, name, SeatKind.HUMAN, None, hash_token(tokens[i])) for i, name in enumerate(names)]
+        seats += [SeatRow(i, None, SeatKind.HUMAN, None, None) for i in range(len(seats), req.humans)]
         for n, level in enumerate(levels, 1):
-            seats.append(SeatRow(len(seats), f"Computer {n}", "computer", level, None))
+            seats.append(SeatRow(len(seats), f"Computer {n}", SeatKind.COMPUTER, level, None))
         for i, name in enumerate(names):
             clash = next((s for s in seats[i + 1 :] if s.name and looks_alike(name, s.name)), None)
-            if clash is not None and clash.kind == "computer":
+            if clash is not None and clash.kind == SeatKind.COMPUTER:
                 raise RoomError(_("Name {name!r} is taken by a computer seat; choose another.", name=name))
             if clash is not None:
                 raise RoomError(_("Name {name!r} is taken by another seat; choose another.", name=name))
@@ -107,7 +108,7 @@ class RoomOperations:
         name, token = req.name, secrets.token_urlsafe(24)
 
         def decide(r: Room) -> Change:
-            if r.status != "lobby":
+            if r.status != RoomStatus.LOBBY:
                 raise RoomError(_("Room {code!r} has already started; join it as a spectator.", code=r.code))
             clash = next((n for n in r.names if looks_alike(n, name)), None)
             if clash == name or (clash is not None and clash.casefold() == name.casefold()):
@@ -123,7 +124,7 @@ class RoomOperations:
                         code=r.code,
                     )
                 )
-            free = next((s for s in r.seats if s.kind == "human" and s.name is None), None)
+            free = next((s for s in r.seats if s.kind == SeatKind.HUMAN and s.name is None), None)
             if free is None:
                 raise RoomError(_("Room {code!r} is full; join it as a spectator.", code=r.code))
             seats = tuple(

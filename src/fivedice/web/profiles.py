@@ -35,8 +35,10 @@ from fivedice.errors import FiveDiceError
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.services.profile import PlayedGame, count_yahtzees, decision_rating, profile
+from fivedice.table.seat import SeatKind
 from fivedice.web.account_errors import AccountError
 from fivedice.web.accounts import FORMER
+from fivedice.web.db import RoomStatus
 from fivedice.web.profile_tables import ProfileTables, profile_tables
 from fivedice.web.timeouts import final_places
 
@@ -134,7 +136,7 @@ class Profiles:
             log.warning("could not start recording room %s in the profiles: %s", room.code, exc)
 
     def _on_change(self, room: Room) -> None:
-        if room.status != "over" or room.table is None or not room.table.is_over:
+        if room.status != RoomStatus.OVER or room.table is None or not room.table.is_over:
             return
         key = (room.code, room.row.game_no)
         if key in self.seen:
@@ -142,7 +144,7 @@ class Profiles:
         self.seen.add(key)
         if len(self.seen) > 10_000:
             self.seen = {key}
-        seats = [[s.seat, s.name, s.kind, s.level] for s in room.seats]  # never the token hashes
+        seats = [[s.seat, s.name, s.kind.value, s.level] for s in room.seats]  # never the token hashes
         kept = {"spec": room.spec, "names": list(room.names), "seats": seats, "settings": room.settings}
         places = final_places(room.policy, room.table)  # a seat that forfeited ranks after the others
         task = asyncio.get_running_loop().create_task(
@@ -242,7 +244,7 @@ class Profiles:
             raise RoomNotFoundError(_("Replay {id!r} does not exist; check the link.", id=replay[:20]))
         kept = json.loads(found.kept)
         moves = [MoveRow(int(q), int(s), str(b), dict(r), float(a)) for q, s, b, r, a in kept["moves"]]
-        seats = [SeatRow(int(s), n, str(k), lv, None) for s, n, k, lv in kept["seats"]]
+        seats = [SeatRow(int(s), n, SeatKind(k), lv, None) for s, n, k, lv in kept["seats"]]
         data = frames(kept["spec"], tuple(kept["names"]), moves, seats, kept["settings"])
         return {"id": replay, "game_no": int(found.game_no), **data}
 

@@ -23,7 +23,8 @@ from fivedice.engine.state import GameState, Phase
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.table.events import Event, EventKind
-from fivedice.web.db import MoveRow, RoomStore, SeatRow
+from fivedice.table.seat import SeatKind
+from fivedice.web.db import MoveRow, RoomStatus, RoomStore, SeatRow
 from fivedice.web.errors import RoomError, RoomNotFoundError
 from fivedice.web.rooms import event_message, new_table, replay_move
 
@@ -77,7 +78,7 @@ def frames(
     """
     rules = parse_spec(spec)
     if not seats:
-        seats = [SeatRow(i, name, "human", None, None) for i, name in enumerate(names)]
+        seats = [SeatRow(i, name, SeatKind.HUMAN, None, None) for i, name in enumerate(names)]
     table = new_table(rules, seats, settings or {}, None, key)
     heard: list[Event] = []
     table.listen(heard.append)
@@ -171,7 +172,7 @@ def add_routes(app: FastAPI, service: Any, replays: ReplayStore, page: Any) -> N
     async def share(code: str, game: int | None = None) -> dict[str, Any]:
         room = await service.room(code)
         number = game or room.row.game_no
-        if number < 1 or number > room.row.game_no or (number == room.row.game_no and room.status != "over"):
+        if number < 1 or number > room.row.game_no or (number == room.row.game_no and room.status != RoomStatus.OVER):
             raise RoomError(
                 _(
                     "Game {game} of room {code!r} is not over; a replay is for a finished game.",

@@ -23,7 +23,7 @@ from fivedice.storage import Store
 from fivedice.storage.finished import record_finished
 from fivedice.table import Table
 from fivedice.table.challenge import aim_for, report, report_lines
-from fivedice.web.db import RoomStore
+from fivedice.web.db import RoomStatus, RoomStore
 from fivedice.web.errors import RoomError
 from fivedice.web.lobby import RoomExtras
 from fivedice.web.rooms import Room
@@ -160,7 +160,7 @@ class Results:
     async def analysis(self, room: Room) -> dict[str, Any] | None:
         """The per-decision analysis of a finished game, in the reader's language (None without the solver)."""
         async with room.lock:
-            if room.table is None or room.status != "over":
+            if room.table is None or room.status != RoomStatus.OVER:
                 raise RoomError(_("The analysis is ready when the game is over."))
             game, key = room.table.game, (room.row.game_no, i18n.current_language())  # its texts are in one language
             if room.found.analysis is not None and room.found.analysis[0] == key:
@@ -179,7 +179,7 @@ class Results:
         the reader's language, and the challenge's leaderboard."""
         async with room.lock:
             table = room.table
-            if table is None or room.status != "over" or table.challenge is None:
+            if table is None or room.status != RoomStatus.OVER or table.challenge is None:
                 raise RoomError(_("The challenge's result is ready when a challenge game is over."))
             key = room.row.game_no
         cached = room.found.challenge if room.found.challenge is not None and room.found.challenge[0] == key else None

@@ -20,7 +20,7 @@ from fivedice.rules import RuleSet
 from fivedice.table import BY, Table, UndoPolicy, default_policy
 from fivedice.table.events import Event, TurnBegins, message, word
 from fivedice.table.seat import Seat, SeatKind
-from fivedice.web.db import MoveRow, RoomRow, SeatRow
+from fivedice.web.db import MoveRow, RoomRow, RoomStatus, SeatRow
 
 __all__ = [
     "EVENTS_KEPT",
@@ -72,7 +72,7 @@ def room_seats(seats: Sequence[SeatRow]) -> list[Seat]:
     """The table's seats of a room's stored seats: a computer of its level, or a human playing from elsewhere."""
     return [
         Seat(s.name or f"Seat {s.seat + 1}", SeatKind.COMPUTER, s.level or "greedy")
-        if s.kind == "computer"
+        if s.kind == SeatKind.COMPUTER
         else Seat(s.name or f"Seat {s.seat + 1}", SeatKind.REMOTE)
         for s in seats
     ]
@@ -186,13 +186,13 @@ class RebuiltTable:
         self.table, self.seq, self.stale = None, 0, False
         self.turn_began = []
         self.events = _events()
-        if row.status != "lobby":
+        if row.status != RoomStatus.LOBBY:
             self.apply(row, moves)
 
     def apply(self, row: RoomRow, moves: Sequence[MoveRow]) -> None:
         """Play the stored ``moves`` after :attr:`seq` of ``row``'s current game (a table is started first
         when the game has just begun)."""
-        if self.table is None and row.status != "lobby":
+        if self.table is None and row.status != RoomStatus.LOBBY:
             self._listen(new_table(self.rules, row.seats, row.settings, self.roller, self.key))
             self.events.append({"msg": STARTED, "args": {}})  # the first line of every game's events
         for move in moves:

@@ -29,6 +29,7 @@ from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
 from fivedice.table import Table
 from fivedice.table.challenge import ChallengeReport
+from fivedice.table.seat import SeatKind
 from fivedice.web.db import MoveRow, RoomRow, RoomStatus, SeatRow
 from fivedice.web.errors import RoomError
 from fivedice.web.limits import TokenBucket
@@ -372,7 +373,7 @@ class Room:
         time after the turn began (the previous score, or the game's start), whatever is done meanwhile;
         a seat that forfeited has no time at all (its turns are played at once)."""
         timer = self.settings.get("timer")
-        if not timer or self.status != "playing":
+        if not timer or self.status != RoomStatus.PLAYING:
             return None
         turn_began = self.line.turn_began
         began = turn_began[-1] if turn_began else None
@@ -386,7 +387,9 @@ class Room:
     @property
     def solo(self) -> bool:
         """Whether one person plays alone, outside a challenge (the page shows their best, to beat)."""
-        return len(self.row.seats) == 1 and self.row.seats[0].kind == "human" and not self.settings.get("challenge")
+        return (
+            len(self.row.seats) == 1 and self.row.seats[0].kind == SeatKind.HUMAN and not self.settings.get("challenge")
+        )
 
     @property
     def game(self) -> Game | None:
@@ -395,21 +398,21 @@ class Room:
 
     def current_seat(self) -> SeatRow | None:
         """The seat to act, or None outside play."""
-        if self.table is None or self.status != "playing" or self.table.is_over:
+        if self.table is None or self.status != RoomStatus.PLAYING or self.table.is_over:
             return None
         return self.row.seats[self.table.state.current]
 
     def undo_by(self) -> int | None:
         """The seat that may take back a decision now (its own last score), else None."""
         table = self.table
-        if table is None or self.status != "playing" or not table.can_undo():
+        if table is None or self.status != RoomStatus.PLAYING or not table.can_undo():
             return None
-        return next((s.seat for s in self.row.seats if s.kind == "human" and table.can_undo(s.seat)), None)
+        return next((s.seat for s in self.row.seats if s.kind == SeatKind.HUMAN and table.can_undo(s.seat)), None)
 
     def redo_by(self) -> int | None:
         """The seat that may redo what it took back, else None."""
         table = self.table
-        if table is None or self.status != "playing" or table.why_not_redo() is not None:
+        if table is None or self.status != RoomStatus.PLAYING or table.why_not_redo() is not None:
             return None
         return table.state.current
 

@@ -36,9 +36,10 @@ from fivedice.i18n import N_, _
 from fivedice.services import chancejobs
 from fivedice.services.chancejobs import Job
 from fivedice.table.challenge import AimKind, aim_kind
+from fivedice.table.seat import SeatKind
 from fivedice.table.steps import GameOver, HumanTurn
 from fivedice.web import decisions
-from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStore, store_error
+from fivedice.web.db import DEADLINE, MoveRow, RoomRow, RoomStatus, RoomStore, store_error
 from fivedice.web.decisions import Change, Decide
 from fivedice.web.driving import RoomDriver, stand_in_due
 from fivedice.web.errors import (
@@ -290,8 +291,8 @@ class RoomService(Connections, RoomOperations):
                         )
                     )
                 change = decide(room)
-                if change.values.get("status") == "playing" and (
-                    row.status != "playing" or change.values.get("game_no", row.game_no) != row.game_no
+                if change.values.get("status") == RoomStatus.PLAYING and (
+                    row.status != RoomStatus.PLAYING or change.values.get("game_no", row.game_no) != row.game_no
                 ):
                     change.values.setdefault("started", now)  # the clock of the first turn starts now
                 if change.seats is not None:
@@ -301,7 +302,7 @@ class RoomService(Connections, RoomOperations):
                     move = MoveRow(room.seq + 1, seat, by, change.entry, now)
                     tx.add_move(row.game_no, move)
                     if room.game is not None and room.game.is_over:
-                        change.values["status"] = "over"
+                        change.values["status"] = RoomStatus.OVER
                 tx.set(change.values)
         except BaseException:
             room.invalidate()  # the game may hold an action that was not committed
@@ -363,7 +364,12 @@ class RoomService(Connections, RoomOperations):
     def _after_change(self, room: Room, drive: bool = True) -> None:
         for listener in self.listeners:
             listener(room)
-        if room.status == "over" and room.row.recorded < room.row.game_no and self.scores and not room.flags.recording:
+        if (
+            room.status == RoomStatus.OVER
+            and room.row.recorded < room.row.game_no
+            and self.scores
+            and not room.flags.recording
+        ):
             room.flags.recording = True
             self._spawn(self.results.record(room))
         table = room.table
@@ -442,7 +448,13 @@ class RoomService(Connections, RoomOperations):
                 if idle and not pending:
                     del self.rooms[room.code]  # nobody here for a while: reloaded from the database on demand
                     continue
-                if deadline is None or seat is None or seat.kind != "human" or now < deadline or room.flags.driving:
+                if (
+                    deadline is None
+                    or seat is None
+                    or seat.kind != SeatKind.HUMAN
+                    or now < deadline
+                    or room.flags.driving
+                ):
                     continue
                 action = on_timeout(room.policy, room.missed(seat.seat))
                 if action is not Timeout.WAIT:
@@ -475,7 +487,7 @@ class RoomService(Connections, RoomOperations):
         """At start: load the rooms in play (up to ``limit``), so that their computers, stand-ins and timers
         play on although nobody is connected (after a restart, say)."""
         try:
-            codes = await self.db(self.store.codes, ("playing",))
+            codes = await self.db(self.store.codes, (RoomStatus.PLAYING,))
         except FiveDiceError:
             return  # logged by db(); rooms are then driven once someone opens them
         for code in codes[:limit]:

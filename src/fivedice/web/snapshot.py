@@ -33,6 +33,7 @@ from pydantic_core import to_json
 from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import Phase
 from fivedice.rules import RuleSet
+from fivedice.table.seat import SeatKind
 
 if TYPE_CHECKING:
     from fivedice.web.rooms import Room
@@ -166,10 +167,10 @@ class SnapshotBuilder:
             {
                 "seat": s.seat,
                 "name": s.name,
-                "kind": s.kind,
+                "kind": s.kind.value,
                 "level": s.level,
                 "taken": s.name is not None,
-                "online": s.kind == "computer" or s.seat in online,
+                "online": s.kind == SeatKind.COMPUTER or s.seat in online,
                 "forfeited": s.seat in out,
             }
             for s in row.seats

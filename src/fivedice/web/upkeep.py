@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from fivedice.errors import FiveDiceError
+from fivedice.web.db import RoomStatus
 
 if TYPE_CHECKING:
     from fivedice.web.service import RoomService
@@ -71,7 +72,7 @@ async def expire_rooms(service: RoomService) -> list[str]:
             room.presence.online() or room.presence.spectators() or room.flags.driving or room.lock.locked()
         ):
             continue  # someone is still there
-        if row.status == "over" and row.recorded < row.game_no and service.scores:
+        if row.status == RoomStatus.OVER and row.recorded < row.game_no and service.scores:
             room = room or await service.room(row.code)
             if not await service.results.record(room):
                 continue  # keep the room until its game is in the history
