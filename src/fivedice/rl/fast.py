@@ -47,6 +47,8 @@ class Tables:
         self.rules = rules
         self.sets: tuple[tuple[int, ...], ...] = multisets(rules.dice)
         self.index: dict[tuple[int, ...], int] = {m: i for i, m in enumerate(self.sets)}
+        self.by_dice: dict[tuple[int, ...], int] = {}
+        """The multiset of dice in position order, filled as they show (at most ``6**dice``)."""
         self.counts = [counts_of(m) for m in self.sets]
         self.five = [rules.dice in c for c in self.counts]
         boxes = rules.boxes
@@ -171,12 +173,15 @@ class FastGame:
     # -- moves -----------------------------------------------------------------------------
     def roll_dice(self, dice: Sequence[int]) -> None:
         """Show ``dice`` (position order) as the turn's next roll and find the options."""
-        self.dice = tuple(dice)
+        shown = self.dice = tuple(dice)
         self.rolls += 1
         t = self.tables
-        m = self.multiset = t.index[tuple(sorted(self.dice))]
-        b = len(self.rules.boxes)
+        m = t.by_dice.get(shown)
+        if m is None:
+            m = t.by_dice[shown] = t.index[tuple(sorted(shown))]
+        self.multiset = m
         if t.five[m]:
+            b = len(self.rules.boxes)
             self.options = {
                 k * b + i: p
                 for k in range(len(self.entries))
@@ -187,6 +192,7 @@ class FastGame:
         if len(self.entries) == 1:
             self.options = {i: points[i] for i in t.allowed(0, self.filled[0])}
         else:
+            b = len(self.rules.boxes)
             self.options = {
                 k * b + i: points[i] for k in range(len(self.entries)) for i in t.allowed(k, self.filled[k])
             }
@@ -195,9 +201,9 @@ class FastGame:
         """Roll every die but those at positions ``held`` (the turn's first roll when no dice show)."""
         rng = self.rng.random
         if self.dice is None:
-            new = tuple(int(rng() * FACES) + 1 for _ in range(self.rules.dice))
+            new = tuple([int(rng() * FACES) + 1 for _ in range(self.rules.dice)])  # (a list is quicker to build)
         else:
-            new = tuple(d if p in held else int(rng() * FACES) + 1 for p, d in enumerate(self.dice))
+            new = tuple([d if p in held else int(rng() * FACES) + 1 for p, d in enumerate(self.dice)])
         self.roll_dice(new)
         return new
 

@@ -57,6 +57,9 @@ RENDER_MODES = ("ansi", "rgb_array")
 MAX_ILLEGAL = 50
 """Illegal actions after which an episode is truncated, by default."""
 
+MASK_CACHE = 1 << 14
+"""Distinct action masks an environment remembers (a single-card game has at most about 2**14)."""
+
 
 def resolve_rules(rules: RuleSet | str, options: Mapping[str, object] | None = None) -> RuleSet:
     """A rule set from a :class:`RuleSet`, a name or a spec (``"yahtzee joker=free"``), plus options."""
@@ -156,7 +159,15 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         self._at = {field.name: field.start for field in self.layout.fields}
         self._scale = np.float32(1) / self.layout.space().high
         self._reroll_list = list(range(1, self._rerolls))
-        self._orders: dict[tuple[int, ...], tuple[int, ...]] = {}
+        self._max_rolls = self.rules.rolls
+        self._helds: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+        """The held positions of every reroll mask, by dice (lists shared by dice of one order)."""
+        self._by_order: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
+        self._masks: dict[tuple[int, ...], NDArray[np.int8]] = {}
+        """The action mask of each list of legal actions seen (copied out, never handed over)."""
+        tables = self._tables
+        self._prefix = [[float(x) for x in (*c, *m)] for c, m in zip(tables.counts, tables.sets, strict=True)]
+        """The counts and dice fields of the observation, by multiset."""
         self._rounds = self.rules.rounds
         self._mask = np.zeros(self._size, dtype=np.int8)
         self._live: list[float] = []
@@ -205,18 +216,19 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         game = self._game
         if game.over:
             raise IllegalActionError(_("The game is over; call reset() to start a new one."))
-        if isinstance(action, bool) or not isinstance(action, int | np.integer) or not 0 <= action < self._size:
+        wrong_type = type(action) is not int and (isinstance(action, bool) or not isinstance(action, int | np.integer))
+        if wrong_type or not 0 <= action < self._size:  # (a plain int, the common case, skips the isinstance)
             self.codec.decode(action, self.game_state)  # raises the engine's one-sentence error
         a = int(action)
         dice = game.dice
         assert dice is not None
         if a < self._rerolls:
-            if a == 0 or game.rolls >= self.rules.rolls:
+            if a == 0 or game.rolls >= self._max_rolls:
                 return self._refuse(a)
-            order = self._orders.get(dice)
-            if order is None:  # ascending faces, ties by position (at most 6**dice of them)
-                order = self._orders[dice] = tuple(sorted(range(len(dice)), key=dice.__getitem__))
-            held = tuple(sorted(p for i, p in enumerate(order) if not a >> i & 1))
+            helds = self._helds.get(dice)
+            if helds is None:  # ascending faces, ties by position (at most 6**dice of them)
+                helds = self._helds[dice] = self._helds_of(tuple(sorted(range(len(dice)), key=dice.__getitem__)))
+            held = helds[a]
             self.log.append(Roll(held, game.reroll(held)))
             self._show_roll()
             return self._outputs_step(0.0, False)
@@ -230,6 +242,15 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         if not game.over:
             self._first_roll()
         return self._outputs_step(float(gained), game.over)
+
+    def _helds_of(self, order: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """The held positions of every reroll mask for dice whose ascending order is ``order``."""
+        helds = self._by_order.get(order)
+        if helds is None:
+            helds = self._by_order[order] = [
+                tuple(sorted(p for i, p in enumerate(order) if not a >> i & 1)) for a in range(self._rerolls)
+            ]
+        return helds
 
     def action_masks(self) -> NDArray[np.bool_]:
         """The legal actions now, as booleans (the convention of sb3-contrib's MaskablePPO)."""
@@ -281,13 +302,10 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
 
     def _show_roll(self) -> None:
         game = self._game
-        t = game.tables
-        m = game.multiset
-        self._live = [*t.counts[m], *t.sets[m], game.rolls, min(game.count + 1, self._rounds)]
+        self._live = [*self._prefix[game.multiset], game.rolls, min(game.count + 1, self._rounds)]
         scores = [0.0] * len(self._filled)
         first = self._rerolls
-        legal = self._reroll_list if game.rolls < self.rules.rolls else []
-        legal = legal.copy()
+        legal = self._reroll_list.copy() if game.rolls < self._max_rolls else []
         for j, points in game.options.items():
             scores[j] = points
             legal.append(first + j)
@@ -328,13 +346,20 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
 
     def _outputs(self) -> tuple[NDArray[np.float32], dict[str, Any]]:
         raw = np.array(self._live + self._filled + self._score_part + self._tail, dtype=np.float32)
-        mask = np.zeros(self._size, dtype=np.int8)
-        mask[self._mask_list] = 1
-        self._mask = mask
+        if self.scaled:
+            raw *= self._scale  # raw is this step's own array
+        key = tuple(self._mask_list)
+        known = self._masks.get(key)
+        if known is None:
+            known = np.zeros(self._size, dtype=np.int8)
+            known[self._mask_list] = 1
+            if len(self._masks) < MASK_CACHE:
+                self._masks[key] = known
+        mask = self._mask = known.copy()  # the caller may keep or change it
         info: dict[str, Any] = {"action_mask": mask}
         if self.state_info:
             info["state"] = self.game_state
-        return (raw * self._scale if self.scaled else raw), info
+        return raw, info
 
 
 class _Roller:
