@@ -460,15 +460,7 @@ class RoomStore:
         """Append one move to a game's log."""
         conn.execute(
             self._insert,
-            {
-                "code": code,
-                "game_no": game_no,
-                "seq": move.seq,
-                "seat": move.seat,
-                "by": move.by,
-                "record": json.dumps(move.record),
-                "at": move.at,
-            },
+            move_values(code, game_no, move),
         )
 
     def set_seat(self, conn: Connection, code: str, seat: int, name: str, token: str) -> None:
@@ -557,6 +549,19 @@ class RoomStore:
             conn.execute(delete(t.seats).where(t.seats.c.code == code))
             conn.execute(delete(t.rooms).where(t.rooms.c.code == code))
         return True
+
+
+def move_values(code: str, game_no: int, move: MoveRow) -> dict[str, object]:
+    """A move's row in the moves table (its record as JSON text)."""
+    return {
+        "code": code,
+        "game_no": game_no,
+        "seq": move.seq,
+        "seat": move.seat,
+        "by": move.by,
+        "record": json.dumps(move.record),
+        "at": move.at,
+    }
 
 
 def _room_row(m: Any, seats: tuple[SeatRow, ...] = ()) -> RoomRow:

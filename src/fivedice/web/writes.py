@@ -33,7 +33,7 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from fivedice.i18n import _
-from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, _room_row
+from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, _room_row, move_values
 from fivedice.web.dburl import sqlite_busy, wait_ms
 from fivedice.web.errors import RoomNotFoundError
 
@@ -169,16 +169,7 @@ class WriteTx:
 
     def add_move(self, game_no: int, move: MoveRow) -> None:
         """Append one move to a game's log."""
-        values = {
-            "code": self.code,
-            "game_no": game_no,
-            "seq": move.seq,
-            "seat": move.seat,
-            "by": move.by,
-            "record": json.dumps(move.record),
-            "at": move.at,
-        }
-        self._run("move", values)
+        self._run("move", move_values(self.code, game_no, move))
 
     def set(self, values: Mapping[str, Any]) -> None:
         """Set columns of the room's row (status, game number, start time...)."""
