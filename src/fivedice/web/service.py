@@ -339,6 +339,7 @@ class RoomService(Connections, RoomOperations):
             before = room.version
             try:
                 change = await self.db(self._write, room, seat, by, decide, expected)
+                record = self._mark_recording(room)  # before anyone hears the game is over
             finally:  # even a refused request may have brought news from another process
                 if room.version != before:
                     self._broadcast(room)
@@ -346,8 +347,10 @@ class RoomService(Connections, RoomOperations):
                 client, msg_id = ack
                 done = {"type": "ack", "id": msg_id, "version": room.version, "game_no": room.row.game_no}
                 client.send(json.dumps({**done, "seq": room.seq}))
-        await self._publish(room, "changed", version=room.version)
-        self._after_change(room)
+        try:
+            await self._publish(room, "changed", version=room.version)
+        finally:
+            self._after_change(room, record=record)
         return change.result
 
     # -- telling clients and processes --------------------------------------------------
@@ -361,9 +364,9 @@ class RoomService(Connections, RoomOperations):
         await self._publish(room, "message", message=message)
 
     # -- after every change: computers, timers, high scores -----------------------------
-    def _after_change(self, room: Room, drive: bool = True) -> None:
-        for listener in self.listeners:
-            listener(room)
+    def _mark_recording(self, room: Room) -> bool:
+        """Mark a game that just ended as being recorded (True), so that whoever hears of its end and waits
+        for :meth:`~fivedice.web.rooms.InFlight.until_recorded` finds the recording under way, not yet to come."""
         if (
             room.status == RoomStatus.OVER
             and room.row.recorded < room.row.game_no
@@ -371,6 +374,13 @@ class RoomService(Connections, RoomOperations):
             and not room.flags.recording
         ):
             room.flags.recording = True
+            return True
+        return False
+
+    def _after_change(self, room: Room, drive: bool = True, record: bool = False) -> None:
+        for listener in self.listeners:
+            listener(room)
+        if record or self._mark_recording(room):  # ``record``: marked by the change, before its broadcast
             self._spawn(self.results.record(room))
         table = room.table
         aim = aim_kind(table) if table is not None else None
