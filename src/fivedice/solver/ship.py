@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+from pathlib import Path
 
 from fivedice import rules
 from fivedice.solver.advisor import Solver
@@ -97,6 +98,8 @@ def write_curves(names: tuple[str, ...] = CURVED) -> None:
 def refresh() -> list[str]:
     """Re-check every shipped table against the current scoring code and rewrite its header (the
     payload stays byte for byte); returns the ones that changed and must be rebuilt (:func:`write`)."""
+    from fivedice.solver import curves, fast
+
     stale = []
     for name in SHIPPED:
         rs = rules.get(name)
@@ -106,44 +109,27 @@ def refresh() -> list[str]:
             stale.append(name)
         else:
             save(table, path)
-            _refresh_moments(Solver(table, jit=False), name, stale)
+            solver = Solver(table, jit=False)
+            _refresh_header(DATA / fast.file_name(solver), fast.MAGIC, name, stale)
             if name in CURVED:
-                _refresh_curves(Solver(table, jit=False), name, stale)
+                _refresh_header(DATA / curves.file_name(solver), curves.MAGIC, name, stale)
     (DATA / "SHA256SUMS").write_text(_sums())
     return stale
 
 
-def _refresh_moments(solver: Solver, name: str, stale: list[str]) -> None:
-    """Rewrite the header of ``name``'s moments for the current scoring code (its table did not change)."""
+def _refresh_header(path: Path, magic: bytes, name: str, stale: list[str]) -> None:
+    """Rewrite the header of ``name``'s shipped file at ``path`` (moments or curves, framed after ``magic``)
+    for the current scoring code (its data did not change)."""
     import json
 
-    from fivedice.solver import fast
     from fivedice.solver.cache import code_digest, read_framed
 
-    path = DATA / fast.file_name(solver)
-    framed = read_framed(path, fast.MAGIC)
+    framed = read_framed(path, magic)
     if framed is None or not isinstance(framed[0], dict):
         stale.append(name)
         return
     header = dict(framed[0]) | {"code_sha256": code_digest()}
-    data = fast.MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
-    path.write_bytes(data + bytes(framed[1]))
-
-
-def _refresh_curves(solver: Solver, name: str, stale: list[str]) -> None:
-    """Rewrite the header of ``name``'s curves for the current scoring code (its table did not change)."""
-    import json
-
-    from fivedice.solver import curves
-    from fivedice.solver.cache import code_digest, read_framed
-
-    path = DATA / curves.file_name(solver)
-    framed = read_framed(path, curves.MAGIC)
-    if framed is None or not isinstance(framed[0], dict):
-        stale.append(name)
-        return
-    header = dict(framed[0]) | {"code_sha256": code_digest()}
-    path.write_bytes(curves.MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + bytes(framed[1]))
+    path.write_bytes(magic + json.dumps(header, sort_keys=True).encode() + b"\n" + bytes(framed[1]))
 
 
 def check() -> list[str]:
