@@ -27,6 +27,7 @@ from fivedice.table.seat import SeatKind
 from fivedice.web.db import MoveRow, RoomStatus, RoomStore, SeatRow
 from fivedice.web.errors import RoomError, RoomNotFoundError
 from fivedice.web.rooms import event_message, new_table, replay_move
+from fivedice.web.snapshot import rules_info
 
 __all__ = ["ReplayStore", "add_routes", "frames"]
 
@@ -97,16 +98,7 @@ def frames(
     game = table.game
     state = game.state
     return {
-        "rules": {
-            "spec": rules.spec,
-            "title": rules.title,
-            "rolls": rules.rolls,
-            "dice": rules.dice,
-            "cards": [c.value for c in rules.cards],
-            "upper_bonus": bool(rules.upper_bonus),
-            "yahtzee_bonus": rules.yahtzee_bonus,
-            "boxes": [{"name": b.name, "label": b.label, "section": b.section} for b in rules.boxes],
-        },
+        "rules": rules_info(rules),
         "players": list(names),
         "frames": out,
         "standings": [{"place": s.place, "seat": s.seat, "name": s.name, "total": s.total} for s in state.standings()]

@@ -34,6 +34,7 @@ from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import Phase
 from fivedice.rules import RuleSet
 from fivedice.table.seat import SeatKind
+from fivedice.web.roomgame import english_text
 
 if TYPE_CHECKING:
     from fivedice.web.rooms import Room
@@ -269,7 +270,7 @@ class SnapshotBuilder:
             hit = self._events.get(id(event))
             if hit is None or hit[0] is not event:
                 args = event.get("args") or {}
-                hit = (event, dumps(str(event["msg"]).format(**args)), dumps({"msg": event["msg"], "args": args}))
+                hit = (event, dumps(english_text(event)), dumps({"msg": event["msg"], "args": args}))
                 self._events[id(event)] = hit
             lines.append(hit[1])
             keys.append(hit[2])
