@@ -221,9 +221,7 @@ def router(accounts: Accounts, push: Push) -> APIRouter:
                         )
                     )
                 )
-                if not conn.execute(
-                    select(t.blocks.c.created).where(t.blocks.c.account == account.id, t.blocks.c.blocked == other.id)
-                ).first():
+                if blocked is None:
                     conn.execute(insert(t.blocks).values(account=account.id, blocked=other.id, created=now))
 
         await db(add, other)
