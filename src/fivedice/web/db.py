@@ -61,7 +61,6 @@ from fivedice.web.dburl import (
     wait_ms,
 )
 from fivedice.web.errors import (
-    ConflictError,
     PubSubError,
     RoomNotFoundError,
     SchemaError,
@@ -254,12 +253,6 @@ class RoomStore:
         # the statements of every move, built once (building them costs more than running them)
         r = self.tables.rooms
         self._lock = select(r.c.version).where(r.c.code == bindparam("code")).with_for_update()
-        self._bump = (
-            update(r)
-            .where(r.c.code == bindparam("b_code"), r.c.version == bindparam("b_version"))
-            .values(version=bindparam("version"), updated=bindparam("updated"))
-        )
-        self._insert = self.tables.moves.insert()
 
     def _engine(self) -> Engine:
         if not self.is_sqlite:
@@ -440,33 +433,6 @@ class RoomStore:
         if found is None:
             raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=code))
         return int(found)
-
-    def bump(self, conn: Connection, room: RoomRow, *, now: float, **values: Any) -> int:
-        """Set ``values`` on the room and advance its version, if nobody else did first."""
-        r = self.tables.rooms
-        params = {"b_code": room.code, "b_version": room.version, "version": room.version + 1, "updated": now}
-        if values:
-            stmt = update(r).where(r.c.code == bindparam("b_code"), r.c.version == bindparam("b_version"))
-            result = conn.execute(stmt.values(version=room.version + 1, updated=now, **values), params)
-        else:
-            result = conn.execute(self._bump, params)
-        if result.rowcount != 1:
-            raise ConflictError(
-                _("Room {code!r} changed at the same moment; the request was not applied.", code=room.code)
-            )
-        return room.version + 1
-
-    def add_move(self, conn: Connection, code: str, game_no: int, move: MoveRow) -> None:
-        """Append one move to a game's log."""
-        conn.execute(
-            self._insert,
-            move_values(code, game_no, move),
-        )
-
-    def set_seat(self, conn: Connection, code: str, seat: int, name: str, token: str) -> None:
-        """Give an open seat to a player (``token`` is the hash of their secret)."""
-        s = self.tables.seats
-        conn.execute(update(s).where(s.c.code == code, s.c.seat == seat).values(name=name, token=token))
 
     def claim_record(self, code: str, game_no: int) -> bool:
         """Claim the recording of game ``game_no`` into the high scores; True for exactly one caller."""
