@@ -12,9 +12,15 @@ from fivedice.solver import Solver, solve
 
 @pytest.fixture(autouse=True)
 def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty user cache, and no shipped tables (tests that want them say so)."""
+    """An empty user cache, and no shipped tables (tests that want them say so); nor the chance tables
+    and shipped curves an earlier test of the same process kept in memory (a test elsewhere that loaded
+    Yacht's shipped curves changed the fast chances a solver test pins)."""
     monkeypatch.setenv("FIVEDICE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr("fivedice.solver.cache.DATA", tmp_path / "no-shipped-tables")
+    monkeypatch.setattr("fivedice.solver.curves._CURVES", {})
+    monkeypatch.setattr("fivedice.solver.chances._TABLES", {})
+    monkeypatch.setattr("fivedice.solver.fast._LAST", {})
+    monkeypatch.setattr("fivedice.players.win._LAST", {})
     return tmp_path / "cache"
 
 
