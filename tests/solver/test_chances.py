@@ -190,7 +190,7 @@ def test_a_cached_chance_table_loads_bit_for_bit_and_a_damaged_one_is_rebuilt(
     solver = solve(rules.get("yacht"))
     built = chances.build_chances(solver, 120, 0.5)
     path = tmp_path / "t.chances"
-    assert chances._save(built, path)
+    chances.build_chances(solver, 120, 0.5, path=path)
     loaded = chances._load(solver, 120, 0.5, path)
     assert loaded is not None
     assert loaded.source == "cache"
@@ -231,6 +231,31 @@ def test_a_table_built_into_the_cache_equals_one_built_in_memory(tmp_path: Path)
     first = chances.build_chances(solver, 90, 1.0, path=path, rows=np.array([solver.state_index(empty)]))
     assert first.G.size == 91
     assert first.chance(empty, 77) == whole.chance(empty, 77)
+
+
+def test_a_build_without_a_layer_file_holds_the_layers_in_memory_and_gives_the_same_table(tmp_path: Path) -> None:
+    """Where no temporary layer file can be made the build keeps its layers in memory: same values."""
+    from fivedice.solver import chances
+    from fivedice.solver.chancestream import stream_build
+
+    solver = solve(rules.get("yacht"))
+    whole = chances.build_chances(solver, 90, 1.0)
+    layers: list[np.ndarray] = []
+    p = stream_build(solver, 90, 1.0, lambda _i, values: layers.append(values.copy()), spill=tmp_path / "missing")
+    assert not (tmp_path / "missing").exists()
+    assert len(layers) == len(p.starts) - 1
+    assert np.array_equal(np.concatenate(layers), whole.G)
+
+
+def test_a_layout_is_made_once_per_solver_and_cap() -> None:
+    from fivedice.solver.chancestream import plan
+
+    solver = solve(rules.get("yacht"))
+    assert plan(solver, 90) is plan(solver, 90)
+    assert plan(solver, 80) is not plan(solver, 90)
+    other = solve(rules.get("yacht"), cache=False)
+    assert plan(other, 90) is not plan(solver, 90)
+    assert np.array_equal(plan(other, 90).goff, plan(solver, 90).goff)
 
 
 def test_the_distribution_from_the_start_is_kept_in_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
