@@ -241,10 +241,18 @@ def test_a_build_without_a_layer_file_holds_the_layers_in_memory_and_gives_the_s
     solver = solve(rules.get("yacht"))
     whole = chances.build_chances(solver, 90, 1.0)
     layers: list[np.ndarray] = []
-    p = stream_build(solver, 90, 1.0, lambda _i, values: layers.append(values.copy()), spill=tmp_path / "missing")
+    shares: list[float] = []
+    p = stream_build(
+        solver, 90, 1.0, lambda _i, values: layers.append(values.copy()), progress=shares.append,
+        spill=tmp_path / "missing",
+    )  # fmt: skip
     assert not (tmp_path / "missing").exists()
     assert len(layers) == len(p.starts) - 1
     assert np.array_equal(np.concatenate(layers), whole.G)
+    # the bar moves a chunk at a time, never back, and ends full
+    assert len(shares) > len(layers)
+    assert shares == sorted(shares)
+    assert shares[-1] == 1.0
 
 
 def test_a_layout_is_made_once_per_solver_and_cap() -> None:

@@ -117,6 +117,20 @@ def stream_build(solver: Solver, cap: int, half: float, sink: Sink, threads: int
     total = max(1, p.total)
     prev = np.zeros(0, dtype=np.float32)  # the layer before (none before the fullest cards)
     prev_base = 0
+    lock = threading.Lock()
+    finished = [0]
+
+    def advance(v0: int, v1: int) -> None:
+        # the bar moves a chunk at a time (from the workers): a large layer takes minutes
+        if progress is not None:
+            with lock:
+                finished[0] += v1 - v0
+                progress(finished[0] / total)
+
+    def span(a: int, b: int) -> tuple[int, int]:
+        # the values of states[a:b]: one run, their rows lying one after the other
+        return int(p.goff[p.states[a]]), int(p.goff[p.states[b - 1]] + p.glen[p.states[b - 1]])
+
     with _Spill(spill, whole is None) as rows:
         for i in range(len(p.starts) - 1):
             base, size = int(p.vstarts[i]), int(p.vstarts[i + 1] - p.vstarts[i])
@@ -125,6 +139,7 @@ def stream_build(solver: Solver, cap: int, half: float, sink: Sink, threads: int
 
                 def in_place(a: int, b: int) -> None:
                     CK.threshold_rows(t.ints, whole, 0, whole, 0, p.goff, p.glen, p.states, a, b, half, cap + 1)
+                    advance(*span(a, b))
 
                 run_layers(p.states, layer, in_place, 16, threads)
                 sink(i, whole[base : base + size])
@@ -133,19 +148,16 @@ def stream_build(solver: Solver, cap: int, half: float, sink: Sink, threads: int
 
                 def solve(a: int, b: int, src: npt.NDArray[np.float32] = prev, src_base: int = prev_base,
                           base: int = base) -> None:  # fmt: skip
-                    # a chunk's rows are one run of values: solved into a buffer of their own, then stored
-                    v0 = int(p.goff[p.states[a]])
-                    v1 = int(p.goff[p.states[b - 1]] + p.glen[p.states[b - 1]])
+                    v0, v1 = span(a, b)  # solved into a buffer of their own, then stored
                     out = np.empty(v1 - v0, dtype=np.float32)
                     CK.threshold_rows(t.ints, src, src_base, out, v0, p.goff, p.glen, p.states, a, b, half, cap + 1)
                     rows.put(v0 - base, out)
+                    advance(v0, v1)
 
                 run_layers(p.states, layer, solve, 16, threads)
                 del solve, prev  # the layer before is freed before this one is read back
                 prev, prev_base = rows.take(size), base
                 sink(i, prev)
-            if progress is not None:
-                progress(float(p.vstarts[i + 1]) / total)
     return p
 
 
