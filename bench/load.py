@@ -14,8 +14,8 @@ Bounded in rooms and in wall time (``--timeout``).
 The clients take state deltas, as the page does (``--full-states``: whole snapshots after every change).
 ``--baseline DIR`` measures another source tree's server (``DIR/src``, e.g. an export of the main branch)
 against this one in the same run, alternating them ``--repeat`` times, and prints each one's server CPU
-per action and their ratio (the baseline's clients take whole snapshots: an older server may not send
-deltas).
+per action and their ratio; both take deltas (``--baseline-full-states``: the baseline's clients take whole
+snapshots, for a server older than the deltas).
 
     python bench/load.py                          # 125 rooms x 4 players = 500 clients, SQLite
     python bench/load.py --rooms 25 --players 2   # smaller
@@ -344,7 +344,7 @@ def compare(opts: argparse.Namespace) -> int:
     status, full = 0, opts.full_states
     for n in range(opts.repeat):
         for label, source in (("baseline", opts.baseline), ("this", None)):
-            opts.deltas = label == "this" and not full
+            opts.deltas = not full and not (label == "baseline" and opts.baseline_full_states)
             print(f"\n-- run {n + 1} of {opts.repeat}: {label} ({source or 'this tree'}), deltas {opts.deltas}")
             code, figures = serve_and_run(opts, source)
             status |= code
@@ -375,6 +375,7 @@ def main() -> int:
     parser.add_argument("--full-states", action="store_true", help="clients take whole snapshots, not deltas")
     parser.add_argument("--baseline", default=None, help="also measure the server of this source tree (DIR/src)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each server with --baseline (3)")
+    parser.add_argument("--baseline-full-states", action="store_true", help="the baseline's clients take snapshots")
     opts = parser.parse_args()
     if not 1 <= opts.rooms <= 2000 or not 1 <= opts.players <= 8:
         parser.error("--rooms must be 1 to 2000 and --players 1 to 8")
