@@ -479,7 +479,7 @@ class RoomService(Connections, RoomOperations):
                     room.flags.notified_timeout = turn  # once a turn, whatever is rolled late
                     told = notice(NOTICES[action], who=seat.name)
                     self._send_all(room, told)
-                    await self._publish(room, "message", message=told, timeout=list(room.flags.notified_timeout))
+                    await self._publish(room, "timeout", message=told, turn=list(turn))
 
     async def _poll(self) -> None:
         """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""
