@@ -299,14 +299,15 @@ def test_another_processs_time_is_up_is_told_once_a_turn_and_other_messages_alwa
     """The news between processes: a ``timeout`` event (its turn beside the notice) is told once per turn here,
     whichever process's timer saw it first; a plain ``message`` is never dropped, whatever else it carries
     (the dedupe was keyed on any message with a ``timeout`` member)."""
-    from fivedice.web.db import RoomRow, SeatRow
+    from fivedice.web.db import RoomRow, RoomStatus, SeatRow
     from fivedice.web.presence import notice
     from fivedice.web.rooms import Client, Room, SecretsRoller
     from fivedice.web.service import RoomService
 
     service = RoomService(RoomStore("sqlite://"))
-    seats = (SeatRow(0, "Ann", "human", None, "x"), SeatRow(1, "Bob", "human", None, "y"))
-    room = Room(RoomRow("ABCD2345", "yacht", {}, "playing", 1, 3, 0, 1.0, 1.0, seats), [], SecretsRoller())
+    seats = tuple(SeatRow(s, name, SeatKind.HUMAN, None, name) for s, name in enumerate(("Ann", "Bob")))
+    row = RoomRow("ABCD2345", "yacht", {}, RoomStatus.PLAYING, 1, 3, 0, 1.0, 1.0, seats)
+    room = Room(row, [], SecretsRoller())
     service.rooms[room.code] = room
     client = Client(0)
     room.presence.clients.add(client)
