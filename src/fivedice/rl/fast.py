@@ -110,6 +110,13 @@ class Tables:
         """The tables of ``rules``, built once per process (many environments share them)."""
         return _tables_of(rules)
 
+    def multiset(self, dice: tuple[int, ...]) -> int:
+        """The index of the multiset of ``dice`` (in position order)."""
+        m = self.by_dice.get(dice)
+        if m is None:
+            m = self.by_dice[dice] = self.index[tuple(sorted(dice))]
+        return m
+
     def allowed(self, card: int, filled: int) -> tuple[int, ...]:
         """The boxes card ``card`` may fill when the boxes in bit set ``filled`` are filled (the engine's answer)."""
         known = self._allowed[card].get(filled)
