@@ -102,7 +102,8 @@ class Tables:
         self._turns: dict[int, Turn] = {}
         self._last_prefix = bytes(self.rerolls)
         self._roll_prefix = b"\x00" + b"\x01" * (self.rerolls - 1)
-        self._plans: dict[tuple[int, ...], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        self.plans: dict[tuple[int, ...], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        """:meth:`plan` of the dice seen so far."""
         self._by_order: dict[tuple[int, ...], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
 
     @classmethod
@@ -149,7 +150,7 @@ class Tables:
     def plan(self, dice: tuple[int, ...]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
         """For every reroll mask (bits in ascending order of face, ties by position): the held
         positions and the rerolled ones, for ``dice`` in position order."""
-        known = self._plans.get(dice)
+        known = self.plans.get(dice)
         if known is None:
             order = tuple(sorted(range(len(dice)), key=dice.__getitem__))
             known = self._by_order.get(order)
@@ -161,7 +162,7 @@ class Tables:
                     )
                     for a in range(self.rerolls)
                 ]
-            self._plans[dice] = known
+            self.plans[dice] = known
         return known
 
 
@@ -290,7 +291,10 @@ class FastGame:
     # -- moves -----------------------------------------------------------------------------
     def roll_dice(self, dice: Sequence[int]) -> None:
         """Show ``dice`` (position order) as the turn's next roll and find the options."""
-        shown = self.dice = tuple(dice)
+        self._show(tuple(dice))
+
+    def _show(self, shown: tuple[int, ...]) -> None:
+        self.dice = shown
         self.rolls += 1
         t = self.tables
         m = t.by_dice.get(shown)
@@ -320,23 +324,29 @@ class FastGame:
 
     def reroll_mask(self, mask: int) -> None:
         """Reroll the dice of reroll mask ``mask`` (bit ``i``: the ``i``-th die in ascending order)."""
-        dice = self.dice
+        dice, t = self.dice, self.tables
         assert dice is not None
-        held, rerolled = self.tables.plan(dice)[mask]
-        drawn = draw(self.tables, self.rng, len(rerolled))
+        plan = t.plans.get(dice)
+        held, rerolled = (plan if plan is not None else t.plan(dice))[mask]
+        k = len(rerolled)
+        if k <= DRAW_TABLE:
+            outcomes = t.draws[k]
+            drawn = outcomes[int(self.rng.random() * len(outcomes))]
+        else:
+            drawn = draw(t, self.rng, k)
         if held:
             new = list(dice)
-            for p, d in zip(rerolled, drawn, strict=True):
+            for p, d in zip(rerolled, drawn, strict=False):  # (of one length)
                 new[p] = d
             drawn = tuple(new)
         self.moves.append((held, drawn))
-        self.roll_dice(drawn)
+        self._show(drawn)
 
     def first_roll(self) -> None:
         """The turn's first roll."""
         new = draw(self.tables, self.rng, self.rules.dice)
         self.moves.append(((), new))
-        self.roll_dice(new)
+        self._show(new)
 
     def legal(self, action: int) -> bool:
         """Whether score action ``action`` (``card * boxes + box``) is allowed for the dice shown."""

@@ -261,7 +261,8 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
             reward = 0.0
         else:
             j = action - self._rerolls
-            if not game.legal(j):
+            special = game.special
+            if not (game.turn.legal >> j & 1 if special is None else j in special):
                 return self._refuse(action)
             card, box = divmod(j, self._boxes)
             reward = float(game.score(card, box))
