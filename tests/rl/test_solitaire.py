@@ -409,3 +409,17 @@ def test_environments_of_one_rule_set_share_their_tables() -> None:
     first, second = SolitaireEnv("yacht"), SolitaireEnv("yacht")
     assert first._tables is second._tables is Tables.of(first.rules)
     assert SolitaireEnv("yahtzee")._tables is not first._tables
+
+
+def test_np_random_is_gymnasiums_generator_of_the_reset_seed() -> None:
+    """A seeded reset builds Gymnasium's generator only when asked for: it must be the same one."""
+    from gymnasium.utils import seeding
+
+    env = make("yacht")
+    env.reset(seed=7)
+    assert env.np_random_seed == 7
+    assert env.np_random.integers(1000, size=4).tolist() == seeding.np_random(7)[0].integers(1000, size=4).tolist()
+    env.np_random = np.random.default_rng(3)
+    assert env.np_random.integers(1000) == np.random.default_rng(3).integers(1000)
+    with pytest.raises(gymnasium.error.Error, match="greater or equal to zero"):
+        env.reset(seed=-1)
