@@ -153,9 +153,8 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         self._generator_seed: int | None = None
         self._dice_seeded = False
         self._game = FastGame(self.rules, self._tables, self._dice_rng)
-        self._head: list[Action] = []
-        """The log's records before the fast game's own moves (the first roll of a start state)."""
         self._log: list[Action] = []
+        """The log so far: a start state's first roll, then the fast game's moves up to ``_logged``."""
         self._logged = 0
         self._size = self.codec.size
         self._rerolls = self.codec.rerolls
