@@ -28,7 +28,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from fivedice.dice import make_roller
-from fivedice.engine.actions import Action, Roll
+from fivedice.engine.actions import Action, Roll, Score
 from fivedice.engine.render import score_table, standings_text
 from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import GameState, Phase
@@ -293,7 +293,10 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         return known
 
     def _play(self, state: GameState, intent: Action) -> GameState:
-        """The engine's transition for a legal intent (the engine verifies the completed record)."""
+        """The engine's transition for a legal intent (the engine verifies the completed record, the
+        points of a score included: those come from the state's options)."""
+        if isinstance(intent, Score):
+            return state.apply(Score(intent.box, intent.card, self._options[(intent.card, intent.box)]))
         rolled = None
         if isinstance(intent, Roll):
             rolled = self._roller.roll(state.rolled_count(intent))
