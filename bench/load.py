@@ -14,8 +14,8 @@ Bounded in rooms and in wall time (``--timeout``).
 The clients take state deltas, as the page does (``--full-states``: whole snapshots after every change).
 ``--baseline DIR`` measures another source tree's server (``DIR/src``, e.g. an export of the main branch)
 against this one in the same run, alternating them ``--repeat`` times, and prints each one's server CPU
-per action and their ratio (the baseline's clients take whole snapshots: an older server may not send
-deltas).
+per action and their ratio; both take deltas (``--baseline-full-states``: the baseline's clients take whole
+snapshots, for a server older than the deltas).
 
     python bench/load.py                          # 125 rooms x 4 players = 500 clients, SQLite
     python bench/load.py --rooms 25 --players 2   # smaller
@@ -210,6 +210,15 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def loop_seconds(pid: int) -> float:
+    """User + system CPU time so far of a process's main thread (its event loop; Linux ``/proc``), else 0."""
+    try:
+        fields = Path(f"/proc/{pid}/task/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> tuple[int, dict[str, float]]:
     """Set up the rooms, play them, check them; returns the exit status and the figures."""
     rng = random.Random(opts.seed)
@@ -239,10 +248,12 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> t
         ]
         t0 = time.perf_counter()
         cpu0 = [cpu_seconds(pid) or 0.0 for pid in pids]
+        loop0 = [loop_seconds(pid) for pid in pids]
         own0 = time.process_time()
         done, pending = await asyncio.wait(tasks, timeout=opts.timeout)
         wall = time.perf_counter() - t0
         server_cpu = sum((cpu_seconds(pid) or 0.0) - c for pid, c in zip(pids, cpu0, strict=True))
+        loop_cpu = sum(loop_seconds(pid) - c for pid, c in zip(pids, loop0, strict=True))
         client_cpu = time.process_time() - own0
         for task in pending:
             task.cancel()
@@ -271,6 +282,9 @@ async def bench(opts: argparse.Namespace, urls: list[str], pids: list[int]) -> t
             f"CPU                 servers {server_cpu:.1f} s ({server_cpu / actions * 1000:.2f} ms an action), "
             f"load clients {client_cpu:.1f} s, wall {wall:.1f} s, {os.cpu_count()} cores"
         )
+        per = 1000 / actions
+        others = (server_cpu - loop_cpu) * per
+        print(f"                    event loops {loop_cpu * per:.2f} ms, other threads {others:.2f} ms an action")
     print(f"refused intents     {errors}   client failures {len(failures)}")
     print(f"stored logs replay  {opts.rooms - len(problems)} / {opts.rooms} match (no lost or duplicated action)")
     for message in sorted({m for run in runs for m in run.errors})[:5]:
@@ -344,7 +358,7 @@ def compare(opts: argparse.Namespace) -> int:
     status, full = 0, opts.full_states
     for n in range(opts.repeat):
         for label, source in (("baseline", opts.baseline), ("this", None)):
-            opts.deltas = label == "this" and not full
+            opts.deltas = not full and not (label == "baseline" and opts.baseline_full_states)
             print(f"\n-- run {n + 1} of {opts.repeat}: {label} ({source or 'this tree'}), deltas {opts.deltas}")
             code, figures = serve_and_run(opts, source)
             status |= code
@@ -375,6 +389,7 @@ def main() -> int:
     parser.add_argument("--full-states", action="store_true", help="clients take whole snapshots, not deltas")
     parser.add_argument("--baseline", default=None, help="also measure the server of this source tree (DIR/src)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each server with --baseline (3)")
+    parser.add_argument("--baseline-full-states", action="store_true", help="the baseline's clients take snapshots")
     opts = parser.parse_args()
     if not 1 <= opts.rooms <= 2000 or not 1 <= opts.players <= 8:
         parser.error("--rooms must be 1 to 2000 and --players 1 to 8")

@@ -220,6 +220,7 @@ def test_hints_follow_the_room_setting(client: TestClient, monkeypatch: pytest.M
         assert hint["options"][0] == {
             "action": "keep",
             "dice": dice[:2],
+            "held": [0, 1],  # the positions showing them: the page marks these (it derived them itself before)
             "box": None,
             "card": 0,
             "points": None,

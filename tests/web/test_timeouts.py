@@ -293,3 +293,38 @@ def test_time_is_up_is_told_once_per_turn_whatever_is_rolled_late(tmp_path: Path
             ann.until(lambda m: m["type"] == "chat")  # everything the room was told before the chat came first
             told = [m["text"] for m in ann.seen if m["type"] == "notice" and m["text"].startswith("Time is up")]
             assert told == ["Time is up for Bob; the room waits for them."]
+
+
+def test_another_processs_time_is_up_is_told_once_a_turn_and_other_messages_always() -> None:
+    """The news between processes: a ``timeout`` event (its turn beside the notice) is told once per turn here,
+    whichever process's timer saw it first; a plain ``message`` is never dropped, whatever else it carries
+    (the dedupe was keyed on any message with a ``timeout`` member)."""
+    from fivedice.web.db import RoomRow, RoomStatus, SeatRow
+    from fivedice.web.presence import notice
+    from fivedice.web.rooms import Client, Room, SecretsRoller
+    from fivedice.web.service import RoomService
+
+    service = RoomService(RoomStore("sqlite://"))
+    seats = tuple(SeatRow(s, name, SeatKind.HUMAN, None, name) for s, name in enumerate(("Ann", "Bob")))
+    row = RoomRow("ABCD2345", "yacht", {}, RoomStatus.PLAYING, 1, 3, 0, 1.0, 1.0, seats)
+    room = Room(row, [], SecretsRoller())
+    service.rooms[room.code] = room
+    client = Client(0)
+    room.presence.clients.add(client)
+    told = notice("Time is up for {who}; the room waits for them.", who="Bob")
+
+    async def news() -> list[str]:
+        base = {"proc": "other", "room": room.code}
+        await service._on_event({**base, "kind": "timeout", "message": told, "turn": [1, 4]})
+        await service._on_event({**base, "kind": "timeout", "message": told, "turn": [1, 4]})  # another process
+        room.flags.notified_timeout = (1, 5)  # this process's own timer told turn 5
+        await service._on_event({**base, "kind": "timeout", "message": told, "turn": [1, 5]})
+        chat = {"type": "notice", "text": "hello", "msg": "hello", "args": {}}
+        for _n in range(2):
+            await service._on_event({**base, "kind": "message", "message": chat, "timeout": [1, 4]})
+        return [client.queue.get_nowait() or "" for _n in range(client.queue.qsize())]
+
+    sent = asyncio.run(news())
+    service.executor.shutdown()
+    assert sum("Time is up" in s for s in sent) == 1
+    assert sum('"hello"' in s for s in sent) == 2

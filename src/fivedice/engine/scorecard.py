@@ -26,6 +26,8 @@ from fivedice.rules.ruleset import FillOrder, Joker, RuleSet
 __all__ = ["Scorecard"]
 
 DiceLike = Dice | Sequence[int]
+MEMO = 4
+"""Answers of :meth:`Scorecard.option_indices` a card keeps (the same dice are asked about in a row)."""
 
 
 def _counts(dice: DiceLike) -> tuple[int, ...]:
@@ -40,6 +42,11 @@ class Scorecard:
     order: FillOrder = FillOrder.FREE
     entries: tuple[int | None, ...] = field(default=())
     yahtzee_bonuses: int = 0
+    _memo: dict[tuple[tuple[int, ...], int], dict[int, int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """The last few :meth:`option_indices` answers (a move is verified, completed and applied, and its options
+    shown, with the same dice: each was computed again)."""
 
     def __post_init__(self) -> None:
         if not self.entries:
@@ -143,13 +150,19 @@ class Scorecard:
 
     def option_indices(self, counts: tuple[int, ...], roll: int = 3) -> dict[int, int]:
         """Like :meth:`options`, by box position and from face counts."""
+        known = self._memo.get((counts, roll))
+        if known is not None:
+            return dict(known)
         found = self._option_indices(counts, roll)
         seconds = [i for i in self.rules.second_indices if i in found]
         if seconds:  # all dice alike once more score only while the first such box holds points
             again = self.rules.dice in counts and self.holds_alike()
             for i in seconds:
                 found[i] = self.rules.boxes[i].full_value(counts, roll) if again else 0
-        return found
+        if len(self._memo) >= MEMO:
+            self._memo.clear()
+        self._memo[(counts, roll)] = found
+        return dict(found)
 
     def _option_indices(self, counts: tuple[int, ...], roll: int) -> dict[int, int]:
         boxes = self.rules.boxes

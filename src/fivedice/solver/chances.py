@@ -223,13 +223,14 @@ def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | No
                   progress: Progress | None = None, path: Path | None = None,
                   rows: npt.NDArray[np.int64] | None = None) -> ChanceTable:  # fmt: skip
     """Build the chance table of ``solver``'s rule set for needs up to ``cap`` (no cache), one layer at
-    a time; with ``path``, each layer is written there as it is done (two layers in memory, not the
+    a time; with ``path``, each layer is written there as it is done (one layer in memory, not the
     table) and the table (only the rows of the states ``rows`` if given) is then read back from the
     file. Raises OSError if it cannot be written."""
     start = time.perf_counter()
     if path is None:
-        G = np.zeros(plan(solver, cap).total, dtype=np.float32)
-        p = stream_build(solver, cap, half, lambda _layer, _values: None, threads, progress, whole=G)
+        p = plan(solver, cap)
+        G = np.zeros(p.total, dtype=np.float32)
+        stream_build(solver, cap, half, lambda _layer, _values: None, threads, progress, p, whole=G)
         return ChanceTable(solver, cap, half, G, p.goff, p.glen, time.perf_counter() - start, "built", None)
     writer = StreamWriter(path)
     try:

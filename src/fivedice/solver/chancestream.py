@@ -51,13 +51,15 @@ class DamagedStreamError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Plan:
     """Where each state's row lies: ``states`` fullest first, layer ``i`` being
-    ``states[starts[i]:starts[i + 1]]`` and values ``vstarts[i]:vstarts[i + 1]``."""
+    ``states[starts[i]:starts[i + 1]]`` and values ``vstarts[i]:vstarts[i + 1]``; ``most[i]`` the most
+    points still possible from ``states[i]`` (uncapped: its row is cut where it exceeds the cap)."""
 
     states: IntArray
     starts: IntArray
     goff: IntArray
     glen: IntArray
     vstarts: IntArray
+    most: IntArray
 
     @property
     def total(self) -> int:
@@ -92,28 +94,29 @@ def _plan(solver: Solver, cap: int) -> Plan:
 
     t = solver.table.tables
     states, starts = _layers(t, solver.table.reach)
-    lens = np.minimum(CK.max_future(t.ints, states), cap) + 1
+    most = CK.max_future(t.ints, states)
+    lens = np.minimum(most, cap) + 1
     glen = np.zeros(t.nstates, dtype=np.int64)
     goff = np.zeros(t.nstates, dtype=np.int64)
     ends = np.cumsum(lens)
     glen[states] = lens
     goff[states] = ends - lens
     vstarts = np.concatenate(([0], ends[starts[1:] - 1])).astype(np.int64) if len(states) else np.zeros(1, np.int64)
-    return Plan(states, starts, goff, glen, vstarts)
+    return Plan(states, starts, goff, glen, vstarts, most)
 
 
 def stream_build(solver: Solver, cap: int, half: float, sink: Sink, threads: int | None = None,
-                 progress: Progress | None = None, whole: npt.NDArray[np.float32] | None = None,
-                 spill: Path | None = None) -> Plan:  # fmt: skip
-    """Solve the chance table layer by layer, handing each to ``sink``. Into ``whole`` (the whole
-    table) if given; else a layer is solved from the one before it alone, its rows going to a
-    temporary file in the folder ``spill`` (default: the system's) as they are done and read back
-    once the layer before is freed: one layer in memory, the largest a quarter of the table (two, if
-    no file can be made). Raises OSError if the file cannot be written."""
+                 progress: Progress | None = None, layout: Plan | None = None, *,
+                 whole: npt.NDArray[np.float32] | None = None, spill: Path | None = None) -> Plan:  # fmt: skip
+    """Solve the chance table layer by layer, handing each to ``sink`` (``layout``: the caller's
+    :func:`plan` of it). Into ``whole`` (the whole table) if given; else a layer is solved from the one
+    before it alone, its rows going to a temporary file in the folder ``spill`` (default: the system's)
+    as they are done and read back once the layer before is freed: one layer in memory, the largest a
+    quarter of the table (two, if no file can be made). Raises OSError if the file cannot be written."""
     from fivedice.solver import chancekernel as CK
 
     t = solver.table.tables
-    p = plan(solver, cap)
+    p = plan(solver, cap) if layout is None else layout
     total = max(1, p.total)
     prev = np.zeros(0, dtype=np.float32)  # the layer before (none before the fullest cards)
     prev_base = 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -53,17 +53,17 @@ from fivedice.web.dburl import (
     DEADLINE,
     default_url,
     libpq_url,
+    lock_wait_ms,
     make_folder,
     normalize_url,
     safe_url,
     sqlite_busy,
     store_error,
-    wait_ms,
 )
 from fivedice.web.errors import (
     PubSubError,
-    RoomNotFoundError,
     SchemaError,
+    room_not_found,
 )
 
 __all__ = [
@@ -278,8 +278,8 @@ class RoomStore:
 
                 @event.listens_for(engine, "begin")
                 def _bound(conn: Connection) -> None:
-                    ms = wait_ms(self.timeout)
-                    if ms < int(self.timeout * 1000) - 20:  # queued a while: the lock waits only what is left
+                    ms = lock_wait_ms(self.timeout)
+                    if ms is not None:  # queued a while: the lock waits only what is left
                         conn.exec_driver_sql(f"SET LOCAL lock_timeout = {ms}")
 
             return engine
@@ -365,9 +365,9 @@ class RoomStore:
             query = query.with_for_update(read=lock == "share")
         row = conn.execute(query).mappings().first()
         if row is None:
-            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=code))
+            raise room_not_found(code)
         seats = conn.execute(select(t.seats).where(t.seats.c.code == code).order_by(t.seats.c.seat)).mappings()
-        return _room_row(row, tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in seats))
+        return stored_room(row, seats)
 
     def moves(self, code: str, game_no: int, after: int = 0, conn: Connection | None = None) -> list[MoveRow]:
         """The moves of game ``game_no`` in room ``code`` with ``seq > after``, in order."""
@@ -380,7 +380,7 @@ class RoomStore:
             .where(m.c.code == code, m.c.game_no == game_no, m.c.seq > after)
             .order_by(m.c.seq)
         )
-        return [MoveRow(r.seq, r.seat, r.by, json.loads(r.record), r.at) for r in rows]
+        return [stored_move(*r) for r in rows]
 
     def codes(self, statuses: tuple[RoomStatus, ...] = (RoomStatus.LOBBY, RoomStatus.PLAYING)) -> list[str]:
         """Invite codes of the rooms in these states."""
@@ -431,7 +431,7 @@ class RoomStore:
         """Lock the room's row and return its version (the cheap check before a write)."""
         found = conn.execute(self._lock, {"code": code}).scalar()
         if found is None:
-            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=code))
+            raise room_not_found(code)
         return int(found)
 
     def claim_record(self, code: str, game_no: int) -> bool:
@@ -528,6 +528,16 @@ def move_values(code: str, game_no: int, move: MoveRow) -> dict[str, object]:
         "record": json.dumps(move.record),
         "at": move.at,
     }
+
+
+def stored_room(room: Mapping[Any, Any], seats: Iterable[Mapping[Any, Any]]) -> RoomRow:
+    """A stored room from its row and its seats' rows (mappings of the columns), however they were read."""
+    return _room_row(room, tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in seats))
+
+
+def stored_move(seq: int, seat: int, by: str, record: str, at: float) -> MoveRow:
+    """A stored move from the columns of its row (the record as JSON text), however they were read."""
+    return MoveRow(seq, seat, by, json.loads(record), at)
 
 
 def _room_row(m: Any, seats: tuple[SeatRow, ...] = ()) -> RoomRow:

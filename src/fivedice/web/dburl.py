@@ -22,6 +22,7 @@ __all__ = [
     "SQLITE_SCHEME",
     "default_url",
     "libpq_url",
+    "lock_wait_ms",
     "make_folder",
     "normalize_url",
     "safe_url",
@@ -109,12 +110,26 @@ def wait_ms(timeout: float) -> int:
     return max(1, int(left * 1000))
 
 
+LOCK_STEP = 100
+"""Milliseconds: a call's lock-wait bound is the time left before its deadline, rounded down to a multiple of
+this (and the whole ``timeout`` while less than one step has gone), so that calls queued a little while share
+a bound and the connection is not told a new one each time."""
+
+
+def lock_wait_ms(timeout: float) -> int | None:
+    """The bound on a call's lock waits (:func:`wait_ms` rounded down to :data:`LOCK_STEP`), or None while the
+    whole ``timeout`` is left (the connection's own bound): one rule for SQLite's ``busy_timeout`` and
+    PostgreSQL's ``lock_timeout``."""
+    whole, ms = int(timeout * 1000), wait_ms(timeout)
+    if ms > whole - LOCK_STEP:
+        return None
+    return max(1, ms - ms % LOCK_STEP)
+
+
 def sqlite_busy(info: dict[Any, Any], driver: Any, timeout: float) -> None:
-    """Bound a SQLite connection's lock waits by the call's deadline (:func:`wait_ms`): the whole ``timeout``
-    unless the deadline is nearer by more than 20 ms (as on PostgreSQL). The PRAGMA runs only when the bound
-    changes (``info`` is the pooled connection's, where the bound set is kept): most calls wait the whole time."""
-    ms = wait_ms(timeout)
-    ms = int(timeout * 1000) if ms >= int(timeout * 1000) - 20 else ms
+    """Bound a SQLite connection's lock waits by the call's deadline (:func:`lock_wait_ms`). The PRAGMA runs
+    only when the bound changes (``info`` is the pooled connection's, where the bound set is kept)."""
+    ms = lock_wait_ms(timeout) or int(timeout * 1000)
     if info.get("fivedice_busy_ms") != ms:
         driver.execute(f"PRAGMA busy_timeout = {ms}")
         info["fivedice_busy_ms"] = ms

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fivedice.errors import FiveDiceError
+from fivedice.i18n import _
 
 __all__ = [
     "ConflictError",
@@ -16,6 +17,7 @@ __all__ = [
     "StoreBusyError",
     "StoreError",
     "StoreReadOnlyError",
+    "room_not_found",
 ]
 
 
@@ -25,6 +27,11 @@ class RoomError(FiveDiceError):
 
 class RoomNotFoundError(RoomError):
     """No room has the given invite code."""
+
+
+def room_not_found(code: str) -> RoomNotFoundError:
+    """The error for an invite code that no stored room has (wherever the room is looked up)."""
+    return RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=code))
 
 
 class MessageError(RoomError):

@@ -28,7 +28,7 @@ import time
 from collections import deque
 from typing import Any
 
-from fivedice.web.pubsub import Hub
+from fivedice.web.pubsub import Hub, NullHub
 
 __all__ = ["PUBLISH_TIMEOUT", "Outbox"]
 
@@ -43,6 +43,8 @@ class Outbox:
 
     def __init__(self, hub: Hub, timeout: float = PUBLISH_TIMEOUT, size: int = 10_000) -> None:
         self.hub = hub
+        self.alone = isinstance(hub, NullHub)
+        """No other process listens: events are counted as sent and dropped at once."""
         self.timeout = timeout
         self.events: deque[dict[str, Any]] = deque()
         self.size = size
@@ -57,7 +59,11 @@ class Outbox:
         self._idle.set()
 
     def put(self, event: dict[str, Any]) -> None:
-        """Queue ``event`` (the oldest is dropped past ``size``: the database has every change anyway)."""
+        """Queue ``event`` (the oldest is dropped past ``size``: the database has every change anyway); a single
+        process (:class:`~fivedice.web.pubsub.NullHub`) has nobody to tell, so nothing is queued or woken."""
+        if self.alone:
+            self.sent += 1
+            return
         if len(self.events) >= self.size:
             self.events.popleft()
             self.dropped += 1

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 from sqlalchemy import select
 
+from fivedice.engine.state import Phase
 from fivedice.i18n import _
 from fivedice.rules import parse_spec
 from fivedice.table.seat import SeatKind
@@ -65,7 +66,7 @@ class RoomSummary:
         seat = room.current_seat()
         game = room.game
         state = game.state if game is not None else None
-        playing = seat is not None and state is not None and state.phase.value == "play"
+        playing = seat is not None and state is not None and state.phase is Phase.PLAY
         return cls(
             code=room.code,
             version=room.version,
@@ -86,6 +87,15 @@ class RoomSummary:
         if self.current is None:
             return None
         return f"{self.code}:{self.game_no}:{self.round}:{self.current}"
+
+    @staticmethod
+    def turn_key_of(room: Room) -> str | None:
+        """:meth:`turn_key` of ``room``'s summary, without making the summary (a listener asks after every
+        action, and the turn seldom changed)."""
+        seat, game = room.current_seat(), room.game
+        if seat is None or game is None or game.state.phase is not Phase.PLAY:
+            return None
+        return f"{room.code}:{room.row.game_no}:{game.state.round}:{seat.seat}"
 
 
 class Summaries:

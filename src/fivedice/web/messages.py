@@ -18,10 +18,13 @@ from fivedice.web.db import RoomStatus
 
 __all__ = [
     "Ack",
+    "AckData",
     "BoxInfo",
     "CardData",
+    "DeltaMessage",
     "ErrorMessage",
     "EventKey",
+    "EventsDelta",
     "GameData",
     "NoticeMessage",
     "OptionData",
@@ -155,6 +158,15 @@ class RoomSnapshot(_Model):
     event_keys: list[EventKey]
 
 
+class AckData(_Model):
+    """The confirmation of an accepted intent: its ``id``, the room version it made, the game and its last move."""
+
+    id: int | None
+    version: int
+    game_no: int
+    seq: int
+
+
 class StateMessage(_Model):
     """The room after a change, for the connection of seat ``you`` (None: a spectator)."""
 
@@ -162,11 +174,39 @@ class StateMessage(_Model):
     you: int | None
     seats: list[int] | None = None
     """Every seat a pass-and-play connection plays (absent for one seat)."""
+    ack: AckData | None = None
+    """On a connection that takes deltas: the confirmation of its own intent that made this state."""
     state: RoomSnapshot
 
 
+class EventsDelta(_Model):
+    """The event lines of a delta: ``drop`` lines gone from the front, ``add`` lines (and their ``keys``) at the end."""
+
+    drop: int
+    add: list[str]
+    keys: list[EventKey]
+
+
+class DeltaMessage(_Model):
+    """What changed since the state of version ``from`` that the connection has (it asked for deltas in its
+    hello): top-level keys of the snapshot whole (``state``), keys of its ``game`` (``game``), event lines
+    (``events``); ``ack`` as in a :class:`StateMessage`."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    type: Literal["delta"]
+    you: int | None
+    seats: list[int] | None = None
+    ack: AckData | None = None
+    since: int = Field(alias="from")
+    state: dict[str, Any]
+    game: dict[str, Any] | None = None
+    events: EventsDelta | None = None
+
+
 class Ack(_Model):
-    """The sender's own confirmation of an accepted intent, after the state it caused."""
+    """The sender's own confirmation of an accepted intent, after the state it caused (a connection that takes
+    deltas gets it in that state's message instead)."""
 
     type: Literal["ack"]
     id: int | None
@@ -208,7 +248,7 @@ class Pong(_Model):
     id: int | None
 
 
-ServerMessage = StateMessage | Ack | PresenceMessage | NoticeMessage | ErrorMessage | Pong
+ServerMessage = StateMessage | DeltaMessage | Ack | PresenceMessage | NoticeMessage | ErrorMessage | Pong
 """The messages of the room's contract (chat, hints, analyses and challenge results are sent beside them)."""
 
 _ADAPTER: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -118,9 +118,10 @@ class Connections:
                         self._broadcast(room)
                 self._after_change(room, drive=kind == "resync")
             elif kind == "message" and isinstance(event.get("message"), dict):
-                if not self._first_timeout(room, event.get("timeout")):
-                    continue  # this turn's "time is up" was told here already (every process's timer sees it)
                 self._send_all(room, event["message"])
+            elif kind == "timeout" and isinstance(event.get("message"), dict):
+                if self._first_timeout(room, event.get("turn")):  # else told here already (every timer sees it)
+                    self._send_all(room, event["message"])
             elif kind == "presence":
                 room.presence.elsewhere[proc] = frozenset(int(s) for s in event.get("seats", []))
                 watchers = event.get("watchers", [])
@@ -133,10 +134,10 @@ class Connections:
 
     @staticmethod
     def _first_timeout(room: Room, told: Any) -> bool:
-        """Whether another process's message is news here: anything but a "time is up" notice (``told``: its
-        turn, ``[game_no, turns scored]``) that this process's own timer, or another process, told its clients."""
+        """Whether another process's "time is up" for turn ``told`` (``[game_no, turns scored]``) is news here:
+        neither this process's own timer nor another process told its clients of that turn."""
         if not isinstance(told, list) or len(told) != 2:
-            return True
+            return False  # not a turn: nothing to tell
         turn = (int(told[0]), int(told[1]))
         if room.flags.notified_timeout == turn:
             return False

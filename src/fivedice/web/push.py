@@ -158,11 +158,12 @@ class Push:
 
     # -- turns ------------------------------------------------------------------------------
     def on_change(self, room: Room) -> None:
-        """A room changed (see the module's docstring): notify the new turn's account, once."""
-        summary = self.summaries.remember(RoomSummary.of(room))
-        key = summary.turn_key()
+        """A room changed (see the module's docstring): notify the new turn's account, once (the room's summary
+        is made only when the turn is new)."""
+        key = RoomSummary.turn_key_of(room)
         if key is None or self.last.get(room.code) == key:
             return
+        summary = self.summaries.remember(RoomSummary.of(room))
         self.last[room.code] = key
         self.last.move_to_end(room.code)
         while len(self.last) > 5000:

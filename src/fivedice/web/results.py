@@ -257,7 +257,8 @@ def _account_names(store: RoomStore, names: list[str]) -> set[str]:
 
 
 def hint_data(advice: Advice, note: str | None = None, *, chances: bool = True) -> dict[str, Any]:
-    """The advisor's options as the page shows them: ``keep`` (the faces kept) or ``score`` (box, points),
+    """The advisor's options as the page shows them: ``keep`` (the faces kept, and ``held``: the positions of
+    the dice that show them) or ``score`` (box, points),
     with the expected final points and the loss against the best where the solver rated them, and each
     one's chance ``win`` (with rivals) or ``beat`` (finishing above ``goal``, alone) once prepared; ``chances``
     says which, ``note`` what is being prepared meanwhile (in the reader's language). Without ``chances``
@@ -270,6 +271,7 @@ def hint_data(advice: Advice, note: str | None = None, *, chances: bool = True) 
         option: dict[str, Any] = {
             "action": "keep" if isinstance(action, Roll) else "score",
             "dice": list(o.kept) if isinstance(action, Roll) else [],
+            "held": list(action.held) if isinstance(action, Roll) else [],
             "box": action.box if isinstance(action, Score) else None,
             "card": action.card if isinstance(action, Score) else 0,
             "points": o.points,

@@ -7,7 +7,7 @@ undo policy, hints, events); the stored moves are the truth it is rebuilt from.
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,14 +40,20 @@ __all__ = [
 EVENTS_KEPT = 12
 """The table events a room keeps for its snapshot (the page shows the last few)."""
 STARTED = N_("The game has started.")
+FAIR = 252
+"""Random bytes below this are dice (6 x 42); :class:`SecretsRoller` draws again for the others."""
 
 
 class SecretsRoller:
-    """Dice from the operating system's cryptographic generator (:mod:`secrets`)."""
+    """Dice from the operating system's cryptographic generator (:func:`os.urandom`, as :mod:`secrets`)."""
 
     def roll(self, n: int) -> tuple[int, ...]:
-        """Roll ``n`` dice."""
-        return tuple(secrets.randbelow(6) + 1 for _i in range(n))
+        """Roll ``n`` dice: one read of the generator for all of them (a byte below 252 is a fair die, 42 bytes
+        per face; the rare byte above is drawn again), not one read per die."""
+        faces: list[int] = []
+        while len(faces) < n:
+            faces.extend(b % 6 + 1 for b in os.urandom(n - len(faces) + 1) if b < FAIR)
+        return tuple(faces[:n])
 
 
 def event_message(event: Event, rules: RuleSet) -> dict[str, Any]:
@@ -173,6 +179,8 @@ class RebuiltTable:
     seq: int = 0
     turn_began: list[float | None] = field(default_factory=list)
     """After each record of the game line: when the turn then under way began (None: when the game did)."""
+    ended: list[int] = field(default_factory=list)
+    """After each record of the game line: how many turns the line has ended (scores and roll-off rolls)."""
     events: deque[dict[str, Any]] = field(default_factory=_events)
     stale: bool = False
     aim: int | None = None
@@ -184,7 +192,7 @@ class RebuiltTable:
         if self.table is not None:
             self.table.unlisten(self._heard)
         self.table, self.seq, self.stale = None, 0, False
-        self.turn_began = []
+        self.turn_began, self.ended = [], []
         self.events = _events()
         if row.status != RoomStatus.LOBBY:
             self.apply(row, moves)
@@ -204,11 +212,17 @@ class RebuiltTable:
         """Book-keeping for a move already carried out on :attr:`table`: sequence and turn clocks."""
         assert self.table is not None
         line = self.table.game.log
-        del self.turn_began[len(line) :]
+        del self.turn_began[len(line) :], self.ended[len(line) :]
         while len(self.turn_began) < len(line):
             ends_turn = isinstance(line[len(self.turn_began)], Score | RollOff)
             self.turn_began.append(move.at if ends_turn else (self.turn_began[-1] if self.turn_began else None))
+            self.ended.append((self.ended[-1] if self.ended else 0) + ends_turn)
         self.seq = move.seq
+
+    def turns_ended(self) -> int:
+        """How many turns the game line has ended (scores and roll-off rolls): counted once per stored move
+        (:meth:`note`), not by walking the line."""
+        return self.ended[-1] if self.ended else 0
 
     def aim_at(self, goal: int | None) -> None:
         """Let the hints of the current table and of every rebuilt one play to beat ``goal``."""

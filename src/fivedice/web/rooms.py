@@ -23,7 +23,6 @@ from functools import cached_property
 from typing import Any
 
 from fivedice.dice import DiceRoller
-from fivedice.engine.actions import RollOff, Score
 from fivedice.engine.game import Game
 from fivedice.i18n import _
 from fivedice.rules import RuleSet, parse_spec
@@ -59,6 +58,7 @@ __all__ = [
     "RebuiltTable",
     "Room",
     "SecretsRoller",
+    "ack_members",
     "english_text",
     "event_message",
     "event_text",
@@ -74,6 +74,11 @@ PIECES_KEPT = 4
 """Snapshots of a room kept (as pieces) to make the deltas of clients a change or two behind."""
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 """Invite codes avoid letters and digits that look alike (0/O, 1/I/L)."""
+
+
+def ack_members(ack: dict[str, Any]) -> str:
+    """An acknowledgement (:meth:`Room.ack`) as the members it adds to a ``state`` or ``delta`` message."""
+    return ',"ack":' + json.dumps(ack, separators=(",", ":"))
 
 
 def new_code(length: int = 8) -> str:
@@ -120,15 +125,16 @@ class Client:
         head = {"you": self.seat} | ({"seats": list(self.local)} if self.local else {})
         return json.dumps(head, separators=(",", ":"))[1:-1]
 
-    def state_message(self, snapshot: str) -> str:
+    def state_message(self, snapshot: str, ack: str = "") -> str:
         """The ``state`` message for this connection: the room, ``you`` (its seat) and, playing several,
-        ``seats`` (all of them)."""
-        return '{"type":"state",' + self._head + ',"state":' + snapshot + "}"  # the snapshot as is
+        ``seats`` (all of them); ``ack``: the members of :func:`ack_members` when it acknowledges the
+        connection's own intent."""
+        return '{"type":"state",' + self._head + ack + ',"state":' + snapshot + "}"  # the snapshot as is
 
-    def delta_message(self, since: int, body: str) -> str:
+    def delta_message(self, since: int, body: str, ack: str = "") -> str:
         """A ``delta`` message for this connection: what changed since the state of version ``since`` it has
-        (the members of :func:`fivedice.web.snapshot.delta`), with ``you`` and ``seats`` as in a state."""
-        return '{"type":"delta",' + self._head + f',"from":{since},' + body + "}"
+        (the members of :func:`fivedice.web.snapshot.delta`), with ``you``, ``seats`` and ``ack`` as in a state."""
+        return '{"type":"delta",' + self._head + ack + f',"from":{since},' + body + "}"
 
     def close(self, code: int) -> None:
         """Close the connection with ``code`` once what is queued has been sent."""
@@ -268,7 +274,7 @@ class Room:
         self.presence = Presence()
         self.flags = InFlight()
         self.found = Found()
-        self._snapshot: tuple[tuple[int, int], str] | None = None
+        self._policy: tuple[object, TurnPolicy] | None = None
         self._builder = SnapshotBuilder(self.rules)
         self._pieces: dict[tuple[int, int], Pieces] = {}
         self._deltas: dict[tuple[tuple[int, int], tuple[int, int]], str] = {}
@@ -279,7 +285,6 @@ class Room:
         """Take the stored room and rebuild its current game's table from all of that game's ``moves``."""
         self.row = row
         self.line.load(row, moves)
-        self._snapshot = None
         self._pieces.clear()  # a rebuilt game: every client gets the whole state next
         self._deltas.clear()
 
@@ -287,7 +292,6 @@ class Room:
         """Take the stored room and the moves after :attr:`seq` of the same game."""
         self.row = row
         self.line.apply(row, moves)
-        self._snapshot = None
         self._pieces.pop(self.snapshot_key, None)
         self._deltas.clear()
 
@@ -355,8 +359,12 @@ class Room:
 
     @property
     def policy(self) -> TurnPolicy:
-        """The room's turn timer and what happens when a turn's time runs out."""
-        return TurnPolicy.of(self.settings)
+        """The room's turn timer and what happens when a turn's time runs out (read once per settings: a row's
+        settings are replaced, never changed in place)."""
+        settings = self.settings
+        if self._policy is None or self._policy[0] is not settings:
+            self._policy = (settings, TurnPolicy.of(settings))
+        return self._policy[1]
 
     def missed(self, seat: int) -> int:
         """How many turns of the current game ``seat`` missed (the stand-in played them)."""
@@ -434,16 +442,13 @@ class Room:
         return found
 
     def snapshot(self) -> str:
-        """The room as JSON text (:class:`~fivedice.web.messages.RoomSnapshot`), cached per version and presence
-        change."""
-        key = self.snapshot_key
-        if self._snapshot is None or self._snapshot[0] != key:
-            self._snapshot = (key, self.pieces().text())
-        return self._snapshot[1]
+        """The room as JSON text (:class:`~fivedice.web.messages.RoomSnapshot`): its :meth:`pieces` joined."""
+        return self.pieces().text()
 
-    def message_for(self, client: Client) -> str:
+    def message_for(self, client: Client, ack: str = "") -> str:
         """The room now, for ``client``: a ``delta`` from the snapshot it has if it takes deltas and that snapshot
-        is still known, else the whole ``state``."""
+        is still known, else the whole ``state``; ``ack`` (:func:`ack_members`) rides in it when it is the
+        answer to the client's own intent."""
         key = self.snapshot_key
         base = client.base
         client.base = key
@@ -453,8 +458,13 @@ class Room:
                 if len(self._deltas) >= PIECES_KEPT:
                     self._deltas.clear()
                 body = self._deltas[(base, key)] = delta(self._pieces[base], self.pieces())
-            return client.delta_message(base[0], body)
-        return client.state_message(self.snapshot())
+            return client.delta_message(base[0], body, ack)
+        return client.state_message(self.snapshot(), ack)
+
+    def ack(self, msg_id: int | None) -> dict[str, Any]:
+        """The acknowledgement of an intent that made the room's current version (:class:`~fivedice.web.messages.
+        AckData`)."""
+        return {"id": msg_id, "version": self.row.version, "game_no": self.row.game_no, "seq": self.seq}
 
     def turn(self) -> str | None:
         """The current turn's id while the game is played: the game number and how many turns the game line
@@ -462,14 +472,14 @@ class Room:
         a score is taken back; the page keeps the dice kept within one turn by it."""
         if self.table is None or self.status != RoomStatus.PLAYING:
             return None
-        ended = sum(1 for record in self.table.game.log if isinstance(record, Score | RollOff))
-        return f"{self.row.game_no}:{ended}"
+        return f"{self.row.game_no}:{self.line.turns_ended()}"
 
-    def standings(self) -> list[dict[str, Any]]:
-        """The final ranking: the engine's, with the seats that forfeited after every other player, in the
-        places the high scores and profiles record (:func:`~fivedice.web.timeouts.final_places`)."""
+    def standings(self, out: set[int] | None = None) -> list[dict[str, Any]]:
+        """The final ranking: the engine's, with the seats that forfeited (``out``, else :meth:`forfeited`) after
+        every other player, in the places the high scores and profiles record
+        (:func:`~fivedice.web.timeouts.final_places`)."""
         assert self.table is not None
-        out = set(self.forfeited())
+        out = set(self.forfeited()) if out is None else out
         places = final_places(self.policy, self.table)
         rows: list[dict[str, Any]] = [
             {"place": places[s.seat], "seat": s.seat, "name": s.name, "total": s.total}

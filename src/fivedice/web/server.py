@@ -183,6 +183,9 @@ def run(app: Any, sock: socket.socket, limits: Limits, *, log_level: str, truste
         http=guarded_protocol(limits, proxied=trusted is not None),
         ws_max_size=WS_MAX_SIZE,
         ws_ping_interval=20,
+        # no permessage-deflate: a room's messages are deltas of about half a kilobyte, and compressing each one
+        # for each connection (and keeping a compressor per connection, some 20 kB) cost more than it saved
+        ws_per_message_deflate=False,
         timeout_keep_alive=limits.keep_alive,
         proxy_headers=trusted is not None,
         forwarded_allow_ips=trusted,

@@ -57,7 +57,7 @@ from fivedice.web.operations import RoomOperations
 from fivedice.web.presence import Connections, hash_token, notice
 from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
-from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller
+from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, ack_members
 from fivedice.web.timeouts import NOTICES, Away, Timeout, on_timeout
 from fivedice.web.writes import Writes
 
@@ -336,17 +336,14 @@ class RoomService(Connections, RoomOperations):
         ack: tuple[Client, int | None] | None = None,
     ) -> Any:
         async with room.lock:
-            before = room.version
+            before, done = room.version, None
             try:
                 change = await self.db(self._write, room, seat, by, decide, expected)
                 record = self._mark_recording(room)  # before anyone hears the game is over
+                done = ack
             finally:  # even a refused request may have brought news from another process
                 if room.version != before:
-                    self._broadcast(room)
-            if ack is not None:  # the sender's own confirmation, after the state it caused
-                client, msg_id = ack
-                done = {"type": "ack", "id": msg_id, "version": room.version, "game_no": room.row.game_no}
-                client.send(json.dumps({**done, "seq": room.seq}))
+                    self._broadcast(room, done)
         try:
             await self._publish(room, "changed", version=room.version)
         finally:
@@ -354,10 +351,17 @@ class RoomService(Connections, RoomOperations):
         return change.result
 
     # -- telling clients and processes --------------------------------------------------
-    def _broadcast(self, room: Room) -> None:
+    def _broadcast(self, room: Room, ack: tuple[Client, int | None] | None = None) -> None:
+        """Send the room's new state to this process's clients; ``ack``: the sender of the intent that made it
+        and the intent's id, acknowledged in the same message when it takes deltas (else by an ``ack`` after it)."""
+        sender = ack[0] if ack is not None else None
+        done = room.ack(ack[1]) if ack is not None else None
+        members = ack_members(done) if done is not None and sender is not None and sender.deltas else ""
         for client in list(room.presence.clients):
-            if not client.send(room.message_for(client)):
+            if not client.send(room.message_for(client, members if client is sender else "")):
                 self._drop(room, client)
+        if sender is not None and done is not None and not members:  # a page without deltas: after the state
+            sender.send(json.dumps({"type": "ack", **done}))
 
     async def _message(self, room: Room, message: dict[str, Any]) -> None:
         self._send_all(room, message)
@@ -475,7 +479,7 @@ class RoomService(Connections, RoomOperations):
                     room.flags.notified_timeout = turn  # once a turn, whatever is rolled late
                     told = notice(NOTICES[action], who=seat.name)
                     self._send_all(room, told)
-                    await self._publish(room, "message", message=told, timeout=list(room.flags.notified_timeout))
+                    await self._publish(room, "timeout", message=told, turn=list(turn))
 
     async def _poll(self) -> None:
         """Bring every room someone here watches up to date from the database (while the fan-out is degraded)."""

@@ -25,7 +25,7 @@ roll is about 0.5 kB instead of the whole room's 4 kB (less to compress and to s
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_json
@@ -79,7 +79,7 @@ def _array(texts: Iterable[str]) -> str:
     return "[" + ",".join(texts) + "]"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pieces:
     """A snapshot as the JSON text of each of its keys (:data:`TOP`), of each key of its game (None: no game)
     and of each of its event lines and their keys."""
@@ -88,10 +88,13 @@ class Pieces:
     game: dict[str, str] | None
     events: tuple[str, ...]
     keys: tuple[str, ...]
+    _text: str | None = field(default=None, repr=False, compare=False)
 
     def text(self) -> str:
-        """The whole snapshot as JSON text."""
-        return _object(self.top)
+        """The whole snapshot as JSON text (joined once)."""
+        if self._text is None:
+            self._text = _object(self.top)
+        return self._text
 
 
 def delta(base: Pieces, new: Pieces) -> str:
@@ -176,7 +179,7 @@ class SnapshotBuilder:
             }
             for s in row.seats
         ]
-        game = self._game(room)
+        game = self._game(room, out)
         events, keys = self._event_texts(room.line.events)
         top = {
             "code": dumps(room.code),
@@ -205,7 +208,7 @@ class SnapshotBuilder:
             self._settings = (settings, dumps(settings), dumps(settings.get("challenge")))
         return self._settings[1], self._settings[2]
 
-    def _game(self, room: Room) -> dict[str, str] | None:
+    def _game(self, room: Room, out: set[int]) -> dict[str, str] | None:
         game = room.game
         if game is None:
             return None
@@ -239,7 +242,7 @@ class SnapshotBuilder:
             "cards": _array(cards),
             "totals": dumps(totals),
             "options": dumps(options),
-            "standings": dumps(room.standings() if state.phase is Phase.OVER else None),
+            "standings": dumps(room.standings(out) if state.phase is Phase.OVER else None),
             "undo_by": dumps(room.undo_by()),
             "redo_by": dumps(room.redo_by()),
             "moves": str(len(game.log)),
@@ -250,17 +253,20 @@ class SnapshotBuilder:
         hit = self._cards.get(id(card))
         if hit is not None and hit[0] is card:
             return hit[1], hit[2]
+        upper = card.upper_total
+        bonus, alike = card.rules.upper_bonus_for(upper), card.yahtzee_bonus
+        total = upper + bonus + card.lower_total + alike  # as card.total, without adding the upper boxes again
         data = {
             "order": card.order.value,
             "entries": list(card.entries),
-            "upper_total": card.upper_total,
-            "upper_bonus": card.upper_bonus,
-            "yahtzee_bonus": card.yahtzee_bonus,
-            "total": card.total,
+            "upper_total": upper,
+            "upper_bonus": bonus,
+            "yahtzee_bonus": alike,
+            "total": total,
         }
         text = dumps(data)
-        self._cards[id(card)] = (card, text, card.total)
-        return text, card.total
+        self._cards[id(card)] = (card, text, total)
+        return text, total
 
     def _event_texts(self, events: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Each event line in English and its key (the message and its fields) as JSON text, each made once."""

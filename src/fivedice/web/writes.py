@@ -22,7 +22,6 @@ errors are raised as SQLAlchemy's ``DBAPIError`` as before, so the room service 
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -32,10 +31,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from fivedice.i18n import _
-from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, _room_row, move_values
-from fivedice.web.dburl import sqlite_busy, wait_ms
-from fivedice.web.errors import RoomNotFoundError
+from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, move_values, stored_move, stored_room
+from fivedice.web.dburl import lock_wait_ms, sqlite_busy
+from fivedice.web.errors import room_not_found
 
 __all__ = ["WriteTx", "Writes"]
 
@@ -105,8 +103,8 @@ class Writes:
                     sqlite_busy(pooled.info, driver, store.timeout)
                     driver.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes
                 elif store.is_postgres:
-                    ms = wait_ms(store.timeout)
-                    if ms < int(store.timeout * 1000) - 20:  # queued a while: the lock waits only what is left
+                    ms = lock_wait_ms(store.timeout)
+                    if ms is not None:  # queued a while: the lock waits only what is left
                         driver.execute(f"SET LOCAL lock_timeout = {ms}")
                 yield WriteTx(self, driver, code)
                 driver.commit()
@@ -145,27 +143,25 @@ class WriteTx:
         """Lock the room's row and return its stored version."""
         row = self._run("lock", {"code": self.code}).fetchone()
         if row is None:
-            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=self.code))
+            raise room_not_found(self.code)
         return int(row[0])
 
     def room(self) -> RoomRow:
-        """The stored room and its seats."""
+        """The stored room and its seats (as :meth:`RoomStore.room <fivedice.web.db.RoomStore.room>` reads them)."""
         cursor = self._run("room", {"code": self.code})
         row = cursor.fetchone()
         if row is None:
-            raise RoomNotFoundError(_("Room {code!r} does not exist; check the invite code.", code=self.code))
-        mapping = dict(zip((d[0] for d in cursor.description), row, strict=True))
+            raise room_not_found(self.code)
+        room = dict(zip((d[0] for d in cursor.description), row, strict=True))
         cursor = self._run("seats", {"code": self.code})
         names = [d[0] for d in cursor.description]
-        found = [dict(zip(names, s, strict=True)) for s in cursor.fetchall()]
-        return _room_row(
-            mapping, tuple(SeatRow(s["seat"], s["name"], s["kind"], s["level"], s["token"]) for s in found)
-        )
+        return stored_room(room, (dict(zip(names, s, strict=True)) for s in cursor.fetchall()))
 
     def moves(self, game_no: int, after: int = 0) -> list[MoveRow]:
-        """The moves of game ``game_no`` with ``seq > after``, in order."""
+        """The moves of game ``game_no`` with ``seq > after``, in order (as :meth:`RoomStore.moves
+        <fivedice.web.db.RoomStore.moves>` reads them)."""
         rows = self._run("moves", {"code": self.code, "game_no": game_no, "after": after}).fetchall()
-        return [MoveRow(seq, seat, by, json.loads(record), at) for seq, seat, by, record, at in rows]
+        return [stored_move(*r) for r in rows]
 
     def add_move(self, game_no: int, move: MoveRow) -> None:
         """Append one move to a game's log."""

@@ -8,6 +8,7 @@ import { othersMove, tellChanges, turnOf } from "./moves.js";
 import { setTitle, setTurns } from "./notify.js";
 import { actingSeat, addLocalPlayer, followLocal, localTokens, renderHandover, resetLocal, saveLocalTokens } from "./local.js";
 import { policyText } from "./timers.js";
+import { applyDelta } from "./delta.js";
 import { applyHint, askHint, initHints, showHint } from "./hints.js";
 import { initHowToPlay } from "./how.js";
 import { startLanguage } from "./language.js";
@@ -136,7 +137,7 @@ function connect() {
   ws.addEventListener("open", () => {
     ui.retry = 500;
     const token = localStorage.getItem(tokenKey(ui.code));
-    const hello = { type: "hello", token, lang: currentLanguage() };
+    const hello = { type: "hello", token, lang: currentLanguage(), deltas: true }; // after the first state, changes only
     if (token && localTokens(ui.code).length) hello.tokens = localTokens(ui.code); // pass and play
     if (!token && storedName()) hello.name = storedName(); // a spectator is listed by name
     ws.send(JSON.stringify(hello));
@@ -200,6 +201,14 @@ function send(message, { intent = true } = {}) {
 }
 
 function receive(msg) {
+  if (msg.type === "delta") {
+    const state = applyDelta(ui.room, msg);
+    if (state === null) {
+      connect(); // not from the state this page has (never on one connection): the whole state again
+      return;
+    }
+    msg = { ...msg, type: "state", state };
+  }
   if (msg.type === "state") {
     if (ui.room && msg.state.version < ui.room.version) return; // an older broadcast arrived late
     const before = ui.room;

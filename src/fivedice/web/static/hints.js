@@ -15,21 +15,13 @@ export function askHint() {
   page.send({ type: "hint" }, { intent: false });
 }
 
-// The hint's first choice: {keep: Set of the positions holding the dice to keep} or {box: "card:box"}, or null.
+// The hint's first choice: {keep: Set of the positions holding the dice to keep} (the server names them) or
+// {box: "card:box"}, or null.
 export function planOf(msg, game) {
   const best = msg.options[0];
   if (!best || !game || !game.dice) return null;
   if (best.action !== "keep") return { box: `${best.card || 0}:${best.box}`, option: best };
-  const want = [...(best.dice || [])];
-  const keep = new Set();
-  game.dice.forEach((v, i) => {
-    const at = want.indexOf(v);
-    if (at >= 0) {
-      keep.add(i);
-      want.splice(at, 1);
-    }
-  });
-  return { keep, option: best };
+  return { keep: new Set(best.held || []), option: best };
 }
 
 export function showHint(msg) {

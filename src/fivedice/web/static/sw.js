@@ -1,12 +1,13 @@
 // The service worker of the installable app: the page's static files come from a cache (refreshed in the
 // background), so the app opens at once; the game itself (the API, the WebSocket) always goes to the server.
 // It also shows the server's Web Push messages (your turn, an invitation) when no page is open.
-const CACHE = "fivedice-static-v4";
+const CACHE = "fivedice-static-v5";
 const FILES = [
   "/static/account.js",
   "/static/app.js",
   "/static/chrome.js",
   "/static/celebrate.js",
+  "/static/delta.js",
   "/static/dice.js",
   "/static/end.js",
   "/static/hints.js",
