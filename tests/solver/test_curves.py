@@ -56,18 +56,23 @@ def test_curves_file_round_trip_and_refusals(tmp_path: Path) -> None:
     assert curves.load_curves(solve(CASES["free-joker"], cache=False), path) is None  # another rule set's
 
 
-def test_the_fast_chances_read_the_shipped_curves_where_they_ship(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Yacht ships curves: a situation with many boxes open reads them (not the moments), and the
-    values are the curves' own."""
-    from fivedice.solver import cache
+@pytest.mark.parametrize("name", ["yacht", "yahtzee"])
+def test_the_fast_chances_read_the_shipped_curves_where_they_ship(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Yacht and Yahtzee ship curves (their header and checksum accepted for these rules and scoring
+    code): a situation with many boxes open reads them (not the moments), and the values are the
+    curves' own."""
+    from fivedice.solver import cache, ship
 
     monkeypatch.setattr(cache, "DATA", Path(cache.__file__).with_name("data"))  # the shipped files, not hidden
     monkeypatch.setattr(curves, "_CURVES", {})
-    rs = rules.get("yacht")
+    assert name in ship.CURVED
+    rs = rules.get(name)
     solver = solve(rs)
+    assert f"  {curves.file_name(solver)}\n" in (cache.DATA / "SHA256SUMS").read_text()
     found = curves.curves(solver)
     assert found is not None
     assert found.source == "package"
+    assert found.x.shape == (int(solver.table.reach.sum()), len(curves.LEVELS))
     empty = solver.state_index(Scorecard.empty(rs))
     fast._LAST.clear()
     table = fast.situation_table(solver, empty, 1.0, 100)
@@ -83,3 +88,25 @@ def test_the_fast_chances_read_the_shipped_curves_where_they_ship(monkeypatch: p
     other = fast.situation_table(solver, empty, 1.0, 100)
     assert not np.allclose(other.G[other.goff[s2] : other.goff[s2] + n], row, atol=1e-3)
     fast._LAST.clear()
+
+
+def test_yahtzee_hints_read_the_shipped_curves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Yahtzee hint's chance to reach a target early in the game comes from the shipped curves on
+    both paths (numpy for hints, numba for the computer players), not from the moments' fit."""
+    from fivedice.solver import cache
+    from fivedice.solver.advisor import Solver
+
+    monkeypatch.setattr(cache, "DATA", Path(cache.__file__).with_name("data"))
+    monkeypatch.setattr(curves, "_CURVES", {})
+    rs = rules.get("yahtzee")
+    jit = solve(rs)
+    plain = Solver(jit.table, jit=False)
+    card = Scorecard.empty(rs).fill("chance", (2, 3, 4, 6, 6))
+    args = (card, (1, 1, 3, 5, 6), 2, card.total + 250)
+    got = {o.key: o.value for o in fast.fast_options(jit, *args)}
+    assert {o.key: o.value for o in fast.fast_options(plain, *args)} == pytest.approx(got, abs=1e-4)
+    monkeypatch.setitem(curves._CURVES, rs, None)  # no curves: the moments' fit
+    fast._LAST.clear()
+    fitted = {o.key: o.value for o in fast.fast_options(jit, *args)}
+    fast._LAST.clear()
+    assert max(abs(got[k] - fitted[k]) for k in got) > 0.01

@@ -11,9 +11,14 @@ from a few moments per state. Late in the game the curves are exact instead: whe
 :data:`EXACT_OPEN` boxes stay open after the turn, the threshold programme is solved on the few states
 that can still follow (milliseconds).
 
-What is approximate: with more boxes open, the curve is that of expected-score play (a player who
-then plays for the chance does a little better) and a fit of three moments. The exact tables
-(:mod:`fivedice.solver.chances`) stay available on request.
+Where threshold curves ship (:data:`fivedice.solver.ship.CURVED`: Yahtzee, Yacht, Generala), a next
+state's curve with more boxes open is read from them instead (:mod:`fivedice.solver.curves`: the
+exact threshold curve at 16 levels, interpolated between).
+
+What is approximate: with more boxes open, the curves' interpolation between their levels; where
+none ship, the curve of expected-score play (a player who then plays for the chance does a little
+better) and a fit of its moments. The exact tables (:mod:`fivedice.solver.chances`) stay available
+on request.
 """
 
 from __future__ import annotations
