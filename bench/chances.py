@@ -2,13 +2,15 @@
 expectation play, and the ``win`` level against ``optimal`` in paired two-player games.
 
     nice .venv/bin/python bench/chances.py [--rules yahtzee] [--targets 200,250,300] [--duel-games 100000]
-        [--reach-games 20000] [--workers 2]
+        [--reach-games 20000] [--workers 2] [--no-tables]
 
 Prints figures, asserts nothing. Tables are built afresh into a temporary cache (timed), except
-with ``--cache DIR``. The duel plays ``optimal`` against ``optimal`` and ``win`` against
-``optimal`` on the same dice (the simulator's per-game seeds: common random numbers), seats
-alternating who starts, and reports the paired difference of seat 1's win share with its 95%
-interval. The reach figures give the exact chances (threshold table against the exact distribution
+with ``--cache DIR``. Once built (in memory or the cache), ``target:T`` and ``win`` play from them
+(exact play); ``--no-tables`` builds none, so that the reach and the duel measure the fast chances
+(the shipped curves or moments) that a fresh install plays with. The duel plays ``optimal`` against
+``optimal`` and ``win`` against ``optimal`` on the same dice (the simulator's per-game seeds: common
+random numbers), seats alternating who starts, and reports the paired difference of seat 1's win
+share with its 95% interval. The reach figures give the exact chances (threshold table against the exact distribution
 of expectation play) and simulated shares with 95% Wilson intervals.
 """
 
@@ -34,24 +36,57 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=10_000, help="duel games between progress lines")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--cache", default=None, help="use this cache folder (tables found there are not rebuilt)")
+    parser.add_argument("--no-tables", action="store_true", help="build no table: the levels play the fast chances")
     args = parser.parse_args()
     os.environ["FIVEDICE_CACHE_DIR"] = args.cache or tempfile.mkdtemp(prefix="fivedice-chances-")
 
     from fivedice import rules
-    from fivedice.engine.scorecard import Scorecard
     from fivedice.players import prepare
-    from fivedice.players.win import beat_cap
     from fivedice.services.sim import simulate, wilson
-    from fivedice.solver.cache import build
-    from fivedice.solver.chances import chance_table, distribution
-    from fivedice.solver.simulate import simulate_optimal
 
     rs = rules.get(args.rules)
     targets = [int(t) for t in args.targets.split(",") if t.strip()]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; rules {rs.spec}", flush=True)
 
-    # -- tables ----------------------------------------------------------------------------------
+    exact = {} if args.no_tables else tables(rs, targets)
+
+    # -- reach -----------------------------------------------------------------------------------
+    n = args.reach_games
+    if n:
+        base = simulate(rs, ["optimal"], n, args.seed, workers=args.workers, fast=False)
+        for target in targets:
+            prepare([f"target:{target}"], rs)
+            run = simulate(rs, [f"target:{target}"], n, args.seed, workers=args.workers)
+            a, b = run.reach(target)[0], base.reach(target)[0]
+            diff = (run.totals[:, 0] >= target).astype(float) - (base.totals[:, 0] >= target).astype(float)
+            half = 1.96 * float(diff.std()) / math.sqrt(n)
+            (alo, ahi), (blo, bhi) = wilson(a, n), wilson(b, n)
+            known = exact.get(target)
+            print(
+                f"reach {target}: target:{target} {100 * a:5.2f}% ({100 * alo:5.2f}-{100 * ahi:5.2f}), optimal "
+                f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); paired gain {100 * (a - b):+.2f} "
+                f"(95% {100 * (a - b - half):+.2f} to {100 * (a - b + half):+.2f}) points; "
+                + (f"exact {100 * known[0]:.2f}% vs {100 * known[1]:.2f}%; " if known else "fast chances; ")
+                + f"{n:,} games, mean {run.totals.mean():.2f} vs {base.totals.mean():.2f}",
+                flush=True,
+            )
+
+    # -- duel ------------------------------------------------------------------------------------
+    games = args.duel_games
+    if games:
+        prepare(["win"], rs)
+        duel(rs, games, args.block, args.seed, args.workers)
+
+
+def tables(rs: Any, targets: list[int]) -> dict[int, tuple[float, float]]:
+    """Build and time the tables; the exact chance of reaching each target (threshold play, and
+    expectation play)."""
+    from fivedice.engine.scorecard import Scorecard
+    from fivedice.players.win import beat_cap
     from fivedice.solver import solve
+    from fivedice.solver.cache import build
+    from fivedice.solver.chances import chance_table, distribution
+    from fivedice.solver.simulate import simulate_optimal
 
     build(rs)  # JIT warm-up, not timed
     table = build(rs)
@@ -86,32 +121,7 @@ def main() -> None:
     seen = np.bincount(sim.totals, minlength=top) / sim.games
     ks = float(np.abs(np.cumsum(pmf) - np.cumsum(seen)).max())
     print(f"KS distance exact vs 1,000,000 simulated games: {ks:.5f} (5% critical {1.36 / math.sqrt(sim.games):.5f})")
-
-    # -- reach -----------------------------------------------------------------------------------
-    n = args.reach_games
-    if n:
-        base = simulate(rs, ["optimal"], n, args.seed, workers=args.workers, fast=False)
-        for target in targets:
-            prepare([f"target:{target}"], rs)
-            run = simulate(rs, [f"target:{target}"], n, args.seed, workers=args.workers)
-            a, b = run.reach(target)[0], base.reach(target)[0]
-            diff = (run.totals[:, 0] >= target).astype(float) - (base.totals[:, 0] >= target).astype(float)
-            half = 1.96 * float(diff.std()) / math.sqrt(n)
-            (alo, ahi), (blo, bhi) = wilson(a, n), wilson(b, n)
-            print(
-                f"reach {target}: target:{target} {100 * a:5.2f}% ({100 * alo:5.2f}-{100 * ahi:5.2f}), optimal "
-                f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); paired gain {100 * (a - b):+.2f} "
-                f"(95% {100 * (a - b - half):+.2f} to {100 * (a - b + half):+.2f}) points; exact "
-                f"{100 * exact[target][0]:.2f}% vs {100 * exact[target][1]:.2f}%; {n:,} games, "
-                f"mean {run.totals.mean():.2f} vs {base.totals.mean():.2f}",
-                flush=True,
-            )
-
-    # -- duel ------------------------------------------------------------------------------------
-    games = args.duel_games
-    if games:
-        prepare(["win"], rs)
-        duel(rs, games, args.block, args.seed, args.workers)
+    return exact
 
 
 def duel(rs: Any, games: int, block: int, seed: int, workers: int | None) -> None:

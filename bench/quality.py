@@ -117,6 +117,7 @@ def main() -> None:
             if kind != "exact":
                 use(kind, rs)
             player = TargetPlayer(rs, target, exact=kind == "exact")
+            player._exact = kind == "exact"  # not the exact table because it is in memory (it is, here)
             if kind == "exact":
                 player._table = table
             reached[kind] = play(rs, player.choose, n, f"{args.seed}:r:{target}") >= target

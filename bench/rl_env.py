@@ -5,7 +5,12 @@ action mask, pyhtzee from ``get_possible_actions``), one environment, one proces
 steps per CPU second (``time.process_time``, fair on a shared machine) and per wall second;
 pyhtzee (``pip install pyhtzee``, official Yahtzee engine) is measured in the same run when installed.
 
-.venv/bin/python bench/rl_env.py [--games 2000]
+Each fivedice environment first plays ``games / 2`` untimed games: its tables (a turn per set
+of filled boxes, the reroll plans per order of the dice) fill as positions are first met, and a
+training run of millions of steps plays on full tables. Rows are measured in turn, ``--repeat``
+rounds, and the medians shown.
+
+.venv/bin/python bench/rl_env.py [--games 2000] [--repeat 3] [--aec-games 100]
 """
 
 from __future__ import annotations
@@ -75,27 +80,50 @@ def multiplayer(spec: str, players: int, games: int) -> float:
     return steps / (time.process_time() - start)
 
 
+SOLITAIRE = ("yahtzee", "yacht", "yatzy", "kismet", "generala", "yahtzee cards=jetsi")
+"""Every built-in rule set (Jetsi is Yahtzee with three cards)."""
+
+
+def median(values: list[float]) -> float:
+    """The middle value (the mean of the two middle ones for an even count)."""
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of every measurement (medians shown)")
+    parser.add_argument("--aec-games", type=int, default=100)
     args = parser.parse_args()
     n = args.games
-    rows: list[tuple[str, float, float]] = []
-    pyh = pyhtzee_steps(20)
-    if pyh is not None:
-        rows.append(("pyhtzee (engine, yahtzee)", *timed(lambda: pyhtzee_steps(n) or 0)))
-    rows.append(("fivedice SolitaireEnv yahtzee", *timed(lambda: fivedice_steps(SolitaireEnv("yahtzee"), n))))
-    made = gymnasium.make(fivedice.rl.ENV_ID, rules="yahtzee")
-    rows.append(("fivedice gymnasium.make yahtzee", *timed(lambda: fivedice_steps(made, n))))
-    for spec in ("yacht", "kismet", "yahtzee cards=jetsi"):
+    plays: list[tuple[str, Callable[[], int]]] = []
+    if pyhtzee_steps(20) is not None:
+        plays.append(("pyhtzee (engine, yahtzee)", lambda: pyhtzee_steps(n) or 0))
+    for spec in SOLITAIRE:
         env = SolitaireEnv(spec)
-        rows.append((f"fivedice SolitaireEnv {spec}", *timed(functools.partial(fivedice_steps, env, n))))
-    reference = rows[0][1] if pyh is not None else None
-    print(f"{'':34} {'steps/CPU s':>12} {'steps/wall s':>13} {'vs pyhtzee':>11}")
-    for name, cpu, wall in rows:
-        ratio = f"{cpu / reference:10.2f}x" if reference else ""
-        print(f"{name:34} {cpu:12,.0f} {wall:13,.0f} {ratio:>11}")
-    print(f"{'AEC yahtzee, 3 players':34} {multiplayer('yahtzee', 3, max(1, n // 30)):12,.0f}")
+        fivedice_steps(env, max(1, n // 2))  # warm up: the tables fill as positions are met
+        plays.append((f"fivedice SolitaireEnv {spec}", functools.partial(fivedice_steps, env, n)))
+    made = gymnasium.make(fivedice.rl.ENV_ID, rules="yahtzee")
+    plays.append(("fivedice gymnasium.make yahtzee", functools.partial(fivedice_steps, made, n)))
+    cpu: dict[str, list[float]] = {name: [] for name, _ in plays}
+    wall: dict[str, list[float]] = {name: [] for name, _ in plays}
+    for _round in range(args.repeat):  # interleaved, so a busy spell of the machine hits every row
+        for name, play in plays:
+            c, w = timed(play)
+            cpu[name].append(c)
+            wall[name].append(w)
+    reference = median(cpu[plays[0][0]]) if plays[0][0].startswith("pyhtzee") else None
+    print(f"{n} games, median of {args.repeat} rounds")
+    print(f"{'':38} {'steps/CPU s':>12} {'steps/wall s':>13} {'vs pyhtzee':>11}")
+    for name, _ in plays:
+        c = median(cpu[name])
+        ratio = f"{c / reference:10.2f}x" if reference else ""
+        print(f"{name:38} {c:12,.0f} {median(wall[name]):13,.0f} {ratio:>11}")
+    aec = multiplayer("yahtzee", 3, args.aec_games)
+    ratio = f"{aec / reference:10.2f}x" if reference else ""
+    print(f"{'fivedice AEC yahtzee, 3 players':38} {aec:12,.0f} {'':>13} {ratio:>11}")
 
 
 if __name__ == "__main__":

@@ -60,18 +60,15 @@ class Teacher:
         if len(self.rules.cards) != 1:
             raise SystemExit(f"The solver plays one score card; {self.rules.spec} has {len(self.rules.cards)}.")
         self.solver: Solver = solver_for(self.rules)
+        self.codec = env.codec
         self.size = env.codec.size
-        self.rerolls = env.codec.rerolls
-        self.dice = self.rules.dice
         self._kept: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
 
     def kept(self, dice: tuple[int, ...]) -> list[tuple[int, ...]]:
-        """The dice each reroll mask keeps (index = mask; bit i rerolls the i-th lowest die)."""
+        """The dice each reroll action keeps (the library's encoding), remembered per multiset."""
         known = self._kept.get(dice)
         if known is None:
-            known = self._kept[dice] = [
-                tuple(d for i, d in enumerate(dice) if not mask >> i & 1) for mask in range(self.rerolls)
-            ]
+            known = self._kept[dice] = self.codec.keeps(dice)
         return known
 
     def losses(self, envs: list[SolitaireEnv]) -> FloatArray:
@@ -91,7 +88,7 @@ class Teacher:
                     if mask and kept in value_of:
                         out[row, mask] = value_of[kept]
             legal = values.box_points[row] >= 0
-            out[row, self.rerolls : self.rerolls + len(legal)][legal] = values.box_value[row][legal]
+            out[row, self.codec.scores()][legal] = values.box_value[row][legal]
         best = out.max(axis=1, keepdims=True)
         loss = best - out
         loss[~np.isfinite(loss)] = ILLEGAL

@@ -143,3 +143,37 @@ def test_render_shows_standings_at_the_end() -> None:
     text = env.render()
     assert text is not None
     assert "1. player_" in text
+
+
+@pytest.mark.parametrize("spec", ["yahtzee", "yahtzee joker=none order=upper_first", "yatzy forced=yes", "generala"])
+def test_observations_masks_and_rewards_are_the_engines_over_random_games(spec: str) -> None:
+    """The environment takes the options from the rule set's tables (the engine's for five
+    alike) and checks moves by its mask: every agent's view must be the engine's own."""
+    env = MultiplayerEnv(spec, players=3, reward="points", starter=None, state_info=True)
+    rng = np.random.default_rng(4)
+    for seed in range(6):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            obs, _reward, terminated, truncated, info = env.last()
+            state = info["state"]
+            seat = env.possible_agents.index(agent)
+            for other in env.possible_agents:
+                s = env.possible_agents.index(other)
+                view = env.observe(other)
+                assert view["observation"].tolist() == env.layout.scale(env.layout.encode(state, s)).tolist()
+                expected = env.codec.mask(state) if s == state.current else np.zeros(env.codec.size)
+                assert view["action_mask"].tolist() == expected.tolist()
+                if other in env.infos:  # (an agent leaves once it has taken its last step)
+                    assert env.infos[other]["action_mask"].tolist() == expected.tolist()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            if rng.random() < 0.05:  # an illegal action: the engine's reason, nothing changes
+                wrong = int(rng.choice(np.flatnonzero(obs["action_mask"] == 0)))
+                env.step(wrong)
+                assert env.infos[agent]["illegal"] == state.why_not(env.codec.decode(wrong, state))
+                assert env.game_state == state
+                continue
+            env.step(int(rng.choice(legal)))
+            assert env.rewards[agent] == env.game_state.total(seat) - state.total(seat)

@@ -91,6 +91,61 @@ def test_random_games_agree_with_the_engine(spec: str) -> None:
         assert Game.replay(env.rules, ["player"], env.log, starter=0).state == env.game_state
 
 
+@pytest.mark.parametrize("spec", SPECS)
+def test_the_fast_path_plays_as_the_engine_over_many_seeded_games(spec: str) -> None:
+    """An engine state follows every record of the environment's log on its own (no state the
+    fast path built): each observation, mask, reward and end must be the engine's."""
+    env, raw = make(spec), make(spec, scaled=False)
+    rng = np.random.default_rng(17)
+    games = 40 if len(env.rules.cards) == 1 else 8
+    for episode in range(games):
+        obs, info = env.reset(seed=1000 + episode)
+        raw_obs, raw_info = raw.reset(seed=1000 + episode)
+        engine = GameState.new(env.rules, ("player",), starter=0)
+        seen = 0
+        done = False
+        while True:
+            for record in env.log[seen:]:
+                engine = engine.apply(record)
+            seen = len(env.log)
+            expected = env.layout.encode(engine)
+            assert raw_obs.tolist() == expected.tolist()
+            assert obs.tolist() == env.layout.scale(expected).tolist()
+            mask = env.codec.mask(engine)
+            assert info["action_mask"].tolist() == raw_info["action_mask"].tolist() == mask.tolist()
+            assert env.action_masks().tolist() == mask.astype(bool).tolist()
+            assert done == engine.is_over
+            if done:
+                break
+            before = engine.total(0)
+            action = int(rng.choice(np.flatnonzero(mask)))
+            obs, reward, done, truncated, info = env.step(action)
+            raw_obs, raw_reward, _, _, raw_info = raw.step(action)
+            for record in env.log[seen:]:
+                engine = engine.apply(record)
+            seen = len(env.log)
+            assert reward == raw_reward == engine.total(0) - before
+            assert not truncated
+        assert env.game_state == engine
+
+
+def test_a_reset_without_a_seed_goes_on_with_the_dice_of_the_seeded_one() -> None:
+    def games(seeds: list[int | None]) -> list[list[tuple[int, ...]]]:
+        env, played = make("yacht"), []
+        for seed in seeds:
+            env.reset(seed=seed)
+            played.append([r.dice for r in env.log if isinstance(r, Roll) and r.dice is not None])
+            while not env.game_state.is_over:
+                env.step(32 + env.game_state.turns)
+                played[-1].append(env.game_state.dice or ())
+        return played
+
+    first = games([3, None, None])
+    assert first == games([3, None, None])
+    assert first[0] == games([3])[0]
+    assert len({str(g) for g in first}) == 3
+
+
 def test_five_alike_goes_through_the_engine_on_every_rule_set() -> None:
     """The Joker and the extra-Yahtzee bonus depend on the card's history: the fast path asks the engine."""
     for spec in SPECS:
@@ -354,3 +409,17 @@ def test_environments_of_one_rule_set_share_their_tables() -> None:
     first, second = SolitaireEnv("yacht"), SolitaireEnv("yacht")
     assert first._tables is second._tables is Tables.of(first.rules)
     assert SolitaireEnv("yahtzee")._tables is not first._tables
+
+
+def test_np_random_is_gymnasiums_generator_of_the_reset_seed() -> None:
+    """A seeded reset builds Gymnasium's generator only when asked for: it must be the same one."""
+    from gymnasium.utils import seeding
+
+    env = make("yacht")
+    env.reset(seed=7)
+    assert env.np_random_seed == 7
+    assert env.np_random.integers(1000, size=4).tolist() == seeding.np_random(7)[0].integers(1000, size=4).tolist()
+    env.np_random = np.random.default_rng(3)
+    assert env.np_random.integers(1000) == np.random.default_rng(3).integers(1000)
+    with pytest.raises(gymnasium.error.Error, match="greater or equal to zero"):
+        env.reset(seed=-1)

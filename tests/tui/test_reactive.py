@@ -65,3 +65,18 @@ async def test_a_roll_draws_the_dice_and_lines_it_changes(tmp_path: Path, monkey
         assert drawn["roll"] == 1
         assert drawn["keys"] == 1
         assert all(drawn[f"die-{n}"] == 1 for n in range(1, 6))  # five faces rolled
+
+
+async def test_the_board_keeps_only_the_three_events_it_shows(tmp_path: Path) -> None:
+    """Every event used to be appended to a list kept for the whole game; only the last three are shown."""
+    app = FiveDiceApp(demo_config(solo(rule_set="yahtzee"), saves=tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        for _turn in range(3):
+            await pilot.press("space", "enter")  # roll, then score the highlighted box
+            await pilot.pause()
+        assert len(screen.table.events) > 3
+        assert list(screen.events) == list(screen.table.events[-3:])
+        assert screen.recent == tuple(screen.table.events[-3:])

@@ -19,7 +19,7 @@ the points it adds, so a player's return is their final total.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import gymnasium
 import numpy as np
@@ -28,15 +28,18 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from fivedice.dice import make_roller
+from fivedice.engine.actions import Action, Roll, Score
 from fivedice.engine.render import score_table, standings_text
-from fivedice.engine.state import GameState
+from fivedice.engine.scorecard import Scorecard
+from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _
+from fivedice.rl.fast import Tables
 from fivedice.rl.solitaire import ILLEGAL_MODES, MAX_ILLEGAL, describe_state, resolve_rules, roll_first
-from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
+from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout, Options
 from fivedice.rules import RuleSet
 
-__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "win_rewards"]
+__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "fast_options", "win_rewards"]
 
 REWARD_MODES = ("win", "points")
 """``win``: +1 / -1 at the end, ties for first split; ``points``: points as they are scored."""
@@ -123,6 +126,23 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         self._game = GameState.new(self.rules, tuple(self.possible_agents), starter)
         self._roller = make_roller(None, 0)
         self.np_random = np.random.default_rng()
+        self._tables = Tables.of(self.rules)
+        self._scale = self.layout.space().high.astype(np.float32)
+        self._scale = np.float32(1) / self._scale
+        self._options: Options = {}
+        self._seats: dict[int, _Seat] = {}
+        """Each seat's part of the observation, by the identity of its cards (kept in the entry)."""
+        t, at = self._tables, {f.name: f.start for f in self.layout.fields}
+        self._at = at
+        live = np.array(
+            [[[*t.counts[m], *t.sets[m], r] for m in range(len(t.sets))] for r in range(1, self.rules.rolls + 1)],
+            dtype=np.float32,
+        )
+        self._live = [list(by_set) for by_set in live]
+        """The counts, dice and roll fields by roll and multiset."""
+        self._positions = {name: i for i, name in enumerate(self.rules.box_names)}
+        self._legal = np.zeros(self.codec.size, dtype=np.int8)
+        """The current seat's action mask (never handed over)."""
 
     @property
     def game_state(self) -> GameState:
@@ -165,9 +185,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, NDArray[Any]]:
         """``agent``'s observation and action mask (all zero when it is not their turn)."""
         seat = self.possible_agents.index(agent)
-        observation = self.layout.encode(self._game, seat)
+        observation = self._encode(seat)
         if self.scaled:
-            observation = self.layout.scale(observation)
+            observation *= self._scale
         return {"observation": observation, "action_mask": self._mask(seat)}
 
     def step(self, action: ActionIndex | None) -> None:
@@ -185,8 +205,10 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
                 _("Agent {agent!r} must act; None is only for agents whose game has ended.", agent=agent)
             )
         intent = self.codec.decode(action, state)
-        reason = state.why_not(intent)
-        if reason is not None:
+        if not self._legal[int(action)]:
+            reason = state.why_not(intent)
+            if reason is None:
+                raise RuntimeError(f"The action mask refused action {action}, which the engine allows.")
             if self.illegal == "raise":
                 raise IllegalActionError(reason)
             self.rewards[agent] = self.illegal_reward
@@ -198,7 +220,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
             self.infos[agent]["illegal"] = reason
             return
         before = state.total(seat)
-        state = roll_first(state.step(intent, self._roller)[0], self._roller)
+        state = self._play(state, intent)
+        if not state.is_over and state.dice is None:
+            state = self._play(state, Roll())  # the next turn's first roll
         self._game = state
         if self.reward_mode == "points":
             self.rewards[agent] = float(state.total(seat) - before)
@@ -227,16 +251,114 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     def close(self) -> None:
         """Nothing to release."""
 
+    def _encode(self, seat: int) -> NDArray[np.float32]:
+        """``ObservationLayout.encode`` of the state for ``seat``, from each seat's cached part."""
+        state, at, b = self._game, self._at, len(self.rules.boxes)
+        out = np.zeros(self.layout.size, dtype=np.float32)
+        live = state.phase is Phase.PLAY and state.dice is not None
+        if live and state.dice is not None:
+            out[: at["round"]] = self._live[state.rolls - 1][self._tables.multiset(state.dice)]
+        n = len(self.possible_agents)
+        views = [self._seat(state, s) for s in range(n)]
+        mine = views[seat]
+        out[at["round"]] = min(mine.done + 1, self.rules.rounds)
+        kb = len(mine.filled)
+        out[at["filled"] : at["filled"] + kb] = mine.filled
+        k = len(mine.upper)
+        out[at["upper_total"] : at["upper_total"] + k] = mine.upper
+        out[at["upper_bonus"] : at["upper_bonus"] + k] = mine.bonus
+        out[at["bonus_ready"] : at["bonus_ready"] + k] = mine.ready
+        if live and seat == state.current:
+            scores, positions = at["scores"], self._positions
+            for (card, name), points in self._options.items():
+                out[scores + card * b + positions[name]] = points
+        out[at["totals"] : at["totals"] + n] = [views[(seat + j) % n].total for j in range(n)]
+        return out
+
+    def _seat(self, state: GameState, seat: int) -> _Seat:
+        cards = state.cards[seat]
+        known = self._seats.get(seat)
+        if known is None or known.cards is not cards:
+            filled = [0.0 if e is None else 1.0 for card in cards for e in card.entries]
+            ready = [1.0 if card.is_extra_yahtzee((1,) * self.rules.dice) else 0.0 for card in cards]
+            known = self._seats[seat] = _Seat(
+                cards,
+                filled,
+                [card.upper_total for card in cards],
+                [card.upper_bonus for card in cards],
+                ready,
+                sum(card.total for card in cards),
+                int(sum(filled)),
+            )
+        return known
+
+    def _play(self, state: GameState, intent: Action) -> GameState:
+        """The engine's transition for a legal intent (the engine verifies the completed record, the
+        points of a score included: those come from the state's options)."""
+        if isinstance(intent, Score):
+            return state.apply(Score(intent.box, intent.card, self._options[(intent.card, intent.box)]))
+        rolled = None
+        if isinstance(intent, Roll):
+            rolled = self._roller.roll(state.rolled_count(intent))
+        return state.apply(state.complete(intent, rolled))
+
     def _mask(self, seat: int) -> NDArray[np.int8]:
-        if seat != self._game.current or self._game.is_over:
+        if seat != self._game.current:
             return np.zeros(self.codec.size, dtype=np.int8)
-        return self.codec.mask(self._game)
+        return self._legal.copy()
 
     def _refresh(self) -> None:
+        """The options and action mask of the state (once per state), and every agent's info."""
+        state = self._game
+        self._options = fast_options(self._tables, state)
+        legal = np.zeros(self.codec.size, dtype=np.int8)
+        if state.phase is Phase.PLAY and state.dice is not None:
+            if state.rolls < self.rules.rolls:
+                legal[1 : self.codec.rerolls] = 1
+            b, positions = len(self.rules.boxes), self._positions
+            legal[[self.codec.rerolls + card * b + positions[name] for card, name in self._options]] = 1
+        self._legal = legal
         for a in self.agents:
             self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a))}
             if self.state_info:
-                self.infos[a]["state"] = self._game
+                self.infos[a]["state"] = state
+
+
+class _Seat(NamedTuple):
+    """One seat's part of every observation, for its cards ``cards``."""
+
+    cards: tuple[Scorecard, ...]
+    filled: list[float]
+    upper: list[int]
+    bonus: list[int]
+    ready: list[float]
+    total: int
+    done: int
+    """How many boxes are filled."""
+
+
+def fast_options(tables: Tables, state: GameState) -> Options:
+    """``state.options()``, from the rule set's tables unless five alike show (the engine's answer then).
+
+    >>> from fivedice import rules
+    >>> from fivedice.engine.actions import Roll
+    >>> state = GameState.new(rules.get("yacht"), ("a", "b"), starter=0).apply(Roll((), (6, 6, 6, 2, 2)))
+    >>> fast_options(Tables.of(state.rules), state) == state.options()
+    True
+    """
+    dice = state.dice
+    if state.phase is not Phase.PLAY or dice is None:
+        return {}
+    m = tables.multiset(dice)
+    if tables.five[m]:
+        return state.options()
+    b, filled = tables.boxes, 0
+    for k, card in enumerate(state.cards[state.current]):
+        for i, entry in enumerate(card.entries):
+            if entry is not None:
+                filled |= 1 << (k * b + i)
+    legal, row, names = tables.turn(filled).legal, tables.flat[state.rolls - 1][m], state.rules.box_names
+    return {(j // b, names[j % b]): p for j, p in enumerate(row) if legal >> j & 1}
 
 
 def env(**kwargs: Any) -> Any:

@@ -31,6 +31,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from gymnasium.utils import seeding
 from numpy.typing import NDArray
 
 from fivedice import rules as rules_mod
@@ -40,7 +41,7 @@ from fivedice.engine.render import score_table
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError, RuleSetError
 from fivedice.i18n import _
-from fivedice.rl.fast import FastGame, Tables
+from fivedice.rl.fast import FastGame, Tables, draw
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
 
@@ -56,9 +57,6 @@ RENDER_MODES = ("ansi", "rgb_array")
 
 MAX_ILLEGAL = 50
 """Illegal actions after which an episode is truncated, by default."""
-
-MASK_CACHE = 1 << 14
-"""Distinct action masks an environment remembers (a single-card game has at most about 2**14)."""
 
 
 def resolve_rules(rules: RuleSet | str, options: Mapping[str, object] | None = None) -> RuleSet:
@@ -147,110 +145,152 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         self.max_illegal = max_illegal
         self.scaled = scaled
         self.state_info = state_info
-        self.log: list[Action] = []
         self.illegal_count = 0
         """Illegal actions since the reset."""
         self._tables = Tables.of(self.rules)
-        self._game = FastGame(self.rules, self._tables)
-        self._start_turns = 0
+        self._dice_rng = random.Random()
+        self._generator: np.random.Generator | None = None
+        self._generator_seed: int | None = None
+        self._dice_seeded = False
+        self._game = FastGame(self.rules, self._tables, self._dice_rng)
+        self._log: list[Action] = []
+        """The log so far: a start state's first roll, then the fast game's moves up to ``_logged``."""
+        self._logged = 0
         self._size = self.codec.size
         self._rerolls = self.codec.rerolls
         self._boxes = len(self.rules.boxes)
-        self._at = {field.name: field.start for field in self.layout.fields}
-        self._scale = np.float32(1) / self.layout.space().high
-        self._reroll_list = list(range(1, self._rerolls))
         self._max_rolls = self.rules.rolls
-        self._helds: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
-        """The held positions of every reroll mask, by dice (lists shared by dice of one order)."""
-        self._by_order: dict[tuple[int, ...], list[tuple[int, ...]]] = {}
-        self._masks: dict[tuple[int, ...], NDArray[np.int8]] = {}
-        """The action mask of each list of legal actions seen (copied out, never handed over)."""
-        tables = self._tables
-        self._prefix = [[float(x) for x in (*c, *m)] for c, m in zip(tables.counts, tables.sets, strict=True)]
-        """The counts and dice fields of the observation, by multiset."""
         self._rounds = self.rules.rounds
-        self._mask = np.zeros(self._size, dtype=np.int8)
-        self._live: list[float] = []
-        self._filled: list[float] = []
-        self._score_part: list[float] = []
-        self._tail: list[float] = []
-        self._mask_list: list[int] = []
+        self._names = self.rules.box_names
+        self._fields_at()
+        self._obs = np.zeros(self.layout.size, dtype=np.float32)
+        """The observation, kept up to date in place; each step hands over a copy."""
+        self._scores = self._obs[self._at["scores"] : self._at["scores"] + len(self.rules.cards) * self._boxes]
+        self._mask = self._empty
+        """The action mask now (shared with the tables: never handed over)."""
         self._redraw()
+
+    def _fields_at(self) -> None:
+        """Offsets and the scale (1 when unscaled) of the observation's fields, and the tables
+        of its dice part (counts, dice and roll) and its scores, by roll and multiset."""
+        layout, t = self.layout, self._tables
+        self._at = {f.name: f.start for f in layout.fields}
+        scale = np.float32(1) / layout.space().high if self.scaled else np.ones(layout.size, dtype=np.float32)
+        self._scale = {f.name: float(scale[f.start]) for f in layout.fields}
+        """Each field's factor: multiplying a whole number by it in float64 is exact, so it gives
+        the float32 product exactly."""
+        live = self._at["round"]
+        rows = np.array(
+            [[[*t.counts[m], *t.sets[m], r] for m in range(len(t.sets))] for r in range(1, self._max_rolls + 1)],
+            dtype=np.float32,
+        )
+        rows *= scale[:live]
+        self._live = [list(by_set) for by_set in rows]
+        points = np.array(t.flat, dtype=np.float32) * np.float32(self._scale["scores"])
+        self._points = [list(by_set) for by_set in points]
+        self._empty = np.zeros(self._size, dtype=np.int8)
+
+    @property
+    def _np_random(self) -> np.random.Generator | None:
+        """Gymnasium's generator (``np_random``), built from the last reset's seed when first asked
+        for: the dice have their own, so a seeded reset does not spend ~50 us building one."""
+        if self._generator is None and self._generator_seed is not None:
+            self._generator = seeding.np_random(self._generator_seed)[0]
+            self._generator_seed = None
+        return self._generator
+
+    @_np_random.setter
+    def _np_random(self, value: np.random.Generator | None) -> None:
+        self._generator, self._generator_seed = value, None
 
     @property
     def game_state(self) -> GameState:
         """The current engine state."""
         return self._game.state()
 
+    @property
+    def log(self) -> list[Action]:
+        """The game's completed records since the reset (built from the fast game's moves when asked)."""
+        moves, names, log = self._game.moves, self._names, self._log
+        for move in moves[self._logged :]:
+            if len(move) == 2:
+                log.append(Roll(move[0], move[1]))
+            else:
+                log.append(Score(names[move[0]], move[1], move[2]))
+        self._logged = len(moves)
+        return log
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[NDArray[np.float32], dict[str, Any]]:
-        """Start a new game (or the game in ``options["state"]``) and make its first roll."""
-        super().reset(seed=seed)
-        rng = random.Random(int(self.np_random.integers(1 << 63)))
+        """Start a new game (or the game in ``options["state"]``) and make its first roll.
+
+        ``seed`` seeds the dice; without one they go on drawing (seeded from ``np_random`` at first)."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+                super().reset(seed=seed)  # Gymnasium's own error for a seed it does not take
+            self._generator, self._generator_seed, self._np_random_seed = None, seed, seed
+            self._dice_rng.seed(seed)
+            self._dice_seeded = True
+        elif not self._dice_seeded:
+            self._dice_rng.seed(int(self.np_random.integers(1 << 63)))
+            self._dice_seeded = True
         options = dict(options or {})
         start = options.pop("state", None)
         if options:
             raise EnvSetupError(
                 _("Reset options {options} are unknown; expected only 'state'.", options=sorted(options))
             )
-        self.log = []
         self.illegal_count = 0
+        self._log, self._logged = [], 0
         if start is None:
-            self._game = FastGame(self.rules, self._tables, rng)
+            self._game = FastGame(self.rules, self._tables, self._dice_rng)
         elif not isinstance(start, GameState) or len(start.players) != 1 or start.rules != self.rules:
             what = describe_state(start)
             raise EnvSetupError(
                 _("The start state {state} is not a one-player game of {rules}.", state=what, rules=self.rules.spec)
             )
         else:
-            start = roll_first(start, _Roller(rng), self.log)
-            self._game = FastGame.of(start, self._tables, rng)
+            start = roll_first(start, _Roller(self._tables, self._dice_rng), self._log)
+            self._game = FastGame.of(start, self._tables, self._dice_rng)
         self._redraw()
         if self._game.dice is None and not self._game.over:
-            self._first_roll()
-        return self._outputs()
+            self._game.first_roll()
+            self._show_roll()
+        return self._obs.copy(), self._info()
 
     def step(self, action: ActionIndex) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Play action ``action``; returns observation, points gained, terminated, truncated, info."""
         game = self._game
         if game.over:
             raise IllegalActionError(_("The game is over; call reset() to start a new one."))
-        wrong_type = type(action) is not int and (isinstance(action, bool) or not isinstance(action, int | np.integer))
-        if wrong_type or not 0 <= action < self._size:  # (a plain int, the common case, skips the isinstance)
-            self.codec.decode(action, self.game_state)  # raises the engine's one-sentence error
-        a = int(action)
-        dice = game.dice
-        assert dice is not None
-        if a < self._rerolls:
-            if a == 0 or game.rolls >= self._max_rolls:
-                return self._refuse(a)
-            helds = self._helds.get(dice)
-            if helds is None:  # ascending faces, ties by position (at most 6**dice of them)
-                helds = self._helds[dice] = self._helds_of(tuple(sorted(range(len(dice)), key=dice.__getitem__)))
-            held = helds[a]
-            self.log.append(Roll(held, game.reroll(held)))
+        if type(action) is not int:  # (a plain int, the common case, skips the isinstance)
+            if isinstance(action, bool) or not isinstance(action, int | np.integer):
+                self.codec.decode(action, self.game_state)  # raises the engine's one-sentence error
+            action = int(action)
+        if not 0 <= action < self._size:
+            self.codec.decode(action, self.game_state)
+        if action < self._rerolls:
+            if action == 0 or game.rolls >= self._max_rolls:
+                return self._refuse(action)
+            game.reroll_mask(action)
             self._show_roll()
-            return self._outputs_step(0.0, False)
-        points = game.options.get(a - self._rerolls)
-        if points is None:
-            return self._refuse(a)
-        card, box = divmod(a - self._rerolls, self._boxes)
-        gained = game.score(card, box)
-        self.log.append(Score(self.rules.boxes[box].name, card, points))
-        self._show_score(card, box, points)
-        if not game.over:
-            self._first_roll()
-        return self._outputs_step(float(gained), game.over)
-
-    def _helds_of(self, order: tuple[int, ...]) -> list[tuple[int, ...]]:
-        """The held positions of every reroll mask for dice whose ascending order is ``order``."""
-        helds = self._by_order.get(order)
-        if helds is None:
-            helds = self._by_order[order] = [
-                tuple(sorted(p for i, p in enumerate(order) if not a >> i & 1)) for a in range(self._rerolls)
-            ]
-        return helds
+            reward = 0.0
+        else:
+            j = action - self._rerolls
+            special = game.special
+            if not (game.turn.legal >> j & 1 if special is None else j in special):
+                return self._refuse(action)
+            card, box = divmod(j, self._boxes)
+            reward = float(game.score(card, box))
+            self._show_score(j, card)
+            if not game.over:
+                game.first_roll()
+                self._show_roll()
+        info: dict[str, Any] = {"action_mask": self._mask.copy()}  # the caller may keep or change it
+        if self.state_info:
+            info["state"] = self.game_state
+        return self._obs.copy(), reward, game.over, False, info
 
     def action_masks(self) -> NDArray[np.bool_]:
         """The legal actions now, as booleans (the convention of sb3-contrib's MaskablePPO)."""
@@ -274,58 +314,65 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         return "\n".join(lines) + "\n"
 
     # -- the fast path -------------------------------------------------------------------------
-    # The observation is kept as Python lists, one per part that changes together, and becomes
-    # one array per step: counts + dice + [roll, round] | filled | scores | the cards' totals.
-    def _first_roll(self) -> None:
-        game = self._game
-        self.log.append(Roll((), game.reroll(())))
-        self._show_roll()
-
+    # The observation is kept in place: the dice part and the scores change with each roll, the
+    # filled boxes and the cards' totals with each score.
     def _redraw(self) -> None:
         """Write the whole observation of the game (after a reset)."""
-        game, b = self._game, self._boxes
-        self._filled = [0.0] * (len(game.entries) * b)
-        for k, entries in enumerate(game.entries):
-            for i, entry in enumerate(entries):
-                if entry is not None:
-                    self._filled[k * b + i] = 1.0
-        self._show_cards()
-        self._live = self._idle()
-        self._score_part = [0.0] * len(self._filled)
-        self._mask_list = []
+        game, obs, at = self._game, self._obs, self._at
+        obs[:] = 0
+        filled = at["filled"]
+        for j in range(len(self.rules.cards) * self._boxes):
+            if game.filled >> j & 1:
+                obs[filled + j] = 1.0
+        for k in range(len(self.rules.cards)):
+            self._show_card(k)
+        self._mask = self._empty
+        self._show_round()
         if game.dice is not None and not game.over:
             self._show_roll()
 
-    def _idle(self) -> list[float]:
-        """The dice part of the observation when no dice show."""
-        return [0.0] * (self._at["roll"] + 1) + [float(min(self._game.count + 1, self._rounds))]
+    def _show_round(self) -> None:
+        game = self._game
+        self._obs[self._at["round"]] = min(game.count + 1, self._rounds) * self._scale["round"]
 
     def _show_roll(self) -> None:
-        game = self._game
-        self._live = [*self._prefix[game.multiset], game.rolls, min(game.count + 1, self._rounds)]
-        scores = [0.0] * len(self._filled)
-        first = self._rerolls
-        legal = self._reroll_list.copy() if game.rolls < self._max_rolls else []
-        for j, points in game.options.items():
-            scores[j] = points
-            legal.append(first + j)
-        self._score_part = scores
-        self._mask_list = legal
+        game, obs = self._game, self._obs
+        r = game.rolls
+        obs[: self._at["round"]] = self._live[r - 1][game.multiset]
+        special = game.special
+        turn = game.turn
+        if special is None:
+            np.multiply(self._points[r - 1][game.multiset], turn.open, self._scores)
+            self._mask = turn.mask_roll if r < self._max_rolls else turn.mask_last
+            return
+        mask = np.zeros(self._size, dtype=np.int8)
+        if r < self._max_rolls:
+            mask[1 : self._rerolls] = 1
+        self._scores[:] = 0
+        s = self._scale["scores"]
+        for j, points in special.items():
+            self._scores[j] = points * s
+            mask[self._rerolls + j] = 1
+        self._mask = mask
 
-    def _show_cards(self) -> None:
-        game, rules = self._game, self.rules
+    def _show_card(self, k: int) -> None:
+        game, rules, obs, at, scale = self._game, self.rules, self._obs, self._at, self._scale
         y = game.tables.yahtzee
-        ready = [1.0 if rules.yahtzee_bonus and y >= 0 and entries[y] else 0.0 for entries in game.entries]
-        bonus = [rules.upper_bonus_for(u) for u in game.upper]
-        self._tail = [*game.upper, *bonus, *ready, game.total]
+        upper = game.upper[k]
+        obs[at["upper_total"] + k] = upper * scale["upper_total"]
+        obs[at["upper_bonus"] + k] = rules.upper_bonus_for(upper) * scale["upper_bonus"]
+        obs[at["bonus_ready"] + k] = 1.0 if rules.yahtzee_bonus and y >= 0 and game.entries[k][y] else 0.0
+        obs[at["totals"]] = game.total * scale["totals"]
 
-    def _show_score(self, card: int, box: int, points: int) -> None:
-        self._filled[card * self._boxes + box] = 1.0
-        self._show_cards()
-        if self._game.over:
-            self._live = self._idle()
-            self._score_part = [0.0] * len(self._filled)
-            self._mask_list = []
+    def _show_score(self, j: int, card: int) -> None:
+        game, obs = self._game, self._obs
+        obs[self._at["filled"] + j] = 1.0
+        self._show_card(card)
+        self._show_round()
+        if game.over:
+            obs[: self._at["round"]] = 0
+            self._scores[:] = 0
+            self._mask = self._empty
 
     def _refuse(self, action: int) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         state = self.game_state
@@ -336,38 +383,23 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
             raise IllegalActionError(reason)
         self.illegal_count += 1
         truncated = self.max_illegal is not None and self.illegal_count >= self.max_illegal
-        obs, info = self._outputs()
+        info = self._info()
         info["illegal"] = reason
-        return obs, self.illegal_reward, False, truncated, info
+        return self._obs.copy(), self.illegal_reward, False, truncated, info
 
-    def _outputs_step(self, reward: float, done: bool) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
-        obs, info = self._outputs()
-        return obs, reward, done, False, info
-
-    def _outputs(self) -> tuple[NDArray[np.float32], dict[str, Any]]:
-        raw = np.array(self._live + self._filled + self._score_part + self._tail, dtype=np.float32)
-        if self.scaled:
-            raw *= self._scale  # raw is this step's own array
-        key = tuple(self._mask_list)
-        known = self._masks.get(key)
-        if known is None:
-            known = np.zeros(self._size, dtype=np.int8)
-            known[self._mask_list] = 1
-            if len(self._masks) < MASK_CACHE:
-                self._masks[key] = known
-        mask = self._mask = known.copy()  # the caller may keep or change it
-        info: dict[str, Any] = {"action_mask": mask}
+    def _info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask.copy()}  # the caller may keep or change it
         if self.state_info:
             info["state"] = self.game_state
-        return raw, info
+        return info
 
 
 class _Roller:
-    """A :class:`~fivedice.dice.DiceRoller` on a ``random.Random`` drawing as :class:`FastGame` does."""
+    """A :class:`~fivedice.dice.DiceRoller` drawing as :class:`FastGame` does (for a start state's first roll)."""
 
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
+    def __init__(self, tables: Tables, rng: random.Random) -> None:
+        self.tables, self.rng = tables, rng
 
     def roll(self, n: int) -> tuple[int, ...]:
         """Roll ``n`` dice."""
-        return tuple(int(self.rng.random() * 6) + 1 for _die in range(n))
+        return draw(self.tables, self.rng, n)

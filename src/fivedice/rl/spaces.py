@@ -114,6 +114,21 @@ class ActionCodec:
             return sum(1 << i for i, p in enumerate(order) if p not in action.held)
         raise IllegalActionError(_("Action {action!r} has no index; only rolls and scores do.", action=action))
 
+    def keeps(self, dice: Sequence[int]) -> list[tuple[int, ...]]:
+        """The faces each reroll action keeps with ``dice`` showing, sorted (index = action).
+
+        >>> from fivedice import rules
+        >>> ActionCodec(rules.get("yacht")).keeps((6, 2, 6, 1, 2))[0b00011]   # reroll the 1 and a 2
+        (2, 6, 6)
+        """
+        order = ascending_positions(dice)
+        return [tuple(sorted(dice[p] for i, p in enumerate(order) if not n >> i & 1)) for n in range(self.rerolls)]
+
+    def scores(self, card: int = 0) -> slice:
+        """The actions that fill card ``card``'s boxes, in box order (``RuleSet.boxes``)."""
+        start = self.rerolls + card * len(self.rules.boxes)
+        return slice(start, start + len(self.rules.boxes))
+
     def mask(self, state: GameState, options: Options | None = None) -> NDArray[np.int8]:
         """1 for every legal action in ``state``, else 0 (all zero when the game is over).
 

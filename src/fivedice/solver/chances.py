@@ -233,14 +233,15 @@ def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | No
     file. Raises OSError if it cannot be written."""
     start = time.perf_counter()
     if path is None:
-        G = np.zeros(plan(solver, cap).total, dtype=np.float32)
+        p = plan(solver, cap)
+        G = np.zeros(p.total, dtype=np.float32)
         at = [0]
 
         def put(_layer: int, values: npt.NDArray[np.float32]) -> None:
             G[at[0] : at[0] + len(values)] = values
             at[0] += len(values)
 
-        p = stream_build(solver, cap, half, put, threads, progress)
+        stream_build(solver, cap, half, put, threads, progress, p)
         return ChanceTable(solver, cap, half, G, p.goff, p.glen, time.perf_counter() - start, "built", None)
     writer = StreamWriter(path)
     try:

@@ -45,13 +45,15 @@ class DamagedStreamError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Plan:
     """Where each state's row lies: ``states`` fullest first, layer ``i`` being
-    ``states[starts[i]:starts[i + 1]]`` and values ``vstarts[i]:vstarts[i + 1]``."""
+    ``states[starts[i]:starts[i + 1]]`` and values ``vstarts[i]:vstarts[i + 1]``; ``most[i]`` the most
+    points still possible from ``states[i]`` (uncapped: its row is cut where it exceeds the cap)."""
 
     states: IntArray
     starts: IntArray
     goff: IntArray
     glen: IntArray
     vstarts: IntArray
+    most: IntArray
 
     @property
     def total(self) -> int:
@@ -65,23 +67,25 @@ def plan(solver: Solver, cap: int) -> Plan:
 
     t = solver.table.tables
     states, starts = _layers(t, solver.table.reach)
-    lens = np.minimum(CK.max_future(t.ints, states), cap) + 1
+    most = CK.max_future(t.ints, states)
+    lens = np.minimum(most, cap) + 1
     glen = np.zeros(t.nstates, dtype=np.int64)
     goff = np.zeros(t.nstates, dtype=np.int64)
     ends = np.cumsum(lens)
     glen[states] = lens
     goff[states] = ends - lens
     vstarts = np.concatenate(([0], ends[starts[1:] - 1])).astype(np.int64) if len(states) else np.zeros(1, np.int64)
-    return Plan(states, starts, goff, glen, vstarts)
+    return Plan(states, starts, goff, glen, vstarts, most)
 
 
 def stream_build(solver: Solver, cap: int, half: float, sink: Sink, threads: int | None = None,
-                 progress: Progress | None = None) -> Plan:  # fmt: skip
-    """Solve the chance table layer by layer in two layers' memory, handing each to ``sink``."""
+                 progress: Progress | None = None, layout: Plan | None = None) -> Plan:  # fmt: skip
+    """Solve the chance table layer by layer in two layers' memory, handing each to ``sink`` (``layout``:
+    the caller's :func:`plan` of it, not worked out again)."""
     from fivedice.solver import chancekernel as CK
 
     t = solver.table.tables
-    p = plan(solver, cap)
+    p = plan(solver, cap) if layout is None else layout
     sizes = np.diff(p.vstarts)
     region = [int(sizes[0::2].max(initial=0)), int(sizes[1::2].max(initial=0))]
     bgoff = np.zeros(t.nstates, dtype=np.int64)

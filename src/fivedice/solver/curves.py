@@ -31,6 +31,7 @@ import numpy.typing as npt
 from fivedice.solver import cache as _cache
 from fivedice.solver.advisor import Solver
 from fivedice.solver.cache import Progress, code_digest, file_stem, read_framed, rules_digest, write_atomic
+from fivedice.solver.fastplain import phi
 
 __all__ = [
     "CAP", "Curves", "Z", "build_curves", "curve_values", "curves", "file_name", "fill_rows", "load_curves",
@@ -48,16 +49,6 @@ CAP = 500
 """Needs past this are not tracked (their chance is below ``Phi(-3)`` from every state of the
 built-in rule sets); a knot beyond sits there."""
 FloatArray = npt.NDArray[np.float64]
-
-_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
-
-
-def phi(z: FloatArray) -> FloatArray:
-    """The standard normal distribution function (as :func:`fivedice.solver.fastplain.phi`)."""
-    from fivedice.solver.fastplain import phi as _phi
-
-    return _phi(z)
-
 
 LEVELS = phi(Z)
 """The chance of each level."""
@@ -115,24 +106,20 @@ def knots(values: npt.NDArray[np.float32], starts: npt.NDArray[np.int64], lens: 
 def build_curves(solver: Solver, threads: int | None = None, progress: Progress | None = None) -> Curves:
     """Run the exact threshold programme over every state (layer by layer) and keep each state's
     knots (minutes for Yahtzee; no cache)."""
-    from fivedice.solver import chancekernel as CK
     from fivedice.solver.chancestream import plan, stream_build
 
     start = time.perf_counter()
-    t = solver.table.tables
     p = plan(solver, CAP)
     at = _index(solver)
     x = np.zeros((int(solver.table.reach.sum()), len(LEVELS)), dtype=np.float32)
-    most = np.zeros(t.nstates, dtype=np.int64)
-    most[p.states] = CK.max_future(t.ints, p.states)
 
     def sink(i: int, values: npt.NDArray[np.float32]) -> None:
-        layer = p.states[p.starts[i] : p.starts[i + 1]]
+        lo, hi = int(p.starts[i]), int(p.starts[i + 1])
+        layer = p.states[lo:hi]
         starts = p.goff[layer] - p.vstarts[i]
-        lens = p.glen[layer]
-        x[at[layer]] = knots(values, starts, lens, most[layer] > CAP)
+        x[at[layer]] = knots(values, starts, p.glen[layer], p.most[lo:hi] > CAP)
 
-    stream_build(solver, CAP, 1.0, sink, threads, progress)
+    stream_build(solver, CAP, 1.0, sink, threads, progress, p)
     return Curves(at, x, "built", time.perf_counter() - start, None)
 
 

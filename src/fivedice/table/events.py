@@ -535,6 +535,30 @@ _FITS: dict[str, Callable[[object], bool]] = {
 """Whether a plain value is one of a field of each annotation."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What :func:`from_data` checks of one event class, found once from its annotations."""
+
+    fits: dict[str, Callable[[object], bool]]
+    """Each field's test of a plain value, in field order."""
+    required: frozenset[str]
+    """The fields a record must give (all but those that are always None)."""
+    listed: tuple[str, ...]
+    """The fields given as lists (dice, names), read as tuples."""
+
+
+def _shape(cls: type[Event]) -> _Shape:
+    types = {f.name: str(f.type) for f in dataclasses.fields(cls)}
+    return _Shape(
+        {name: _FITS[type_] for name, type_ in types.items()},
+        frozenset(name for name, type_ in types.items() if type_ != "None"),
+        tuple(name for name, type_ in types.items() if type_ in ("Dice", "tuple[str, ...]")),
+    )
+
+
+_SHAPES: dict[type[Event], _Shape] = {cls: _shape(cls) for cls in _CLASSES.values()}
+
+
 def from_data(data: Mapping[str, object]) -> Event:
     """The event of :meth:`~Scored.to_data`'s plain data (also the records written before the event classes:
     the same shape); raises :class:`EventFormatError` for anything else."""
@@ -546,14 +570,21 @@ def from_data(data: Mapping[str, object]) -> Event:
         named = kind if what is None else f"{kind}/{what}"
         known = ", ".join(k if w is None else f"{k}/{w}" for k, w in _CLASSES)
         raise EventFormatError(_("Event kind {kind!r} is unknown; expected one of: {known}.", kind=named, known=known))
-    given = {k: v for k, v in fields.items() if k != "what"} | ({"seat": data["seat"]} if "seat" in data else {})
-    wanted = {f.name: str(f.type) for f in dataclasses.fields(cls)}
-    if (
-        any(name not in wanted or not _FITS[wanted[name]](value) for name, value in given.items())
-        or any(name not in given and type_ != "None" for name, type_ in wanted.items())
-    ):  # fmt: skip
-        expected = ", ".join(wanted)
+    given = {k: v for k, v in fields.items() if k != "what"}
+    if "seat" in data:
+        given["seat"] = data["seat"]
+    shape = _SHAPES[cls]
+    fits = shape.fits
+    if not shape.required <= given.keys() or any(k not in fits or not fits[k](v) for k, v in given.items()):
         raise EventFormatError(
-            _("Event {data!r} does not fit its kind; expected the fields {fields}.", data=dict(data), fields=expected)
+            _(
+                "Event {data!r} does not fit its kind; expected the fields {fields}.",
+                data=dict(data),
+                fields=", ".join(fits),
+            )
         )
-    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})  # type: ignore[arg-type]
+    for name in shape.listed:
+        value = given.get(name)
+        if isinstance(value, list):
+            given[name] = tuple(value)
+    return cls(**given)

@@ -9,6 +9,7 @@ widgets report clicks as messages, which the game screen (:mod:`fivedice.tui.pla
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,13 @@ from fivedice.tui.widgets import DiceBar, I18nFooter, Line, ScoreCardView, colou
 if TYPE_CHECKING:
     from fivedice.tui.app import FiveDiceApp
 
-__all__ = ["Board"]
+__all__ = ["Board", "option_order"]
+
+
+def option_order(state: GameState) -> list[tuple[tuple[int, str], int]]:
+    """The legal ``(card, box)`` and their points in the order the highlight visits them: boxes in
+    card order, then cards."""
+    return sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
 
 
 class Board(Screen[None]):
@@ -79,7 +86,8 @@ class Board(Screen[None]):
         super().__init__()
         self.session = session
         self.table = session.table
-        self.events: list[Event] = list(self.table.events[-3:])
+        self.events: deque[Event] = deque(self.table.events[-3:], maxlen=3)
+        """The last three events (all the screen shows)."""
         self.status: Callable[[], str] = str
         self.panel: Callable[[], str] = str
         self._cursor_moves = -1
@@ -148,25 +156,31 @@ class Board(Screen[None]):
             return _("New best: {total} (was {best})", total=total, best=self.best)
         return _("Beat your best: {best}", best=self.best)
 
-    def _hinted(self) -> tuple[set[int], tuple[int, str] | None]:
-        """The dice the hint shown keeps, or the box it scores (while its state is the table's)."""
+    def _hint(self) -> Action | None:
+        """The move of the hint shown, while its state is the table's."""
         if self.advice is None or self.advice[0] is not self.table.state or not self.advice[1].options:
-            return set(), None
-        best = self.advice[1].best.action
-        if isinstance(best, Roll):
-            return set(best.held), None
-        assert isinstance(best, Score)
-        return set(), (best.card, best.box)
+            return None
+        return self.advice[1].best.action
+
+    def _hinted_dice(self) -> set[int]:
+        """The dice the hint shown keeps."""
+        best = self._hint()
+        return set(best.held) if isinstance(best, Roll) else set()
+
+    def _hinted_box(self) -> tuple[int, str] | None:
+        """The box the hint shown scores: ``(card, box)``."""
+        best = self._hint()
+        return (best.card, best.box) if isinstance(best, Score) else None
 
     def sync(self) -> None:
         """Bring the screen's reactive attributes up to date with the table and the screen's own notes; their
         watchers draw again only the widgets whose content changed (attributes down)."""
         table = self.table
         state = table.state
-        options = sorted(state.options().items(), key=lambda kv: (state.rules.box_index(kv[0][1]), kv[0][0]))
+        options = option_order(state)
         keys = [k for k, _points in options]
         moves = len(table.game.log)
-        _hinted, hinted_box = self._hinted()
+        hinted_box = self._hinted_box()
         cursor = self.cursor
         if not table.human_to_move or not keys:
             cursor = None
@@ -178,7 +192,7 @@ class Board(Screen[None]):
         self.cursor = cursor
         self.shown = state
         self.held = frozenset(self.kept)
-        self.recent = tuple(self.events[-3:])
+        self.recent = tuple(self.events)
         self.status_text = self.status()
         self.panel_text = self.panel()
 
@@ -236,7 +250,7 @@ class Board(Screen[None]):
         self.query_one("#roll", Line).text = roll + (f"   [not bold $fd-muted]{escape(best)}[/]" if best else "")
 
     def _show_dice(self) -> None:
-        self.query_one(DiceBar).show(self.table.state.dice, self.kept, self._hinted()[0])
+        self.query_one(DiceBar).show(self.table.state.dice, self.kept, self._hinted_dice())
 
     def _show_keys(self) -> None:
         self.query_one("#keys", Line).text = escape(self._keys_text())

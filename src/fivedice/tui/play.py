@@ -30,7 +30,7 @@ from fivedice.table import Table
 from fivedice.table.challenge import NO_HINTS, AimKind, aim_for, aim_kind
 from fivedice.table.driver import Driver
 from fivedice.table.steps import GameOver, HumanTurn, Move, Prepare, Step, Think
-from fivedice.tui.board import Board
+from fivedice.tui.board import Board, option_order
 from fivedice.tui.dialogs import DiceEntry, format_advice
 from fivedice.tui.help import HELP, HelpScreen
 from fivedice.tui.session import Session
@@ -177,7 +177,7 @@ class GameScreen(Board):
     def action_cursor(self, step: int) -> None:
         """Move the highlight to the previous or next open box."""
         state = self.table.state
-        keys = sorted(state.options(), key=lambda k: (state.rules.box_index(k[1]), k[0]))
+        keys = [k for k, _points in option_order(state)]
         if not keys or not self.table.human_to_move:
             return
         i = keys.index(self.cursor) if self.cursor in keys else 0
