@@ -8,7 +8,6 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -26,34 +25,45 @@ from fivedice.solver.chances import (
     distribution,
 )
 from fivedice.solver.simulate import simulate_optimal
-from tests.solver.test_bruteforce import CASES, brute_utility, outcomes, reachable_cards
+from tests.solver.test_bruteforce import CASES, brute_utility, card_key, outcomes, reachable_cards
 
 
 def brute_distribution(solver: Solver) -> Callable[[Scorecard], dict[int, float]]:
-    """The final-score distribution following the advisor's best option in every situation."""
+    """The final-score distribution following the advisor's best option in every situation (memoised on
+    :func:`card_key`, not on the card: see there)."""
     rs = solver.rules
+    dists: dict[tuple[object, ...], dict[int, float]] = {}
+    turns: dict[tuple[object, ...], dict[int, float]] = {}
 
-    @cache
     def dist(card: Scorecard) -> dict[int, float]:
+        key = card_key(card)
+        if key in dists:
+            return dists[key]
         if card.is_full:
-            return {card.total: 1.0}
+            dists[key] = {card.total: 1.0}
+            return dists[key]
         out: dict[int, float] = defaultdict(float)
         for ms, p in outcomes(rs.dice):
             for x, q in turn(card, ms, rs.rolls - 1).items():
                 out[x] += p * q
-        return dict(out)
+        dists[key] = dict(out)
+        return dists[key]
 
-    @cache
     def turn(card: Scorecard, dice: tuple[int, ...], left: int) -> dict[int, float]:
+        key = (*card_key(card), dice, left)
+        if key in turns:
+            return turns[key]
         best = solver.best(card, dice, left)
         if best.action == "score":
             assert best.box is not None
-            return dist(card.fill(best.box, dice, rs.rolls - left))
+            turns[key] = dist(card.fill(best.box, dice, rs.rolls - left))
+            return turns[key]
         out: dict[int, float] = defaultdict(float)
         for ms, p in outcomes(rs.dice - len(best.dice)):
             for x, q in turn(card, tuple(sorted(best.dice + ms)), left - 1).items():
                 out[x] += p * q
-        return dict(out)
+        turns[key] = dict(out)
+        return turns[key]
 
     return dist
 
