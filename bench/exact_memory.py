@@ -81,7 +81,8 @@ def main() -> None:
             if "error" in figures or "error" in base:
                 continue
             print(
-                f"T={target:4d} {name} / {rows[-1][0]}: peak x{float(figures['peak_mb']) / float(base['peak_mb']):.2f}, "
+                f"T={target:4d} {name} / {rows[-1][0]}: "
+                f"peak x{float(figures['peak_mb']) / float(base['peak_mb']):.2f}, "
                 f"cpu x{float(figures['cpu_s']) / float(base['cpu_s']):.2f}, "
                 f"same chance: {figures['chance'] == base['chance']}",
                 flush=True,
