@@ -5,9 +5,35 @@ built once are shared)."""
 from __future__ import annotations
 
 import gc
+import importlib.util
 from collections.abc import Iterator
 
 import pytest
+
+WARMUP = pytest.StashKey[str]()
+"""What ``pytest_configure``'s numba warm-up reported."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With parallel workers (``make test``) and numba's cache cold (a fresh clone, as in CI), the controller
+    compiles the kernels once before it starts the workers (``tests/warmup.py``), instead of each worker
+    compiling them again. A single process compiles them when a test first needs them, as before."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    if config.getoption("collectonly") or importlib.util.find_spec("numba") is None:
+        return
+    from fivedice.solver.cache import _jit_cached
+
+    if _jit_cached():
+        return
+    from tests.warmup import warm
+
+    config.stash[WARMUP] = warm(config.rootpath)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """How the numba warm-up went, when there was one."""
+    return config.stash.get(WARMUP, None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -8,7 +8,6 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -26,34 +25,45 @@ from fivedice.solver.chances import (
     distribution,
 )
 from fivedice.solver.simulate import simulate_optimal
-from tests.solver.test_bruteforce import CASES, brute_utility, outcomes, reachable_cards
+from tests.solver.test_bruteforce import CASES, brute_utility, card_key, outcomes, reachable_cards
 
 
 def brute_distribution(solver: Solver) -> Callable[[Scorecard], dict[int, float]]:
-    """The final-score distribution following the advisor's best option in every situation."""
+    """The final-score distribution following the advisor's best option in every situation (memoised on
+    :func:`card_key`, not on the card: see there)."""
     rs = solver.rules
+    dists: dict[tuple[object, ...], dict[int, float]] = {}
+    turns: dict[tuple[object, ...], dict[int, float]] = {}
 
-    @cache
     def dist(card: Scorecard) -> dict[int, float]:
+        key = card_key(card)
+        if key in dists:
+            return dists[key]
         if card.is_full:
-            return {card.total: 1.0}
+            dists[key] = {card.total: 1.0}
+            return dists[key]
         out: dict[int, float] = defaultdict(float)
         for ms, p in outcomes(rs.dice):
             for x, q in turn(card, ms, rs.rolls - 1).items():
                 out[x] += p * q
-        return dict(out)
+        dists[key] = dict(out)
+        return dists[key]
 
-    @cache
     def turn(card: Scorecard, dice: tuple[int, ...], left: int) -> dict[int, float]:
+        key = (*card_key(card), dice, left)
+        if key in turns:
+            return turns[key]
         best = solver.best(card, dice, left)
         if best.action == "score":
             assert best.box is not None
-            return dist(card.fill(best.box, dice, rs.rolls - left))
+            turns[key] = dist(card.fill(best.box, dice, rs.rolls - left))
+            return turns[key]
         out: dict[int, float] = defaultdict(float)
         for ms, p in outcomes(rs.dice - len(best.dice)):
             for x, q in turn(card, tuple(sorted(best.dice + ms)), left - 1).items():
                 out[x] += p * q
-        return dict(out)
+        turns[key] = dict(out)
+        return turns[key]
 
     return dist
 
@@ -190,7 +200,7 @@ def test_a_cached_chance_table_loads_bit_for_bit_and_a_damaged_one_is_rebuilt(
     solver = solve(rules.get("yacht"))
     built = chances.build_chances(solver, 120, 0.5)
     path = tmp_path / "t.chances"
-    assert chances._save(built, path)
+    chances.build_chances(solver, 120, 0.5, path=path)
     loaded = chances._load(solver, 120, 0.5, path)
     assert loaded is not None
     assert loaded.source == "cache"
@@ -231,6 +241,39 @@ def test_a_table_built_into_the_cache_equals_one_built_in_memory(tmp_path: Path)
     first = chances.build_chances(solver, 90, 1.0, path=path, rows=np.array([solver.state_index(empty)]))
     assert first.G.size == 91
     assert first.chance(empty, 77) == whole.chance(empty, 77)
+
+
+def test_a_build_without_a_layer_file_holds_the_layers_in_memory_and_gives_the_same_table(tmp_path: Path) -> None:
+    """Where no temporary layer file can be made the build keeps its layers in memory: same values."""
+    from fivedice.solver import chances
+    from fivedice.solver.chancestream import stream_build
+
+    solver = solve(rules.get("yacht"))
+    whole = chances.build_chances(solver, 90, 1.0)
+    layers: list[np.ndarray] = []
+    shares: list[float] = []
+    p = stream_build(
+        solver, 90, 1.0, lambda _i, values: layers.append(values.copy()), progress=shares.append,
+        spill=tmp_path / "missing",
+    )  # fmt: skip
+    assert not (tmp_path / "missing").exists()
+    assert len(layers) == len(p.starts) - 1
+    assert np.array_equal(np.concatenate(layers), whole.G)
+    # the bar moves a chunk at a time, never back, and ends full
+    assert len(shares) > len(layers)
+    assert shares == sorted(shares)
+    assert shares[-1] == 1.0
+
+
+def test_a_layout_is_made_once_per_solver_and_cap() -> None:
+    from fivedice.solver.chancestream import plan
+
+    solver = solve(rules.get("yacht"))
+    assert plan(solver, 90) is plan(solver, 90)
+    assert plan(solver, 80) is not plan(solver, 90)
+    other = solve(rules.get("yacht"), cache=False)
+    assert plan(other, 90) is not plan(solver, 90)
+    assert np.array_equal(plan(other, 90).goff, plan(solver, 90).goff)
 
 
 def test_the_distribution_from_the_start_is_kept_in_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

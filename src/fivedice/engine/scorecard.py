@@ -42,6 +42,8 @@ class Scorecard:
     order: FillOrder = FillOrder.FREE
     entries: tuple[int | None, ...] = field(default=())
     yahtzee_bonuses: int = 0
+    _open: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
+    """The positions of the open boxes (:attr:`open_indices`, asked for by every option and round)."""
     _memo: dict[tuple[tuple[int, ...], int], dict[int, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -62,6 +64,7 @@ class Scorecard:
                     boxes=len(self.rules.boxes),
                 )
             )
+        object.__setattr__(self, "_open", tuple(i for i, e in enumerate(self.entries) if e is None))
 
     @classmethod
     def empty(cls, rules: RuleSet, order: FillOrder | None = None) -> Scorecard:
@@ -72,7 +75,7 @@ class Scorecard:
     @property
     def open_indices(self) -> tuple[int, ...]:
         """Positions of the open boxes."""
-        return tuple(i for i, e in enumerate(self.entries) if e is None)
+        return self._open
 
     @property
     def is_full(self) -> bool:

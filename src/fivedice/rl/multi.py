@@ -39,7 +39,7 @@ from fivedice.rl.solitaire import ILLEGAL_MODES, MAX_ILLEGAL, describe_state, re
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout, Options
 from fivedice.rules import RuleSet
 
-__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "fast_options", "win_rewards"]
+__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "fast_options", "filled_bits", "win_rewards"]
 
 REWARD_MODES = ("win", "points")
 """``win``: +1 / -1 at the end, ties for first split; ``points``: points as they are scored."""
@@ -288,6 +288,7 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
                 [card.upper_bonus for card in cards],
                 ready,
                 sum(card.total for card in cards),
+                filled_bits(cards),
                 int(sum(filled)),
             )
         return known
@@ -310,7 +311,9 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
     def _refresh(self) -> None:
         """The options and action mask of the state (once per state), and every agent's info."""
         state = self._game
-        self._options = fast_options(self._tables, state)
+        live = state.phase is Phase.PLAY and state.dice is not None
+        bits = self._seat(state, state.current).bits if live else None
+        self._options = fast_options(self._tables, state, bits)
         legal = np.zeros(self.codec.size, dtype=np.int8)
         if state.phase is Phase.PLAY and state.dice is not None:
             if state.rolls < self.rules.rolls:
@@ -324,6 +327,17 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
                 self.infos[a]["state"] = state
 
 
+def filled_bits(cards: tuple[Scorecard, ...]) -> int:
+    """The filled boxes of a player's cards as a bit set: bit ``card * boxes + box``."""
+    bits, j = 0, 0
+    for card in cards:
+        for entry in card.entries:
+            if entry is not None:
+                bits |= 1 << j
+            j += 1
+    return bits
+
+
 class _Seat(NamedTuple):
     """One seat's part of every observation, for its cards ``cards``."""
 
@@ -333,12 +347,15 @@ class _Seat(NamedTuple):
     bonus: list[int]
     ready: list[float]
     total: int
+    bits: int
+    """:func:`filled_bits` of the cards."""
     done: int
     """How many boxes are filled."""
 
 
-def fast_options(tables: Tables, state: GameState) -> Options:
+def fast_options(tables: Tables, state: GameState, filled: int | None = None) -> Options:
     """``state.options()``, from the rule set's tables unless five alike show (the engine's answer then).
+    ``filled``: the current player's filled boxes as a bit set (``card * boxes + box``), if known.
 
     >>> from fivedice import rules
     >>> from fivedice.engine.actions import Roll
@@ -352,11 +369,9 @@ def fast_options(tables: Tables, state: GameState) -> Options:
     m = tables.multiset(dice)
     if tables.five[m]:
         return state.options()
-    b, filled = tables.boxes, 0
-    for k, card in enumerate(state.cards[state.current]):
-        for i, entry in enumerate(card.entries):
-            if entry is not None:
-                filled |= 1 << (k * b + i)
+    b = tables.boxes
+    if filled is None:
+        filled = filled_bits(state.cards[state.current])
     legal, row, names = tables.turn(filled).legal, tables.flat[state.rolls - 1][m], state.rules.box_names
     return {(j // b, names[j % b]): p for j, p in enumerate(row) if legal >> j & 1}
 

@@ -163,6 +163,8 @@ class RuleSet:
     extra_alike_penalty: bool = False
     options: tuple[tuple[str, str], ...] = ()
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    _upper: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False, hash=False)
+    _second: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if not self.boxes:
@@ -176,6 +178,11 @@ class RuleSet:
                     )
                 index[key] = i
         object.__setattr__(self, "_index", index)
+        # asked for whenever a card's options are scored: worked out once
+        object.__setattr__(self, "_upper", tuple(i for i, b in enumerate(self.boxes) if b.section == "upper"))
+        object.__setattr__(
+            self, "_second", tuple(i for i, b in enumerate(self.boxes) if isinstance(b.kind, SecondAlike))
+        )
         for attr in ("yahtzee_box", "instant_win"):
             ref = getattr(self, attr)
             if ref is not None and ref not in index:
@@ -278,7 +285,7 @@ class RuleSet:
     @property
     def second_indices(self) -> tuple[int, ...]:
         """Positions of the boxes of all dice alike once more (:class:`~fivedice.rules.kinds.SecondAlike`)."""
-        return tuple(i for i, b in enumerate(self.boxes) if isinstance(b.kind, SecondAlike))
+        return self._second
 
     @property
     def starting_dice(self) -> int:
@@ -293,7 +300,7 @@ class RuleSet:
     @property
     def upper_indices(self) -> tuple[int, ...]:
         """Positions of the upper-section boxes."""
-        return tuple(i for i, b in enumerate(self.boxes) if b.section == "upper")
+        return self._upper
 
     def face_box(self, face: int) -> int | None:
         """The position of the upper box that counts ``face``, or None."""

@@ -25,8 +25,8 @@ from fivedice.solver.primitives import (
     INV6,
     NEG,
     bonus_due,
-    box_points,
     joker_applies,
+    joker_points_at,
     keep_values,
     roll_type,
     score_now,
@@ -66,7 +66,7 @@ ThresholdWork: TypeAlias = tuple[FloatArray, FloatArray, FloatArray, FloatArray,
 """``PRE, S, E, B, W, out`` of :func:`threshold_states`."""
 
 __all__ = [
-    "advise_custom", "max_future", "mixture_pre", "successor", "target_pre", "threshold_states",
+    "advise_custom", "max_future", "mixture_pre", "successor", "target_pre", "threshold_rows", "threshold_states",
 ]  # fmt: skip
 
 
@@ -110,10 +110,11 @@ def max_future(ints: IntArray, states: Int64Array) -> Int64Array:
 # -- threshold tables ------------------------------------------------------------------------
 @nb.njit(cache=True, nogil=True)
 def _fill(
-    dst: FloatArray, L: int, G: Float32Array, goff: Int64Array, glen: Int64Array, s2: int, full: bool, shift: int,
-    half: float,
+    dst: FloatArray, L: int, G: Float32Array, base: int, goff: Int64Array, glen: Int64Array, s2: int, full: bool,
+    shift: int, half: float,
 ) -> None:  # fmt: skip
-    """``dst[t]`` = the chance from state ``s2`` for ``t - shift`` points still needed, ``t < L``."""
+    """``dst[t]`` = the chance from state ``s2`` for ``t - shift`` points still needed, ``t < L`` (its row
+    at ``G[goff[s2] - base:]``)."""
     for t in range(min(L, shift)):
         dst[t] = 1.0
     if full:
@@ -121,7 +122,7 @@ def _fill(
             dst[t] = half if t == shift else 0.0
         return
     n = glen[s2]
-    o = goff[s2]
+    o = goff[s2] - base
     for t in range(max(0, shift), L):
         u = t - shift
         dst[t] = G[o + u] if u < n else 0.0
@@ -152,8 +153,8 @@ def _vmax(dst: FloatArray, src: FloatArray, L: int) -> None:
 
 @nb.njit(cache=True, nogil=True)
 def _score_rows(
-    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, mask: int, up: int, y: int, rt: int, L: int,
-    half: float, PRE: FloatArray, S: FloatArray,
+    ints: IntArray, G: Float32Array, base: int, goff: Int64Array, glen: Int64Array, mask: int, up: int, y: int, rt: int,
+    L: int, half: float, PRE: FloatArray, S: FloatArray,
 ) -> None:  # fmt: skip
     """``S[rt, d, :L]``: the chance of each ``t`` when roll ``d`` is scored now in its best box."""
     nbx = ints[P_NB]
@@ -185,13 +186,19 @@ def _score_rows(
             continue
         for j in range(L):
             S[rt, d, j] = -1.0
+        at = joker_points_at(ints, mask, y, d, rt)  # box_points, its Joker row looked up once per roll
         for b in range(nbx):
-            p = box_points(ints, mask, y, d, rt, b)
+            if at >= 0:
+                p = ints[at + b]
+            elif (al >> b) & 1:
+                p = points[rt * nbx + b, d]
+            else:
+                continue
             if p < 0:
                 continue
             if bonus:
                 s2, g = successor(ints, mask, b, up, y, p)
-                _fill(tmp, L, G, goff, glen, s2, s2 // (units * ybits) == full, g + ints[P_YBONUS], half)
+                _fill(tmp, L, G, base, goff, glen, s2, s2 // (units * ybits) == full, g + ints[P_YBONUS], half)
                 _vmax(S[rt, d], tmp, L)
             else:
                 _vmax(S[rt, d], PRE[b, p], L)
@@ -199,7 +206,7 @@ def _score_rows(
 
 @nb.njit(cache=True, nogil=True)
 def _threshold_state(
-    ints: IntArray, G: Float32Array, goff: Int64Array, glen: Int64Array, s: int, L: int, half: float,
+    ints: IntArray, G: Float32Array, base: int, goff: Int64Array, glen: Int64Array, s: int, L: int, half: float,
     work: ThresholdWork,
 ) -> None:  # fmt: skip
     PRE, S, E, B, W, out = work
@@ -225,11 +232,11 @@ def _threshold_state(
         for i in range(npv[b]):
             p = ints[ints[O_PVALS] + b * pw + i]
             s2, g = successor(ints, mask, b, up, y, p)
-            _fill(PRE[b, p], L, G, goff, glen, s2, s2 // (units * ybits) == full, g, half)
+            _fill(PRE[b, p], L, G, base, goff, glen, s2, s2 // (units * ybits) == full, g, half)
     rt_last = roll_type(ints, rolls)
-    _score_rows(ints, G, goff, glen, mask, up, y, rt_last, L, half, PRE, S)
+    _score_rows(ints, G, base, goff, glen, mask, up, y, rt_last, L, half, PRE, S)
     if rt_last == 1:
-        _score_rows(ints, G, goff, glen, mask, up, y, 0, L, half, PRE, S)
+        _score_rows(ints, G, base, goff, glen, mask, up, y, 0, L, half, PRE, S)
     for d in range(nroll):
         W[0, d, :L] = S[rt_last, d, :L]
     for k in range(1, rolls):
@@ -279,6 +286,18 @@ def threshold_states(
     half: float, lmax: int,
 ) -> None:  # fmt: skip
     """Fill ``G`` for ``states[lo:hi]`` (their successors must be done)."""
+    threshold_rows(ints, G, 0, G, 0, goff, glen, states, lo, hi, half, lmax)
+
+
+@nb.njit(cache=True, nogil=True)
+def threshold_rows(
+    ints: IntArray, src: Float32Array, src_base: int, dst: Float32Array, dst_base: int, goff: Int64Array,
+    glen: Int64Array, states: Int64Array, lo: int, hi: int, half: float, lmax: int,
+) -> None:  # fmt: skip
+    """:func:`threshold_states` reading the successors' rows from ``src`` (the row of ``s`` at
+    ``src[goff[s] - src_base:]``) and writing those of ``states[lo:hi]`` into ``dst`` (at
+    ``dst[goff[s] - dst_base:]``): a layer solved from the one before it without either being a
+    whole table."""
     work = threshold_work(ints, lmax)
     out = work[5]
     for i in range(lo, hi):
@@ -286,10 +305,10 @@ def threshold_states(
         L = glen[s]
         if L <= 0:
             continue
-        _threshold_state(ints, G, goff, glen, s, L, half, work)
-        o = goff[s]
+        _threshold_state(ints, src, src_base, goff, glen, s, L, half, work)
+        o = goff[s] - dst_base
         for j in range(L):
-            G[o + j] = out[j]
+            dst[o + j] = out[j]
 
 
 # -- single decisions with a custom end-of-turn value ----------------------------------------

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +38,7 @@ from fivedice.i18n import _
 from fivedice.rules import RuleSet
 from fivedice.solver.advisor import Option, Solver
 from fivedice.solver.cache import Progress, cache_dir, code_digest, file_stem, rules_digest, write_atomic
-from fivedice.solver.chancestream import StreamWriter, plan, read_rows, stream_build, write_stream
+from fivedice.solver.chancestream import StreamWriter, plan, read_rows, stream_build
 
 __all__ = [
     "STEP", "ChanceTable", "Distribution", "TargetError", "chance_options", "chance_table",
@@ -219,33 +219,22 @@ def _file_name(rules: RuleSet, cap: int, half: float) -> str:
     return f"{head}{cap}{tail}"
 
 
-def _layout(solver: Solver, cap: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], int]:
-    p = plan(solver, cap)
-    return p.goff, p.glen, p.total
-
-
 def build_chances(solver: Solver, cap: int, half: float = 1.0, threads: int | None = None,
                   progress: Progress | None = None, path: Path | None = None,
                   rows: npt.NDArray[np.int64] | None = None) -> ChanceTable:  # fmt: skip
     """Build the chance table of ``solver``'s rule set for needs up to ``cap`` (no cache), one layer at
-    a time; with ``path``, each layer is written there as it is done (two layers in memory, not the
+    a time; with ``path``, each layer is written there as it is done (one layer in memory, not the
     table) and the table (only the rows of the states ``rows`` if given) is then read back from the
     file. Raises OSError if it cannot be written."""
     start = time.perf_counter()
     if path is None:
         p = plan(solver, cap)
         G = np.zeros(p.total, dtype=np.float32)
-        at = [0]
-
-        def put(_layer: int, values: npt.NDArray[np.float32]) -> None:
-            G[at[0] : at[0] + len(values)] = values
-            at[0] += len(values)
-
-        stream_build(solver, cap, half, put, threads, progress, p)
+        stream_build(solver, cap, half, lambda _layer, _values: None, threads, progress, p, whole=G)
         return ChanceTable(solver, cap, half, G, p.goff, p.glen, time.perf_counter() - start, "built", None)
     writer = StreamWriter(path)
     try:
-        p = stream_build(solver, cap, half, writer, threads, progress)
+        p = stream_build(solver, cap, half, writer, threads, progress, spill=path.parent)
         writer.finish(path, lambda sha: _head(solver, cap, half, p.total, sha))
     except BaseException:
         writer.abandon()
@@ -270,15 +259,6 @@ def _head(solver: Solver, cap: int, half: float, total: int, payload_sha256: str
     return MAGIC + line + b"\n"
 
 
-def _save(table: ChanceTable, path: Path) -> bool:
-    p = plan(table.solver, table.cap)
-    try:
-        write_stream(table.G, p, path, lambda sha: _head(table.solver, table.cap, table.half, p.total, sha))
-    except OSError:
-        return False
-    return True
-
-
 def _load(solver: Solver, cap: int, half: float, path: Path, states: npt.NDArray[np.int64] | None = None
           ) -> ChanceTable | None:  # fmt: skip
     """The table stored at ``path`` if intact and for these rules, code, ``cap`` and ``half``; only the
@@ -286,22 +266,10 @@ def _load(solver: Solver, cap: int, half: float, path: Path, states: npt.NDArray
     start = time.perf_counter()
     try:
         with path.open("rb") as f:
-            if f.read(len(MAGIC)) != MAGIC:
-                return None
-            header = json.loads(f.readline())
-            rules = solver.rules
-            if (
-                not isinstance(header, dict)
-                or header.get("format") != CHANCE_FORMAT
-                or header.get("rules_sha256") != rules_digest(rules)
-                or header.get("code_sha256") != code_digest()
-                or header.get("cap") != cap
-                or header.get("half") != half
-            ):
+            header = _read_header(f, solver, cap, half)
+            if header is None:
                 return None
             p = plan(solver, cap)
-            if header.get("values") != p.total:
-                return None
             digest = hashlib.sha256()
 
             def parts() -> Iterator[bytes]:
@@ -473,15 +441,26 @@ def is_ready(solver: Solver, cap: int, half: float = 1.0) -> bool:
         return True
     try:
         with (cache_dir() / _file_name(solver.rules, cap, half)).open("rb") as f:
-            if f.read(len(MAGIC)) != MAGIC:
-                return False
-            header = json.loads(f.readline())
-    except (OSError, ValueError):
+            return _read_header(f, solver, cap, half) is not None
+    except OSError:
         return False
+
+
+def _read_header(f: BinaryIO, solver: Solver, cap: int, half: float) -> dict[str, Any] | None:
+    """The header at the start of the table file ``f`` if it is one for these rules, scoring code, ``cap``
+    and ``half`` (``f`` is left at the payload), else None. Raises OSError."""
+    if f.read(len(MAGIC)) != MAGIC:
+        return None
+    try:
+        header = json.loads(f.readline())
+    except ValueError:
+        return None
     if not isinstance(header, dict):
-        return False
+        return None
     expected = _header(solver, cap, half, plan(solver, cap).total, "")
-    return all(header.get(k) == v for k, v in expected.items() if k != "payload_sha256")
+    if any(header.get(k) != v for k, v in expected.items() if k != "payload_sha256"):
+        return None
+    return header
 
 
 def mixture_options(

@@ -33,7 +33,6 @@ from fivedice.solver.primitives import (
     NEG,
     after,
     bonus_due,
-    joker_at,
     keep_values,
     next_up,
     roll_type,
@@ -65,7 +64,7 @@ from fivedice.solver.tables import (
 )  # fmt: skip
 
 __all__ = [
-    "NEG", "advise", "advise_many", "after", "joker_at", "next_up", "reachable", "roll_type", "score_options",
+    "NEG", "advise", "advise_many", "after", "next_up", "reachable", "roll_type", "score_options",
     "solve_states", "state_value", "turn_tables", "work_arrays",
 ]  # fmt: skip
 
