@@ -87,16 +87,17 @@ def knots(values: npt.NDArray[np.float32], starts: npt.NDArray[np.int64], lens: 
     """The knots of rows ``values[starts[i]:starts[i] + lens[i]]`` (non-increasing curves from 1): for
     each level, where the row crosses it (linear between whole points); a row that never falls below
     a level crosses it at its end (``capped`` rows: cut by :data:`CAP`) or where it would fall to 0."""
-    v = values.astype(np.float64)
+    v = values  # float32, compared in float64: no float64 or int64 copy of a layer (up to 136 MB as floats)
     out = np.empty((len(starts), len(LEVELS)), dtype=np.float32)
     ends = starts + lens
-    for j, p in enumerate(LEVELS.tolist()):
-        count = np.add.reduceat((v >= p).astype(np.int64), starts) if len(v) else np.zeros(0, np.int64)
-        count = np.where(lens > 0, count, 0)
+    for j, p in enumerate(LEVELS):
+        # int16 sums: a row holds at most CAP + 1 values
+        count = np.add.reduceat(v >= p, starts, dtype=np.int16) if len(v) else np.zeros(0, np.int16)
+        count = np.where(lens > 0, count.astype(np.int64), 0)
         # the row's values just before and at the crossing (past the row's end: 0, or the end if capped)
-        before = v[np.clip(starts + count - 1, 0, len(v) - 1)]
+        before = v[np.clip(starts + count - 1, 0, len(v) - 1)].astype(np.float64)
         at_end = count >= lens
-        after = np.where(at_end, 0.0, v[np.clip(starts + count, 0, len(v) - 1)])
+        after = np.where(at_end, 0.0, v[np.clip(starts + count, 0, len(v) - 1)].astype(np.float64))
         frac = np.where(before > after, (before - p) / np.maximum(before - after, 1e-12), 0.0)
         x = count - 1 + np.clip(frac, 0.0, 1.0)
         out[:, j] = np.where(at_end & capped, (ends - starts - 1).astype(np.float64), x)
