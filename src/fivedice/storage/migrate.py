@@ -2,27 +2,39 @@
 
 Steps are written against the database as it was (never against today's tables), so an old
 file upgrades the same way whenever it is opened. Nothing is dropped: an upgrade only adds.
+Alembic is imported by the first step that runs (most opens upgrade nothing, and it costs a web
+server's start about a quarter of a second).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from alembic.migration import MigrationContext
-from alembic.operations import Operations
 from sqlalchemy import Column, Connection, DateTime, Float, Integer, String, Text, column, select, table, update
 
 from fivedice.engine import saves
 from fivedice.errors import FiveDiceError
 from fivedice.storage.schema import SCHEMA_VERSION, games, results, version
 
+if TYPE_CHECKING:
+    from alembic.operations import Operations
+
 __all__ = ["STEPS", "upgrade"]
+
+
+def _operations(conn: Connection) -> Operations:
+    """Alembic's operations on ``conn``."""
+    from alembic.migration import MigrationContext
+    from alembic.operations import Operations
+
+    return Operations(MigrationContext.configure(conn))
 
 
 def _v1_to_v2(conn: Connection) -> None:
     """Per-player details on results (backfilled from each game's log), profiles and settings."""
-    op = Operations(MigrationContext.configure(conn))
+    op = _operations(conn)
     op.add_column("fivedice_results", Column("kind", String(16), nullable=False, server_default="human"))
     op.add_column("fivedice_results", Column("level", String(32), nullable=True))
     for name in ("upper_total", "upper_bonus", "yahtzee_bonus", "hints"):
@@ -78,7 +90,7 @@ def _v1_to_v2(conn: Connection) -> None:
 
 def _v2_to_v3(conn: Connection) -> None:
     """Games gain the undo count (older games: 0, undo was not counted then) and the challenge code."""
-    op = Operations(MigrationContext.configure(conn))
+    op = _operations(conn)
     op.add_column("fivedice_games", Column("undos", Integer, nullable=False, server_default="0"))
     op.add_column("fivedice_games", Column("challenge", String(64), nullable=True))
     op.create_index("ix_fivedice_games_challenge", "fivedice_games", ["challenge"])
