@@ -16,29 +16,19 @@ challenge is kept in the database for five minutes and answered once (any proces
 relying party is the site's host (``--origin``, else the request's ``Host``): passkeys need a secure
 context, so the site is served over https (``localhost`` counts as secure for trying it out). Attestation
 is not asked for (``none``): a passkey proves the same person comes back, not which device they use.
+
+py_webauthn (with cryptography, pyOpenSSL and pyasn1 under it) takes a good part of a second to import:
+the first passkey request imports it in a worker thread, so that neither a server's start nor its event
+loop pays for it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request, Response
-from webauthn import (
-    base64url_to_bytes,
-    generate_authentication_options,
-    generate_registration_options,
-    options_to_json,
-    verify_authentication_response,
-    verify_registration_response,
-)
-from webauthn.helpers import bytes_to_base64url
-from webauthn.helpers.exceptions import InvalidAuthenticationResponse, InvalidRegistrationResponse
-from webauthn.helpers.structs import (
-    AuthenticatorSelectionCriteria,
-    PublicKeyCredentialDescriptor,
-    ResidentKeyRequirement,
-    UserVerificationRequirement,
-)
 
 from fivedice.i18n import _
 from fivedice.web.account_models import Ceremony, NewPasskey, PasskeyAnswer, PasskeyOut, PasskeyRemoved, Passkeys
@@ -53,6 +43,16 @@ __all__ = ["CEREMONY_TTL", "router"]
 
 CEREMONY_TTL = 300.0
 RP_NAME = "fivedice"
+WEBAUTHN = ("webauthn", "webauthn.helpers", "webauthn.helpers.exceptions", "webauthn.helpers.structs")
+"""The modules of py_webauthn the routes use, imported by :func:`_load_webauthn`."""
+_loaded: list[bool] = []
+
+
+async def _load_webauthn() -> None:
+    """Import :data:`WEBAUTHN` in a worker thread, once; afterwards the routes' own imports of it are lookups."""
+    if not _loaded:
+        await asyncio.to_thread(lambda: [importlib.import_module(name) for name in WEBAUTHN])
+        _loaded.append(True)
 
 
 def router(accounts: Accounts) -> APIRouter:
@@ -67,6 +67,16 @@ def router(accounts: Accounts) -> APIRouter:
     @api.post("/api/passkeys/register/options")
     async def register_options(request: Request, body: NewPasskey) -> Ceremony:
         auth.count_ceremony(client_address(request.scope))
+        await _load_webauthn()
+        from webauthn import base64url_to_bytes, generate_registration_options, options_to_json
+        from webauthn.helpers import bytes_to_base64url
+        from webauthn.helpers.structs import (
+            AuthenticatorSelectionCriteria,
+            PublicKeyCredentialDescriptor,
+            ResidentKeyRequirement,
+            UserVerificationRequirement,
+        )
+
         account = await auth.account(request)
         _origins, rp_id = origins(request)
         now = accounts.service.clock()
@@ -110,6 +120,11 @@ def router(accounts: Accounts) -> APIRouter:
 
     @api.post("/api/passkeys/register")
     async def register(request: Request, response: Response, body: PasskeyAnswer) -> Any:
+        await _load_webauthn()
+        from webauthn import base64url_to_bytes, verify_registration_response
+        from webauthn.helpers import bytes_to_base64url
+        from webauthn.helpers.exceptions import InvalidRegistrationResponse
+
         now = accounts.service.clock()
         found = await db(store.take_ceremony, body.ceremony, "register", now=now)
         if found is None:
@@ -152,6 +167,11 @@ def router(accounts: Accounts) -> APIRouter:
     @api.post("/api/passkeys/login/options")
     async def login_options(request: Request) -> Ceremony:
         auth.count_ceremony(client_address(request.scope))
+        await _load_webauthn()
+        from webauthn import generate_authentication_options, options_to_json
+        from webauthn.helpers import bytes_to_base64url
+        from webauthn.helpers.structs import UserVerificationRequirement
+
         _origins, rp_id = origins(request)
         options = generate_authentication_options(rp_id=rp_id, user_verification=UserVerificationRequirement.PREFERRED)
         ceremony = await db(
@@ -164,6 +184,10 @@ def router(accounts: Accounts) -> APIRouter:
 
     @api.post("/api/passkeys/login")
     async def login(request: Request, response: Response, body: PasskeyAnswer) -> Any:
+        await _load_webauthn()
+        from webauthn import base64url_to_bytes, verify_authentication_response
+        from webauthn.helpers.exceptions import InvalidAuthenticationResponse
+
         address = client_address(request.scope)
         await auth.check_signin(None, address)
         now = accounts.service.clock()
