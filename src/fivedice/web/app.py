@@ -181,7 +181,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        await asyncio.to_thread(skeleton, "")  # the confusables table (0.6 s to read): never on the event loop
+        await asyncio.to_thread(skeleton, "")  # the confusables table is read and parsed off the event loop
         await service.start()
         await seating.start()
         try:
