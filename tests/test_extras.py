@@ -62,6 +62,25 @@ def test_help_imports_no_subsystem() -> None:
     assert out.stderr.strip().splitlines()[-1] == "[]"
 
 
+WEB_LATER = ("alembic", "webauthn", "OpenSSL", "pyasn1", "pywebpush", "http_ece", "segno", "numpy", "numba")
+"""What a web server imports only on the path that needs it: a schema upgrade, a passkey, a push, a QR code,
+the chances (each server the tests start would pay for them otherwise)."""
+
+
+def test_a_web_server_starts_without_the_libraries_of_its_rarer_paths(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'web.db'}"
+    code = (
+        "import sys\nfrom fastapi.testclient import TestClient\nfrom fivedice.web.app import create_app\n"
+        f"with TestClient(create_app({db!r})) as client:\n"
+        "    assert client.get('/healthz').status_code == 200\n"
+        f"print(sorted(m for m in {WEB_LATER!r} if m in sys.modules), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "[]"
+
+
 @pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))
 def test_the_help_listed_for_a_lazy_command_is_its_own(name: str) -> None:
     ctx = click.Context(main)
