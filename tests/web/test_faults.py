@@ -15,7 +15,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import select
 
+from fivedice.web.db import RoomStore
 from tests.web.conftest import RemoteConn, Server, free_port
 from tests.web.test_processes import _postgres_or_skip, _redis_or_skip, join, new_room, pg_prefix, start
 
@@ -297,9 +299,25 @@ def test_processes_of_one_database_share_one_channel(pg_prefix: tuple[str, str],
             b.stop()
     finally:
         a.stop()
-    time.sleep(3.5)  # no process has confirmed the channel for longer than the presence TTL
+    _outlive_the_channel(url, prefix, 3.0)
     c = Server(url, *common, "--pubsub", "postgres", log=tmp_path / "c.log").start()  # now a switch is fine
     c.stop()
+
+
+def _outlive_the_channel(url: str, prefix: str, window: float) -> None:
+    """Wait until no process has confirmed the database's fan-out channel for ``window`` seconds: from the
+    last confirmation the stopped processes stored (they confirm it every third of the window), not a
+    guess from the time they stopped."""
+    store = RoomStore(url, prefix)
+    try:
+        meta = store.tables.meta
+        with store.engine.connect() as conn:
+            seen = float(conn.execute(select(meta.c.value).where(meta.c.key == "pubsub_seen")).scalar_one())
+    finally:
+        store.dispose()
+    left = seen + window - time.time()
+    assert left <= window, f"the channel was confirmed {left - window:.1f} s in the future"
+    time.sleep(max(0.0, left) + 0.05)  # the window itself is what is waited for: nothing else signals its end
 
 
 # -- finding 5: presence expires across processes -------------------------------------------------
