@@ -202,3 +202,38 @@ def test_idle_rooms_leave_memory_and_come_back_from_the_database(client: TestCli
     assert made["code"] not in service.rooms
     with hello(client, made["code"], made["token"]) as again:
         assert again.state["game"] == before["game"]
+
+
+def test_a_shutdown_lets_a_finished_game_be_written_to_the_high_scores(tmp_path: Path) -> None:
+    """A server stopped just after a game ended still records it: the recording (its claim already committed,
+    so no other process would take it) is waited for, not cancelled with the other background work."""
+    from fivedice.storage import Store
+
+    url = f"sqlite:///{tmp_path / 'rooms.db'}"
+    app = create_app(url, pubsub="none", seed=7, computer_delay=0, limits=LOOSE)
+    asked, closing = threading.Event(), threading.Event()
+    with TestClient(app) as client:
+        service = client.app.state.service  # type: ignore[attr-defined]
+        hints = service.results.extras.hints
+
+        def slow_hints(code: str, game_no: int) -> object:  # the recording's step after its claim
+            asked.set()
+            closing.wait(30)
+            return hints(code, game_no)
+
+        service.results.extras.hints = slow_hints
+        close = service.close
+
+        async def closing_close() -> None:
+            closing.set()
+            await close()
+
+        service.close = closing_close
+        made = create(client, rules="yacht", humans=1)
+        with hello(client, made["code"], made["token"]) as ann:
+            ann.send(type="start")
+            final = play({0: ann})
+        assert asked.wait(30)
+    with Store(url) as scores:
+        (row,) = scores.high_scores("yacht")
+    assert (row.name, row.total) == ("Ann", final["game"]["totals"][0])

@@ -65,7 +65,7 @@ __all__ = ["RoomService", "challenge_key", "hash_token"]
 
 log = logging.getLogger("fivedice.web")
 CLOSE_WAIT = 5.0
-"""Seconds a shutdown waits for the background tasks it cancelled."""
+"""Seconds a shutdown waits for the games being recorded to be written, then for the background tasks it cancelled."""
 T = TypeVar("T")
 _CODE = re.compile(r"^[A-Za-z2-9]{8}$")
 DEGRADED_POLL = 2.0
@@ -144,6 +144,8 @@ class RoomService(Connections, RoomOperations):
         self.rooms: dict[str, Room] = {}
         self._loading = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._recordings: set[asyncio.Task[Any]] = set()
+        """The background tasks recording finished games, which a shutdown lets finish before it cancels."""
         self.results = Results(store, self.extras, self.db, scores, scores_url, chances)
         """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
@@ -174,6 +176,8 @@ class RoomService(Connections, RoomOperations):
         """Stop background work and release connections (the last events published, within a second)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.outbox.idle(), 1)
+        if self._recordings:  # a game claimed for the high scores but cancelled before written would be lost
+            await asyncio.wait(list(self._recordings), timeout=CLOSE_WAIT)
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
@@ -185,10 +189,11 @@ class RoomService(Connections, RoomOperations):
         self.executor.shutdown(wait=True)
         self.store.dispose()
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a database call in a worker thread; a database error becomes a one-sentence
@@ -385,7 +390,9 @@ class RoomService(Connections, RoomOperations):
         for listener in self.listeners:
             listener(room)
         if record or self._mark_recording(room):  # ``record``: marked by the change, before its broadcast
-            self._spawn(self.results.record(room))
+            recording = self._spawn(self.results.record(room))
+            self._recordings.add(recording)
+            recording.add_done_callback(self._recordings.discard)
         table = room.table
         aim = aim_kind(table) if table is not None else None
         if aim is AimKind.BENCHMARK and table is not None and not room.flags.goal_pending:
