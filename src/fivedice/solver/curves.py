@@ -164,7 +164,8 @@ def load_curves(solver: Solver, path: Path, source: str = "package") -> Curves |
     if raw.size != 2 * count * len(LEVELS):
         return None
     steps = np.ascontiguousarray(raw.reshape(2, -1).T).view("<u2").reshape(count, len(LEVELS))
-    x = (np.cumsum(steps, axis=1, dtype=np.int64) / QUANT).astype(np.float32)
+    x = np.cumsum(steps, axis=1, dtype=np.int16).astype(np.float32)  # at most CAP * QUANT: no int64/float64 copies
+    x *= np.float32(1.0 / QUANT)
     return Curves(_index(solver), x, source, time.perf_counter() - start, path)
 
 
