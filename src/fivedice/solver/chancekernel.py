@@ -28,6 +28,7 @@ from fivedice.solver.primitives import (
     joker_applies,
     joker_points_at,
     keep_values,
+    points_with,
     roll_type,
     score_now,
     score_options,
@@ -188,12 +189,7 @@ def _score_rows(
             S[rt, d, j] = -1.0
         at = joker_points_at(ints, mask, y, d, rt)  # box_points, its Joker row looked up once per roll
         for b in range(nbx):
-            if at >= 0:
-                p = ints[at + b]
-            elif (al >> b) & 1:
-                p = points[rt * nbx + b, d]
-            else:
-                continue
+            p = points_with(ints, at, al, points, rt * nbx, b, d)
             if p < 0:
                 continue
             if bonus:

@@ -17,7 +17,7 @@ import numba as nb
 import numpy as np
 
 from fivedice.solver.plain import Float32Array, FloatArray, Int64Array, IntArray
-from fivedice.solver.primitives import INV6, NEG, joker_applies, joker_points_at, roll_type, successor
+from fivedice.solver.primitives import INV6, NEG, joker_applies, joker_points_at, points_with, roll_type, successor
 from fivedice.solver.tables import (
     O_ADD,
     O_ALLOWED,
@@ -97,12 +97,7 @@ def _score_now(ints: IntArray, mask: int, y: int, rt: int, PRE: FloatArray, out:
             best = NEG
             at = joker_points_at(ints, mask, y, d, rt)  # box_points, its Joker row looked up once per roll
             for b in range(nbx):
-                if at >= 0:
-                    p = ints[at + b]
-                elif (al >> b) & 1:
-                    p = points[rt * nbx + b, d]
-                else:
-                    continue
+                p = points_with(ints, at, al, points, rt * nbx, b, d)
                 if p >= 0 and _key(PRE[b, p], lam) > best:
                     best = _key(PRE[b, p], lam)
                     out[d, :] = PRE[b, p]

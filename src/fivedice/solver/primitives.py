@@ -51,7 +51,7 @@ from fivedice.solver.tables import (
 
 __all__ = [
     "INV6", "NEG", "after", "bonus_due", "box_points", "joker_applies", "joker_at", "joker_points_at", "keep_values",
-    "next_up", "roll_type", "score_now", "score_options", "successor", "t1", "t2",
+    "next_up", "points_with", "roll_type", "score_now", "score_options", "successor", "t1", "t2",
 ]  # fmt: skip
 
 NEG = -1.0e300
@@ -160,6 +160,18 @@ def box_points(ints: IntArray, mask: int, y: int, d: int, rt: int, b: int) -> in
 
 
 @nb.njit(cache=True, nogil=True)
+def points_with(ints: IntArray, at: int, al: int, points: IntArray, row: int, b: int, d: int) -> int:
+    """:func:`box_points` of roll ``d`` in box ``b`` from what a kernel finds once per roll: ``at`` (from
+    :func:`joker_points_at`), ``al`` (the state's allowed boxes) and ``points[row + b, d]`` (``row``: the
+    roll type's first row)."""
+    if at >= 0:
+        return int(ints[at + b])
+    if (al >> b) & 1:
+        return int(points[row + b, d])
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
 def score_options(ints: IntArray, mask: int, y: int, d: int, rt: int, out: IntArray) -> None:
     """``out[b]`` = :func:`box_points` of roll ``d`` for every box ``b``."""
     for b in range(ints[P_NB]):
@@ -204,12 +216,7 @@ def score_now(
         at = joker_points_at(ints, mask, y, d, rt)  # box_points, its Joker row looked up once per roll
         best = NEG
         for b in range(nbx):
-            if at >= 0:
-                p = ints[at + b]
-            elif (al >> b) & 1:
-                p = points[rt * nbx + b, d]
-            else:
-                p = -1
+            p = points_with(ints, at, al, points, rt * nbx, b, d)
             if p >= 0 and src[b, p] > best:
                 best = src[b, p]
         out[d] = best + extra if bonus else best
