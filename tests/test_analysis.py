@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from fivedice import Game, rules, saves
@@ -156,6 +156,8 @@ SINGLE_CARD = ("yahtzee", "yacht", "yatzy", "kismet", "generala")
     seed=st.integers(0, 2**31),
     levels=st.lists(st.sampled_from(["random", "greedy", "easy", "medium", "optimal"]), min_size=1, max_size=3),
 )
+@example(name="generala", seed=187, levels=["greedy"])  # a served Generala wins at once with boxes open
+@example(name="generala", seed=22, levels=["greedy", "greedy"])  # so does a rival's, with both cards open
 def test_luck_minus_loss_is_the_score_against_the_optimal_mean(name: str, seed: int, levels: list[str]) -> None:
     rs = rules.get(name)
     names = [f"P{i}" for i in range(len(levels))]

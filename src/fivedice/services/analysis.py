@@ -8,7 +8,7 @@ points of expectation (0 for a best move). A player's total and mean loss give a
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from fivedice.engine.actions import Roll, Score
@@ -188,6 +188,16 @@ BY = ("points", "win")
 """What decisions can be rated by: expected points, or the chance to win (games with rivals)."""
 
 
+def _add_luck(decisions: list[Decision], seat: int, extra: float) -> None:
+    """Count ``extra`` points of luck in ``seat``'s last decision (so that a player's decisions sum to their luck)."""
+    if not extra:
+        return
+    for i in range(len(decisions) - 1, -1, -1):
+        if decisions[i].seat == seat:
+            decisions[i] = replace(decisions[i], luck=decisions[i].luck + extra)
+            return
+
+
 def analyze(game: Game, by: str = "points") -> Analysis:
     """Rate every decision of ``game`` (finished or not) as the advisor would have.
 
@@ -263,14 +273,24 @@ def analyze(game: Game, by: str = "points") -> Analysis:
         state = state.apply(record)
         if isinstance(record, Score) and before.phase is Phase.PLAY:
             card = state.cards[seat][0]
-            left = 0.0 if card.is_full else solver.state_value(card)
+            left = 0.0 if card.is_full or state.is_over else solver.state_value(card)  # over: won at once
             # What scoring put on the card beyond the option's value (an extra-Yahtzee bonus the value leaves
             # out) is the dice's doing: count it as luck so the split stays exact.
-            luck[seat] += state.total(seat) + left - (before.total(seat) + ahead[seat])
+            extra = state.total(seat) + left - (before.total(seat) + ahead[seat])
+            luck[seat] += extra
+            _add_luck(decisions, seat, extra)
             ahead[seat] = left
             progress[seat].append(
                 RoundPoint(len(progress[seat]), state.total(seat), state.total(seat) + left, luck[seat], lost[seat])
             )
+    if state.is_over:  # a roll that won at once (a served Generala) ended the game with others' cards open
+        for seat, still in enumerate(ahead):
+            if still:  # what they expected from their open boxes will never come: the dice's doing too
+                luck[seat] -= still
+                _add_luck(decisions, seat, -still)
+                ahead[seat] = 0.0
+                total = state.total(seat)
+                progress[seat].append(RoundPoint(len(progress[seat]), total, total, luck[seat], lost[seat]))
     players = []
     firsts = [s.seat for s in state.standings() if s.place == 1] if state.is_over else []
     for seat, name in enumerate(state.players):
