@@ -43,7 +43,7 @@ from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import GameState, Phase
 from fivedice.rules import RuleSet
 
-__all__ = ["PLAYER", "TURN_CACHE", "FastGame", "Move", "Tables", "Turn", "draw"]
+__all__ = ["PLAYER", "TURN_CACHE", "FastGame", "Move", "Tables", "Turn", "draw", "filled_bits"]
 
 PLAYER = "player"
 """The name of the environment's one player."""
@@ -168,6 +168,17 @@ class Tables:
         return known
 
 
+def filled_bits(cards: tuple[Scorecard, ...]) -> int:
+    """The filled boxes of a player's cards as a bit set: bit ``card * boxes + box`` (as :meth:`Tables.turn` takes)."""
+    bits, j = 0, 0
+    for card in cards:
+        for entry in card.entries:
+            if entry is not None:
+                bits |= 1 << j
+            j += 1
+    return bits
+
+
 @cache
 def _tables_of(rules: RuleSet) -> Tables:
     return Tables(rules)
@@ -242,10 +253,9 @@ class FastGame:
     def of(cls, state: GameState, tables: Tables | None = None, rng: random.Random | None = None) -> FastGame:
         """The game of a one-player engine state (its cards, dice and rolls)."""
         game = cls(state.rules, tables, rng)
-        b = len(state.rules.boxes)
+        game.filled = filled_bits(state.cards[0])
         for k, card in enumerate(state.cards[0]):
             game.entries[k] = list(card.entries)
-            game.filled |= sum(1 << (k * b + i) for i, e in enumerate(card.entries) if e is not None)
             game.upper[k] = card.upper_total
             game.lower[k] = card.lower_total
             game.bonuses[k] = card.yahtzee_bonuses

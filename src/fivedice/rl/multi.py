@@ -34,12 +34,12 @@ from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _
-from fivedice.rl.fast import Tables
+from fivedice.rl.fast import Tables, filled_bits
 from fivedice.rl.solitaire import ILLEGAL_MODES, MAX_ILLEGAL, describe_state, resolve_rules, roll_first
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout, Options
 from fivedice.rules import RuleSet
 
-__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "fast_options", "filled_bits", "win_rewards"]
+__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "fast_options", "win_rewards"]
 
 REWARD_MODES = ("win", "points")
 """``win``: +1 / -1 at the end, ties for first split; ``points``: points as they are scored."""
@@ -127,8 +127,7 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         self._roller = make_roller(None, 0)
         self.np_random = np.random.default_rng()
         self._tables = Tables.of(self.rules)
-        self._scale = self.layout.space().high.astype(np.float32)
-        self._scale = np.float32(1) / self._scale
+        self._scale = self.layout.scales()
         self._options: Options = {}
         self._seats: dict[int, _Seat] = {}
         """Each seat's part of the observation, by the identity of its cards (kept in the entry)."""
@@ -325,17 +324,6 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
             self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a))}
             if self.state_info:
                 self.infos[a]["state"] = state
-
-
-def filled_bits(cards: tuple[Scorecard, ...]) -> int:
-    """The filled boxes of a player's cards as a bit set: bit ``card * boxes + box``."""
-    bits, j = 0, 0
-    for card in cards:
-        for entry in card.entries:
-            if entry is not None:
-                bits |= 1 << j
-            j += 1
-    return bits
 
 
 class _Seat(NamedTuple):

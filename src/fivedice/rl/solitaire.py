@@ -175,7 +175,7 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         of its dice part (counts, dice and roll) and its scores, by roll and multiset."""
         layout, t = self.layout, self._tables
         self._at = {f.name: f.start for f in layout.fields}
-        scale = np.float32(1) / layout.space().high if self.scaled else np.ones(layout.size, dtype=np.float32)
+        scale = layout.scales() if self.scaled else np.ones(layout.size, dtype=np.float32)
         self._scale = {f.name: float(scale[f.start]) for f in layout.fields}
         """Each field's factor: multiplying a whole number by it in float64 is exact, so it gives
         the float32 product exactly."""

@@ -261,9 +261,14 @@ class ObservationLayout:
             high = np.ones(self.size, dtype=np.float32)
         return spaces.Box(np.zeros(self.size, dtype=np.float32), high, dtype=np.float32)
 
+    def scales(self) -> NDArray[np.float32]:
+        """What each entry is multiplied by to scale it to [0, 1] (one over its field's maximum)."""
+        scales: NDArray[np.float32] = np.float32(1) / self.space().high
+        return scales
+
     def scale(self, observation: NDArray[np.float32]) -> NDArray[np.float32]:
         """An observation of whole numbers scaled to [0, 1] (each field divided by its maximum)."""
-        scaled: NDArray[np.float32] = observation * (np.float32(1) / self.space().high)
+        scaled: NDArray[np.float32] = observation * self.scales()
         return scaled
 
     def encode(self, state: GameState, seat: int = 0, options: Options | None = None) -> NDArray[np.float32]:
