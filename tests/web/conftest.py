@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -265,6 +266,25 @@ class RemoteConn:
 
     def close(self) -> None:
         self.ws.close()
+
+
+def recorded_rows(db: Path, query: str, timeout: float = 20.0) -> list[tuple[Any, ...]]:
+    """The rows ``query`` finds in the SQLite score store at ``db`` once it finds any (the store and its tables
+    are made when the server records its first game); an AssertionError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with sqlite3.connect(db) as store:
+                found = store.execute(query).fetchall()
+        except sqlite3.OperationalError as exc:  # not made yet ("no such table"), or locked by the writer
+            found, last = [], str(exc)
+        else:
+            last = "no rows"
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{query!r} found nothing in {db} within {timeout} s ({last})")
+        time.sleep(0.05)
 
 
 def play_remote(conns: dict[int, RemoteConn], until: Callable[[Msg], bool] | None = None) -> Msg:

@@ -5,8 +5,6 @@ then (asked again by the page while the hint stays open) each option's chance of
 from __future__ import annotations
 
 import re
-import sqlite3
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.web.conftest import CHROMIUM, RemoteConn, Server, axe_problems, play_remote
+from tests.web.conftest import CHROMIUM, RemoteConn, Server, axe_problems, play_remote, recorded_rows
 
 if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is not installed; browser tests skipped.", allow_module_level=True)
@@ -37,13 +35,8 @@ def recorded_game(server: Server, db: Path, name: str) -> int:
     conn.version(conn.state["version"])
     total = int(play_remote({0: conn})["game"]["totals"][0])
     conn.close()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        with sqlite3.connect(db) as store:
-            if store.execute("SELECT count(*) FROM fivedice_results").fetchone()[0]:
-                return total
-        time.sleep(0.1)
-    raise AssertionError("the game was not recorded in the high scores")
+    recorded_rows(db, "SELECT total FROM fivedice_results")
+    return total
 
 
 def box_parts(page: Any) -> list[str]:

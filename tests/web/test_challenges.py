@@ -3,7 +3,6 @@ at the end each player sees the benchmark on the same tape and the challenge's l
 
 from __future__ import annotations
 
-import time
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from fivedice.rules import get
 from fivedice.table.challenge import replay_on_tape
-from tests.web.conftest import LOOSE, Conn, Msg, create, hello, play
+from tests.web.conftest import LOOSE, Conn, Msg, create, hello, play, recorded_rows
 
 
 def first_rolls(client: TestClient, code: str) -> dict[tuple[int, int], list[int]]:
@@ -209,8 +208,6 @@ def test_a_resumed_solo_challenge_keeps_its_goal(client: TestClient) -> None:
 
 
 def test_hints_are_counted_in_the_high_scores_even_after_a_reload(tmp_path: Path) -> None:
-    import sqlite3
-
     from fivedice.storage import Store
     from fivedice.web.app import create_app
 
@@ -237,11 +234,4 @@ def test_hints_are_counted_in_the_high_scores_even_after_a_reload(tmp_path: Path
                 version = state["version"]
                 hal.send(**taker(state["game"]), version=version)
                 state = hal.version(version)
-        found: list[tuple[int, ...]] = []
-        for _ in range(100):
-            with sqlite3.connect(tmp_path / "web.db") as db:
-                found = db.execute("SELECT hints FROM fivedice_results").fetchall()
-            if found:
-                break
-            time.sleep(0.05)
-    assert found == [(3,)]
+    assert recorded_rows(tmp_path / "web.db", "SELECT hints FROM fivedice_results") == [(3,)]
