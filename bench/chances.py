@@ -45,6 +45,14 @@ def main() -> None:
         help="the fast chances' target:T against exact threshold play on the same dice, GAMES per target "
         "(builds one exact table, for the largest target, after the fast games)",
     )
+    parser.add_argument(
+        "--duel-versus-exact",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="the duel with the fast chances' win, then (after building the exact beat table) with the exact win, "
+        "on the same dice: each one's gain over optimal and their paired gap",
+    )
     args = parser.parse_args()
     os.environ["FIVEDICE_CACHE_DIR"] = args.cache or tempfile.mkdtemp(prefix="fivedice-chances-")
 
@@ -58,6 +66,8 @@ def main() -> None:
 
     if args.versus_exact:
         versus_exact(rs, targets, args.versus_exact, args.seed, args.workers)
+    if args.duel_versus_exact:
+        duel_versus_exact(rs, args.duel_versus_exact, args.block, args.seed, args.workers)
     exact = {} if args.no_tables else tables(rs, targets)
 
     # -- reach -----------------------------------------------------------------------------------
@@ -120,6 +130,45 @@ def versus_exact(rs: Any, targets: list[int], n: int, seed: int, workers: int | 
             flush=True,
         )
     print(f"exact games: {time.process_time() - t0:.0f} s CPU with the table build", flush=True)
+
+
+def duel_versus_exact(rs: Any, games: int, block: int, seed: int, workers: int | None) -> None:
+    """``win`` against ``optimal`` (seat 1's win share, paired with ``optimal`` against ``optimal``), first with
+    the fast chances, then with the exact beat table, every game on the same dice; printed after every block
+    of exact games. The gap between the two ``win`` players is measured far more tightly than either gain."""
+    from fivedice.players import prepare
+    from fivedice.players.solved import solver_for
+    from fivedice.players.win import beat_cap, beat_table
+    from fivedice.services.sim import simulate
+    from fivedice.solver.chances import is_ready
+
+    assert not is_ready(solver_for(rs), beat_cap(rs), 0.5), "the beat table is at hand: win would play exact"
+    prepare(["win"], rs)
+    seeds = [(seed * 1000 + b, min(block, games - first)) for b, first in enumerate(range(0, games, block))]
+    base, fast = [], []
+    t0 = time.process_time()
+    for s, count in seeds:
+        base.append(simulate(rs, ["optimal", "optimal"], count, s, workers=workers).win_share[:, 0])
+        fast.append(simulate(rs, ["win", "optimal"], count, s, workers=workers).win_share[:, 0])
+        print(f"fast win: {sum(map(len, fast)):,} games, {time.process_time() - t0:.0f} s CPU", flush=True)
+    table = beat_table(rs)
+    print(f"beat table (cap {table.cap}): {table.seconds:.0f} s ({table.source}), {table.size_bytes / 1e6:.1f} MB")
+    exact: list[np.ndarray[Any, Any]] = []
+
+    def gain(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> str:
+        d = a - b
+        half = 1.96 * float(d.std()) / math.sqrt(len(d))
+        return f"{100 * d.mean():+.2f} (95% {100 * (d.mean() - half):+.2f} to {100 * (d.mean() + half):+.2f})"
+
+    for (s, count), _ in zip(seeds, base, strict=True):
+        exact.append(simulate(rs, ["win", "optimal"], count, s, workers=workers).win_share[:, 0])
+        n = sum(map(len, exact))
+        b, f, e = (np.concatenate(x)[:n] for x in (base, fast, exact))
+        print(
+            f"duel after {n:,} games: gain over optimal, fast win {gain(f, b)}, exact win {gain(e, b)} points of "
+            f"win rate; fast - exact {gain(f, e)}; {int((f != e).sum()):,} games end differently",
+            flush=True,
+        )
 
 
 def tables(rs: Any, targets: list[int]) -> dict[int, tuple[float, float]]:
