@@ -175,7 +175,7 @@ class RoomService(Connections, RoomOperations):
         """Stop background work and release connections (the last events published, within a second)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.outbox.idle(), 1)
-        if self._recordings:  # a game claimed for the high scores but cancelled before written would be lost
+        if self._recordings:  # else a finished game waits for the next process's look for unrecorded games
             await asyncio.wait(list(self._recordings), timeout=CLOSE_WAIT)
         tasks = list(self._tasks)
         for task in tasks:
