@@ -145,14 +145,41 @@ def test_render_shows_standings_at_the_end() -> None:
     assert "1. player_" in text
 
 
-@pytest.mark.parametrize("spec", ["yahtzee", "yahtzee joker=none order=upper_first", "yatzy forced=yes", "generala"])
-def test_observations_masks_and_rewards_are_the_engines_over_random_games(spec: str) -> None:
+class LoadedDice:
+    """Dice that show a six seven times in ten: five alike come often (a fair roll shows them about once in
+    1300), and with them the Joker rule and the extra-Yahtzee bonus, where the environment asks the engine."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        return tuple(6 if self.rng.random() < 0.7 else int(self.rng.integers(1, 7)) for _ in range(n))
+
+
+@pytest.mark.parametrize(
+    ("spec", "scaled", "loaded"),
+    [
+        ("yahtzee", True, False),
+        ("yahtzee", False, True),
+        ("yahtzee joker=none order=upper_first", True, True),
+        ("yatzy forced=yes", True, False),
+        ("generala", True, True),
+        ("yahtzee cards=jetsi", False, True),
+    ],
+)
+def test_observations_masks_and_rewards_are_the_engines_over_random_games(
+    spec: str, scaled: bool, loaded: bool
+) -> None:
     """The environment takes the options from the rule set's tables (the engine's for five
     alike) and checks moves by its mask: every agent's view must be the engine's own."""
-    env = MultiplayerEnv(spec, players=3, reward="points", starter=None, state_info=True)
+    env = MultiplayerEnv(spec, players=3, reward="points", starter=None, state_info=True, scaled=scaled)
+    encode = env.layout.scale if scaled else np.asarray
     rng = np.random.default_rng(4)
+    alike = 0
     for seed in range(6):
         env.reset(seed=seed)
+        if loaded:
+            env._roller = LoadedDice(seed)
         for agent in env.agent_iter():
             obs, _reward, terminated, truncated, info = env.last()
             state = info["state"]
@@ -160,7 +187,7 @@ def test_observations_masks_and_rewards_are_the_engines_over_random_games(spec: 
             for other in env.possible_agents:
                 s = env.possible_agents.index(other)
                 view = env.observe(other)
-                assert view["observation"].tolist() == env.layout.scale(env.layout.encode(state, s)).tolist()
+                assert view["observation"].tolist() == encode(env.layout.encode(state, s)).tolist()
                 expected = env.codec.mask(state) if s == state.current else np.zeros(env.codec.size)
                 assert view["action_mask"].tolist() == expected.tolist()
                 if other in env.infos:  # (an agent leaves once it has taken its last step)
@@ -168,6 +195,7 @@ def test_observations_masks_and_rewards_are_the_engines_over_random_games(spec: 
             if terminated or truncated:
                 env.step(None)
                 continue
+            alike += state.dice is not None and len(set(state.dice)) == 1
             legal = np.flatnonzero(obs["action_mask"])
             if rng.random() < 0.05:  # an illegal action: the engine's reason, nothing changes
                 wrong = int(rng.choice(np.flatnonzero(obs["action_mask"] == 0)))
@@ -177,3 +205,4 @@ def test_observations_masks_and_rewards_are_the_engines_over_random_games(spec: 
                 continue
             env.step(int(rng.choice(legal)))
             assert env.rewards[agent] == env.game_state.total(seat) - state.total(seat)
+    assert alike or not loaded, "no five alike showed: the engine's own options were not checked"

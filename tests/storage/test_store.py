@@ -55,6 +55,25 @@ def test_record_game_keeps_the_full_log_and_totals(store: Store) -> None:
     assert store.game_count() == 1
 
 
+def test_a_game_recorded_again_from_its_origin_is_stored_once(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recording retried (its process killed before it could say it was done) stores nothing new, also when
+    the two attempts write at the same moment (the unique origin refuses the second insert)."""
+    game = finished_game(["Ann"], seed=4)
+    first = store.record_game(game, source="web", origin="web:ABCDEFGH:1:1")
+    assert store.record_game(game, source="web", origin="web:ABCDEFGH:1:1") == first
+    second = store.record_game(game, source="web", origin="web:ABCDEFGH:1:2")  # the room's next game
+    assert second != first
+    assert store.record_game(game) not in (first, second)  # no origin: every call stores a game
+    monkeypatch.setattr(Store, "_game_from", staticmethod(lambda conn, origin: None))  # both looked: not there yet
+    with pytest.raises(StoreError):  # no origin found after all: the insert's error is the answer
+        store.record_game(game, source="web", origin="web:ABCDEFGH:1:1")
+    calls = iter([None, first])
+    monkeypatch.setattr(Store, "_game_from", staticmethod(lambda conn, origin: next(calls)))
+    assert store.record_game(game, source="web", origin="web:ABCDEFGH:1:1") == first
+    assert store.game_count() == 3
+    assert [r.total for r in store.high_scores("yacht")] == [game.state.total(0)] * 3
+
+
 def test_unfinished_games_and_unknown_seats_are_refused(store: Store) -> None:
     game = Game("yacht", ["Ann"], seed=1)
     game.roll()
@@ -215,7 +234,7 @@ def test_upgrade_from_schema_version_1_keeps_and_backfills_everything(tmp_path: 
     old = finished_game(["Ann", "Bob"], 11, rules="yahtzee")
     _make_v1_database(path, old)
     with Store(str(path)) as store:
-        assert store.schema_version == SCHEMA_VERSION == 3
+        assert store.schema_version == SCHEMA_VERSION == 4
         assert (tmp_path / "old.db.v1.bak").exists()
         assert store.high_scores()[0].undos == 0  # undo was not counted before version 3
         with store.engine.connect() as conn:
@@ -350,7 +369,9 @@ def test_postgresql_store() -> None:
         sep = "&" if "?" in url else "?"
         with Store(f"{url}{sep}options=-csearch_path%3D{schema}") as store:
             game = finished_game(["Ann", "Bob"], 5, rules="yahtzee")
-            gid = store.record_game(game, source="web", computer={1: "greedy"})
+            gid = store.record_game(game, source="web", computer={1: "greedy"}, origin="web:ABCDEFGH:1:1")
+            assert store.record_game(game, source="web", computer={1: "greedy"}, origin="web:ABCDEFGH:1:1") == gid
+            assert store.game_count() == 1
             assert store.load_game(gid).log == game.log
             assert store.best("ann", game.rules) == game.state.total(0)
             assert next(r.name for r in store.high_scores(solo=False)) == game.state.standings()[0].name

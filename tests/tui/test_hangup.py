@@ -37,7 +37,9 @@ PROBE = """\
 import os, signal
 log = open("probe.log", "a")
 signal.signal(signal.SIGHUP, lambda *_: (log.write("SIGHUP\\n"), log.flush()))
-os.write(1, b"ready\\n")
+signal.signal(signal.SIGUSR1, signal.SIG_DFL)  # not ignored, so a SIGUSR1 sent while blocked waits for sigwait
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+os.write(1, b"ready %d\\n" % os.getpid())
 while True:
     try:
         data = os.read(0, 100)
@@ -47,8 +49,11 @@ while True:
     if not data:
         log.write("EOF\\n")
         break
+log.flush()
+signal.sigwait({signal.SIGUSR1})  # ends when the test says: after make has been sent the hang-up
 log.close()
 """
+"""Reads its terminal until the end of input, then waits for SIGUSR1 to end (see :func:`taken`)."""
 PLAYERS = ("--players", "Ann", "--seed", "7")
 # The waits below end on events (output, a process ending); these are only how long a test waits for one
 # before it fails, long enough for a machine under heavy load. A program that spins instead of ending
@@ -190,6 +195,22 @@ def wait_for_pids(pids: list[int], timeout: float) -> None:
             os.close(fd)
 
 
+def taken(pid: int, signum: int, timeout: float = GONE) -> None:
+    """Wait until process ``pid`` has taken the signal ``signum`` sent to it (no longer pending: its handler
+    runs). The probe under make ends only then: the hang-up wakes the terminal's readers before the kernel
+    signals make, and a make that reaps its child before it takes the signal fails in its handler ("wait: No
+    child processes", exit 2) instead of dying of the hang-up."""
+    bit = 1 << (signum - 1)
+    end = time.monotonic() + timeout
+    while True:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+        status = dict(line.split(":", 1) for line in lines if ":" in line)
+        if not (int(status["SigPnd"], 16) | int(status["ShdPnd"], 16)) & bit:
+            return
+        assert time.monotonic() < end, f"process {pid} did not take signal {signum} within {timeout} s"
+        time.sleep(0.01)
+
+
 def wait_until_gone(sid: int) -> None:
     """Wait until no process of session ``sid`` is left (asserting it happens within ``GONE`` seconds)."""
     end = time.monotonic() + GONE
@@ -266,8 +287,11 @@ def test_make_does_not_pass_the_hangup_on(folder: Path, env: dict[str, str], ter
     """Why the game must watch its terminal: under make it gets end of input, never SIGHUP."""
     term = Terminal(["make", "-s", f"PYTHON={sys.executable}", "probe"], folder, env)
     terminals.append(term)
-    term.wait_for(b"ready\r\n")
-    term.close()
+    at = term.wait_for(b"ready ")
+    probe = int(term.output[at : term.wait_for(b"\r\n", at) - 2])
+    term.close()  # returns once the kernel has sent make the hang-up (the probe may have seen the end before)
+    taken(term.proc.pid, signal.SIGHUP)
+    os.kill(probe, signal.SIGUSR1)  # only now may the probe end: make waits for it, then dies of the hang-up
     term.reap()
     wait_until_gone(term.proc.pid)
     assert term.proc.returncode == -signal.SIGHUP, "make, the terminal's own process, gets the hang-up"

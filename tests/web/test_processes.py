@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import secrets
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import httpx
 import pytest
 
 from fivedice.web.db import RoomStore
-from tests.web.conftest import Msg, RemoteConn, Server, intent, play_remote, replays
+from fivedice.web.results import HOLD_RECORDING
+from tests.web.conftest import Msg, RemoteConn, Server, intent, play_remote, recorded_rows, replays
 
 POSTGRES = os.environ.get("FIVEDICE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS = os.environ.get("FIVEDICE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -99,6 +101,42 @@ def test_fivedice_db_names_the_file_of_rooms_and_scores_as_for_fivedice_scores(t
     with Store(str(path)) as scores:
         (row,) = scores.high_scores("yacht")
     assert (row.name, row.total) == ("Ann", final["game"]["totals"][0])
+
+
+def told(path: Path, line: str, timeout: float = 60.0) -> None:
+    """Wait until a server writes ``line`` to the file at ``path`` (an AssertionError after ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and line in path.read_text(encoding="utf-8").splitlines()):
+        assert time.monotonic() < deadline, f"the server did not write {line!r} to {path} within {timeout} s"
+        time.sleep(0.05)
+
+
+def test_a_server_killed_while_recording_a_finished_game_records_it_once_after_its_restart(tmp_path: Path) -> None:
+    """SIGKILL between the two writes of a game's recording (its scores, and the room's mark that they are
+    written) loses nothing and doubles nothing: the restarted server finds the finished game not marked as
+    recorded, with nobody connected to its room, and the high scores then hold it exactly once."""
+    path = tmp_path / "rooms.db"
+    held = tmp_path / "held"
+    server = Server(f"sqlite:///{path}", "--seed", "5", env={HOLD_RECORDING: str(held)}, log=tmp_path / "server.log")
+    server.start()
+    try:
+        made = new_room(server, humans=1)
+        code = made["code"]
+        conns = {0: RemoteConn(server.ws, code, made["token"])}
+        start(conns)
+        final = play_remote(conns)
+        conns[0].close()
+        told(held, f"{code} 1")  # the recording waits between its two writes
+        server.kill()  # SIGKILL: no shutdown hook runs
+        assert RoomStore(f"sqlite:///{path}").room(code).recorded == 0  # not marked as written...
+        assert recorded_rows(path, "SELECT count(*) FROM fivedice_games") == [(1,)]  # ... though it was
+        server.env = {}
+        server.start()
+        recorded_rows(path, f"SELECT recorded FROM web_rooms WHERE code = '{code}' AND recorded = 1")
+        rows = recorded_rows(path, "SELECT name, total FROM fivedice_results")
+    finally:
+        server.stop()
+    assert rows == [("Ann", final["game"]["totals"][0])]
 
 
 # -- scale-out on PostgreSQL ---------------------------------------------------------------

@@ -205,8 +205,8 @@ def test_idle_rooms_leave_memory_and_come_back_from_the_database(client: TestCli
 
 
 def test_a_shutdown_lets_a_finished_game_be_written_to_the_high_scores(tmp_path: Path) -> None:
-    """A server stopped just after a game ended still records it: the recording (its claim already committed,
-    so no other process would take it) is waited for, not cancelled with the other background work."""
+    """A server stopped just after a game ended still records it: the recording is waited for, not cancelled
+    with the other background work (else the game would wait for a process's next look for unrecorded games)."""
     from fivedice.storage import Store
 
     url = f"sqlite:///{tmp_path / 'rooms.db'}"
@@ -216,7 +216,7 @@ def test_a_shutdown_lets_a_finished_game_be_written_to_the_high_scores(tmp_path:
         service = client.app.state.service  # type: ignore[attr-defined]
         hints = service.results.extras.hints
 
-        def slow_hints(code: str, game_no: int) -> object:  # the recording's step after its claim
+        def slow_hints(code: str, game_no: int) -> object:  # the recording's step before it writes
             asked.set()
             closing.wait(30)
             return hints(code, game_no)

@@ -34,12 +34,13 @@ from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError
 from fivedice.i18n import _
-from fivedice.rl.fast import Tables, filled_bits
+from fivedice.rl.encoding import Encoder
+from fivedice.rl.fast import Turn, filled_bits
 from fivedice.rl.solitaire import ILLEGAL_MODES, MAX_ILLEGAL, describe_state, resolve_rules, roll_first
-from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout, Options
+from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
 
-__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "fast_options", "win_rewards"]
+__all__ = ["REWARD_MODES", "MultiplayerEnv", "env", "win_rewards"]
 
 REWARD_MODES = ("win", "points")
 """``win``: +1 / -1 at the end, ties for first split; ``points``: points as they are scored."""
@@ -126,22 +127,15 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         self._game = GameState.new(self.rules, tuple(self.possible_agents), starter)
         self._roller = make_roller(None, 0)
         self.np_random = np.random.default_rng()
-        self._tables = Tables.of(self.rules)
-        self._scale = self.layout.scales()
-        self._options: Options = {}
+        self._encoder = Encoder.of(self.layout, scaled)
+        self._tables = self._encoder.tables
         self._seats: dict[int, _Seat] = {}
-        """Each seat's part of the observation, by the identity of its cards (kept in the entry)."""
-        t, at = self._tables, {f.name: f.start for f in self.layout.fields}
-        self._at = at
-        live = np.array(
-            [[[*t.counts[m], *t.sets[m], r] for m in range(len(t.sets))] for r in range(1, self.rules.rolls + 1)],
-            dtype=np.float32,
-        )
-        self._live = [list(by_set) for by_set in live]
-        """The counts, dice and roll fields by roll and multiset."""
+        """Each seat's part of every observation, by the identity of its cards (kept in the entry)."""
         self._positions = {name: i for i, name in enumerate(self.rules.box_names)}
-        self._legal = np.zeros(self.codec.size, dtype=np.int8)
-        """The current seat's action mask (never handed over)."""
+        self._roll: _Roll | None = None
+        """The dice showing, for the current seat (None when none show)."""
+        self._legal = self._encoder.empty
+        """The current seat's action mask (never handed over: copies are)."""
 
     @property
     def game_state(self) -> GameState:
@@ -185,8 +179,6 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         """``agent``'s observation and action mask (all zero when it is not their turn)."""
         seat = self.possible_agents.index(agent)
         observation = self._encode(seat)
-        if self.scaled:
-            observation *= self._scale
         return {"observation": observation, "action_mask": self._mask(seat)}
 
     def step(self, action: ActionIndex | None) -> None:
@@ -251,52 +243,51 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
     def _encode(self, seat: int) -> NDArray[np.float32]:
-        """``ObservationLayout.encode`` of the state for ``seat``, from each seat's cached part."""
-        state, at, b = self._game, self._at, len(self.rules.boxes)
-        out = np.zeros(self.layout.size, dtype=np.float32)
-        live = state.phase is Phase.PLAY and state.dice is not None
-        if live and state.dice is not None:
-            out[: at["round"]] = self._live[state.rolls - 1][self._tables.multiset(state.dice)]
+        """``ObservationLayout.encode`` of the state for ``seat`` (scaled if asked), from each seat's cached part."""
+        state, encoder = self._game, self._encoder
+        out = np.zeros(encoder.size, dtype=np.float32)
+        now = self._roll
+        if now is not None:
+            encoder.show_dice(out, now.rolls, now.multiset)
+            if seat == state.current:
+                encoder.show_scores(out, now.rolls, now.multiset, now.turn, now.special)
         n = len(self.possible_agents)
         views = [self._seat(state, s) for s in range(n)]
         mine = views[seat]
-        out[at["round"]] = min(mine.done + 1, self.rules.rounds)
-        kb = len(mine.filled)
-        out[at["filled"] : at["filled"] + kb] = mine.filled
-        k = len(mine.upper)
-        out[at["upper_total"] : at["upper_total"] + k] = mine.upper
-        out[at["upper_bonus"] : at["upper_bonus"] + k] = mine.bonus
-        out[at["bonus_ready"] : at["bonus_ready"] + k] = mine.ready
-        if live and seat == state.current:
-            scores, positions = at["scores"], self._positions
-            for (card, name), points in self._options.items():
-                out[scores + card * b + positions[name]] = points
-        out[at["totals"] : at["totals"] + n] = [views[(seat + j) % n].total for j in range(n)]
+        out[mine.head] = mine.values[mine.head]
+        out[mine.tail] = mine.values[mine.tail]
+        encoder.show_totals(out, [views[(seat + j) % n].total for j in range(n)])
         return out
 
     def _seat(self, state: GameState, seat: int) -> _Seat:
         cards = state.cards[seat]
         known = self._seats.get(seat)
         if known is None or known.cards is not cards:
-            filled = [0.0 if e is None else 1.0 for card in cards for e in card.entries]
-            ready = [1.0 if card.is_extra_yahtzee((1,) * self.rules.dice) else 0.0 for card in cards]
+            encoder, at = self._encoder, self._encoder.at
+            values = np.zeros(encoder.size, dtype=np.float32)
+            bits = filled_bits(cards)
+            encoder.show_filled(values, bits)
+            encoder.show_round(values, bits.bit_count())
+            for k, card in enumerate(cards):
+                encoder.show_card(values, k, card.upper_total, encoder.yahtzee_of(card.entries))
             known = self._seats[seat] = _Seat(
                 cards,
-                filled,
-                [card.upper_total for card in cards],
-                [card.upper_bonus for card in cards],
-                ready,
+                values,
+                slice(at["round"], at["scores"]),
+                slice(at["upper_total"], at["totals"]),
                 sum(card.total for card in cards),
-                filled_bits(cards),
-                int(sum(filled)),
+                bits,
             )
         return known
 
     def _play(self, state: GameState, intent: Action) -> GameState:
         """The engine's transition for a legal intent (the engine verifies the completed record, the
-        points of a score included: those come from the state's options)."""
-        if isinstance(intent, Score):
-            return state.apply(Score(intent.box, intent.card, self._options[(intent.card, intent.box)]))
+        points of a score included: those come from the tables, or the engine's options for five alike)."""
+        if isinstance(intent, Score) and self._roll is not None:
+            now = self._roll
+            j = intent.card * len(self._positions) + self._positions[intent.box]
+            points = now.special[j] if now.special is not None else self._tables.flat[now.rolls - 1][now.multiset][j]
+            return state.apply(Score(intent.box, intent.card, points))
         rolled = None
         if isinstance(intent, Roll):
             rolled = self._roller.roll(state.rolled_count(intent))
@@ -308,60 +299,49 @@ class MultiplayerEnv(AECEnv):  # type: ignore[misc]
         return self._legal.copy()
 
     def _refresh(self) -> None:
-        """The options and action mask of the state (once per state), and every agent's info."""
-        state = self._game
-        live = state.phase is Phase.PLAY and state.dice is not None
-        bits = self._seat(state, state.current).bits if live else None
-        self._options = fast_options(self._tables, state, bits)
-        legal = np.zeros(self.codec.size, dtype=np.int8)
+        """The dice and action mask of the state (once per state), and every agent's info."""
+        state, t = self._game, self._tables
         if state.phase is Phase.PLAY and state.dice is not None:
-            if state.rolls < self.rules.rolls:
-                legal[1 : self.codec.rerolls] = 1
-            b, positions = len(self.rules.boxes), self._positions
-            legal[[self.codec.rerolls + card * b + positions[name] for card, name in self._options]] = 1
-        self._legal = legal
+            m = t.multiset(state.dice)
+            turn = t.turn(self._seat(state, state.current).bits)
+            special = None
+            if t.five[m]:  # the Joker rule and the extra-Yahtzee bonus: the engine's answer
+                b, positions = t.boxes, self._positions
+                special = {card * b + positions[name]: p for (card, name), p in state.options().items()}
+            self._roll = _Roll(state.rolls, m, turn, special)
+            self._legal = self._encoder.mask(state.rolls, turn, special)
+        else:
+            self._roll = None
+            self._legal = self._encoder.empty
         for a in self.agents:
             self.infos[a] = {"action_mask": self._mask(self.possible_agents.index(a))}
             if self.state_info:
                 self.infos[a]["state"] = state
 
 
+class _Roll(NamedTuple):
+    """The dice showing: the turn's roll, their multiset, the current seat's :class:`Turn` and the engine's
+    options for five alike (``{card * boxes + box: points}``), as :class:`~fivedice.rl.encoding.Encoder` takes."""
+
+    rolls: int
+    multiset: int
+    turn: Turn
+    special: dict[int, int] | None
+
+
 class _Seat(NamedTuple):
     """One seat's part of every observation, for its cards ``cards``."""
 
     cards: tuple[Scorecard, ...]
-    filled: list[float]
-    upper: list[int]
-    bonus: list[int]
-    ready: list[float]
+    values: NDArray[np.float32]
+    """An observation holding the seat's round, filled boxes and cards' fields (as it sees them)."""
+    head: slice
+    """The round and filled fields."""
+    tail: slice
+    """The upper totals, upper bonuses and extra-Yahtzee readiness."""
     total: int
     bits: int
     """:func:`filled_bits` of the cards."""
-    done: int
-    """How many boxes are filled."""
-
-
-def fast_options(tables: Tables, state: GameState, filled: int | None = None) -> Options:
-    """``state.options()``, from the rule set's tables unless five alike show (the engine's answer then).
-    ``filled``: the current player's filled boxes as a bit set (``card * boxes + box``), if known.
-
-    >>> from fivedice import rules
-    >>> from fivedice.engine.actions import Roll
-    >>> state = GameState.new(rules.get("yacht"), ("a", "b"), starter=0).apply(Roll((), (6, 6, 6, 2, 2)))
-    >>> fast_options(Tables.of(state.rules), state) == state.options()
-    True
-    """
-    dice = state.dice
-    if state.phase is not Phase.PLAY or dice is None:
-        return {}
-    m = tables.multiset(dice)
-    if tables.five[m]:
-        return state.options()
-    b = tables.boxes
-    if filled is None:
-        filled = filled_bits(state.cards[state.current])
-    legal, row, names = tables.turn(filled).legal, tables.flat[state.rolls - 1][m], state.rules.box_names
-    return {(j // b, names[j % b]): p for j, p in enumerate(row) if legal >> j & 1}
 
 
 def env(**kwargs: Any) -> Any:

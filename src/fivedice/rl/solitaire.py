@@ -41,6 +41,7 @@ from fivedice.engine.render import score_table
 from fivedice.engine.state import GameState, Phase
 from fivedice.errors import IllegalActionError, RuleSetError
 from fivedice.i18n import _
+from fivedice.rl.encoding import Encoder
 from fivedice.rl.fast import FastGame, Tables, draw
 from fivedice.rl.spaces import ActionCodec, ActionIndex, EnvSetupError, ObservationLayout
 from fivedice.rules import RuleSet
@@ -162,33 +163,13 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
         self._max_rolls = self.rules.rolls
         self._rounds = self.rules.rounds
         self._names = self.rules.box_names
-        self._fields_at()
+        self._encoder = Encoder.of(self.layout, scaled)
         self._obs = np.zeros(self.layout.size, dtype=np.float32)
         """The observation, kept up to date in place; each step hands over a copy."""
-        self._scores = self._obs[self._at["scores"] : self._at["scores"] + len(self.rules.cards) * self._boxes]
-        self._mask = self._empty
+        self._view = self._encoder.bind(self._obs)
+        self._mask = self._encoder.empty
         """The action mask now (shared with the tables: never handed over)."""
         self._redraw()
-
-    def _fields_at(self) -> None:
-        """Offsets and the scale (1 when unscaled) of the observation's fields, and the tables
-        of its dice part (counts, dice and roll) and its scores, by roll and multiset."""
-        layout, t = self.layout, self._tables
-        self._at = {f.name: f.start for f in layout.fields}
-        scale = layout.scales() if self.scaled else np.ones(layout.size, dtype=np.float32)
-        self._scale = {f.name: float(scale[f.start]) for f in layout.fields}
-        """Each field's factor: multiplying a whole number by it in float64 is exact, so it gives
-        the float32 product exactly."""
-        live = self._at["round"]
-        rows = np.array(
-            [[[*t.counts[m], *t.sets[m], r] for m in range(len(t.sets))] for r in range(1, self._max_rolls + 1)],
-            dtype=np.float32,
-        )
-        rows *= scale[:live]
-        self._live = [list(by_set) for by_set in rows]
-        points = np.array(t.flat, dtype=np.float32) * np.float32(self._scale["scores"])
-        self._points = [list(by_set) for by_set in points]
-        self._empty = np.zeros(self._size, dtype=np.int8)
 
     @property
     def _np_random(self) -> np.random.Generator | None:
@@ -274,7 +255,7 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
             if action == 0 or game.rolls >= self._max_rolls:
                 return self._refuse(action)
             game.reroll_mask(action)
-            self._show_roll()
+            self._mask = self._view.roll(game.rolls, game.multiset, game.turn, game.special)
             reward = 0.0
         else:
             j = action - self._rerolls
@@ -286,7 +267,7 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
             self._show_score(j, card)
             if not game.over:
                 game.first_roll()
-                self._show_roll()
+                self._mask = self._view.roll(game.rolls, game.multiset, game.turn, game.special)
         info: dict[str, Any] = {"action_mask": self._mask.copy()}  # the caller may keep or change it
         if self.state_info:
             info["state"] = self.game_state
@@ -318,61 +299,29 @@ class SolitaireEnv(gymnasium.Env[NDArray[Any], np.int64]):
     # filled boxes and the cards' totals with each score.
     def _redraw(self) -> None:
         """Write the whole observation of the game (after a reset)."""
-        game, obs, at = self._game, self._obs, self._at
+        game, obs, encoder = self._game, self._obs, self._encoder
         obs[:] = 0
-        filled = at["filled"]
-        for j in range(len(self.rules.cards) * self._boxes):
-            if game.filled >> j & 1:
-                obs[filled + j] = 1.0
+        encoder.show_filled(obs, game.filled)
+        y = game.tables.yahtzee
         for k in range(len(self.rules.cards)):
-            self._show_card(k)
-        self._mask = self._empty
-        self._show_round()
+            encoder.show_card(obs, k, game.upper[k], game.entries[k][y] if y >= 0 else None)
+        encoder.show_totals(obs, (game.total,))
+        encoder.show_round(obs, game.count)
+        self._mask = encoder.empty
         if game.dice is not None and not game.over:
             self._show_roll()
 
-    def _show_round(self) -> None:
-        game = self._game
-        self._obs[self._at["round"]] = min(game.count + 1, self._rounds) * self._scale["round"]
-
     def _show_roll(self) -> None:
-        game, obs = self._game, self._obs
-        r = game.rolls
-        obs[: self._at["round"]] = self._live[r - 1][game.multiset]
-        special = game.special
-        turn = game.turn
-        if special is None:
-            np.multiply(self._points[r - 1][game.multiset], turn.open, self._scores)
-            self._mask = turn.mask_roll if r < self._max_rolls else turn.mask_last
-            return
-        mask = np.zeros(self._size, dtype=np.int8)
-        if r < self._max_rolls:
-            mask[1 : self._rerolls] = 1
-        self._scores[:] = 0
-        s = self._scale["scores"]
-        for j, points in special.items():
-            self._scores[j] = points * s
-            mask[self._rerolls + j] = 1
-        self._mask = mask
-
-    def _show_card(self, k: int) -> None:
-        game, rules, obs, at, scale = self._game, self.rules, self._obs, self._at, self._scale
-        y = game.tables.yahtzee
-        upper = game.upper[k]
-        obs[at["upper_total"] + k] = upper * scale["upper_total"]
-        obs[at["upper_bonus"] + k] = rules.upper_bonus_for(upper) * scale["upper_bonus"]
-        obs[at["bonus_ready"] + k] = 1.0 if rules.yahtzee_bonus and y >= 0 and game.entries[k][y] else 0.0
-        obs[at["totals"]] = game.total * scale["totals"]
+        game = self._game
+        self._mask = self._view.roll(game.rolls, game.multiset, game.turn, game.special)
 
     def _show_score(self, j: int, card: int) -> None:
-        game, obs = self._game, self._obs
-        obs[self._at["filled"] + j] = 1.0
-        self._show_card(card)
-        self._show_round()
+        game = self._game
+        y = game.tables.yahtzee
+        self._view.score(j, card, game.upper[card], game.entries[card][y] if y >= 0 else None, game.total, game.count)
         if game.over:
-            obs[: self._at["round"]] = 0
-            self._scores[:] = 0
-            self._mask = self._empty
+            self._encoder.hide_roll(self._obs)
+            self._mask = self._encoder.empty
 
     def _refuse(self, action: int) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         state = self.game_state

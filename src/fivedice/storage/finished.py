@@ -32,15 +32,22 @@ class Recorded:
     new_best: bool
 
 
-def record_finished(store: Store, table: Table, source: str, places: Mapping[int, int] | None = None) -> Recorded:
+def record_finished(
+    store: Store,
+    table: Table,
+    source: str,
+    places: Mapping[int, int] | None = None,
+    origin: str | None = None,
+) -> Recorded:
     """Put the finished game of ``table`` into the high scores and history (its seats' levels, hints, undo
     count, challenge and whole save) as played through ``source`` (``plain``, ``terminal``, ``web``); says
     whether a player alone (the players :func:`~fivedice.table.challenge.aim_kind` gives a goal) now has
     their best total under these rules. ``places``: seats whose place is not the engine's (a web room's
-    forfeits). Raises a one-sentence :class:`StoreError`, storing nothing."""
+    forfeits); ``origin``: where the game was played, recorded once however often this is called (see
+    :meth:`Store.record_game`). Raises a one-sentence :class:`StoreError`, storing nothing."""
     if not table.is_over:
         raise StoreError(_("Only a finished game can be recorded; this one is still being played."))
-    game_id = store.record_table(table, source=source, places=places)
+    game_id = store.record_table(table, source=source, places=places, origin=origin)
     new_best = False
     if aim_kind(table) is not None:
         with contextlib.suppress(StoreError):  # the game is stored; the comparison is a nicety

@@ -96,7 +96,14 @@ def _v2_to_v3(conn: Connection) -> None:
     op.create_index("ix_fivedice_games_challenge", "fivedice_games", ["challenge"])
 
 
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+def _v3_to_v4(conn: Connection) -> None:
+    """Games gain their unique origin (older games: none), so that a game recorded again is stored once."""
+    op = _operations(conn)
+    op.add_column("fivedice_games", Column("origin", String(96), nullable=True))
+    op.create_index("ux_fivedice_games_origin", "fivedice_games", ["origin"], unique=True)
+
+
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 """``STEPS[n]`` upgrades a version-``n`` database to version ``n + 1``."""
 
 

@@ -1,4 +1,4 @@
-"""The store's tables (schema version 3) and the frozen definition of version 1.
+"""The store's tables (schema version 4) and the frozen definition of version 1.
 
 Every table name starts with ``fivedice_`` so the store can share a database with
 other subsystems (the web server keeps its rooms in its own tables).
@@ -12,6 +12,8 @@ Version history:
    new tables ``fivedice_profiles`` (remembered players) and ``fivedice_settings``.
 3. Games gain ``undos`` (how many times undo was used; 0 for older games) and ``challenge``
    (the challenge code, for challenge leaderboards).
+4. Games gain ``origin``: where the game was played, unique (a web room's code, creation and game number),
+   so that recording the same game again stores nothing (a web server killed while recording retries).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from sqlalchemy import (
 
 __all__ = ["SCHEMA_VERSION", "games", "metadata", "profiles", "results", "settings", "v1_metadata", "version"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The schema version this code writes; older databases are upgraded on open."""
 
 metadata = MetaData()
@@ -56,8 +58,11 @@ games = Table(
     # version 3
     Column("undos", Integer, nullable=False, server_default="0"),
     Column("challenge", String(64), nullable=True),
+    # version 4
+    Column("origin", String(96), nullable=True),
     Index("ix_fivedice_games_rules", "rules_name"),
     Index("ix_fivedice_games_challenge", "challenge"),
+    Index("ux_fivedice_games_origin", "origin", unique=True),
 )
 
 results = Table(

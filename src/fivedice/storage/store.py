@@ -18,9 +18,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, delete, func, insert, inspect, select, update
+from sqlalchemy import Connection, Engine, create_engine, delete, func, insert, inspect, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from fivedice.engine import saves
@@ -260,6 +260,7 @@ class Store:
         challenge: str | None = None,
         save_json: str | None = None,
         places: Mapping[int, int] | None = None,
+        origin: str | None = None,
     ) -> int:
         """Store a finished game with its full move log; returns its id.
 
@@ -267,7 +268,8 @@ class Store:
         ``losses`` seats to ``(expected points lost, decisions)`` from a game analysis;
         ``undos`` counts the undos used and ``challenge`` is the challenge code, if any;
         ``places`` each seat's place where it is not the engine's (a web room ranks a seat that forfeited
-        after the others).
+        after the others); ``origin`` where it was played, unique: a game of an ``origin`` stored already is
+        not stored again (its id is returned), so a recording that may have been cut short can be retried.
         """
         state = game.state
         if not state.is_over:
@@ -308,23 +310,40 @@ class Store:
                     "decisions": None if loss is None else int(loss[1]),
                 }
             )
-        with self._guard(), self.engine.begin() as conn:
-            game_id = conn.execute(
-                insert(games)
-                .values(
-                    played_at=now,
-                    rules_name=game.rules.name,
-                    rules_spec=game.rules.spec,
-                    players=len(game.players),
-                    source=source,
-                    save_json=save_json if save_json is not None else saves.dumps(game),
-                    undos=undos,
-                    challenge=challenge,
-                )
-                .returning(games.c.id)
-            ).scalar_one()
-            conn.execute(insert(results), [{**r, "game_id": game_id} for r in rows])
+        values = {
+            "played_at": now,
+            "rules_name": game.rules.name,
+            "rules_spec": game.rules.spec,
+            "players": len(game.players),
+            "source": source,
+            "save_json": save_json if save_json is not None else saves.dumps(game),
+            "undos": undos,
+            "challenge": challenge,
+            "origin": origin,
+        }
+        with self._guard():
+            try:
+                with self.engine.begin() as conn:
+                    stored = self._game_from(conn, origin)
+                    if stored is not None:
+                        return stored
+                    game_id = conn.execute(insert(games).values(values).returning(games.c.id)).scalar_one()
+                    conn.execute(insert(results), [{**r, "game_id": game_id} for r in rows])
+            except IntegrityError:  # the same origin stored at the same moment (another process's retry)
+                with self.engine.connect() as conn:
+                    stored = self._game_from(conn, origin)
+                if stored is None:
+                    raise
+                return stored
         return int(game_id)
+
+    @staticmethod
+    def _game_from(conn: Connection, origin: str | None) -> int | None:
+        """The id of the game stored from ``origin`` (None: no such game, or no origin)."""
+        if origin is None:
+            return None
+        found = conn.execute(select(games.c.id).where(games.c.origin == origin)).scalar()
+        return None if found is None else int(found)
 
     def record_table(
         self,
@@ -333,10 +352,11 @@ class Store:
         source: str = "terminal",
         losses: Mapping[int, tuple[float, int]] | None = None,
         places: Mapping[int, int] | None = None,
+        origin: str | None = None,
     ) -> int:
         """Store a finished game of a :class:`~fivedice.table.Table`: its seats' levels, hints, undo count,
-        challenge and the whole table save (dice tape included); returns its id. ``places``: as in
-        :meth:`record_game`."""
+        challenge and the whole table save (dice tape included); returns its id. ``places`` and ``origin``: as
+        in :meth:`record_game`."""
         computer = {i: s.level or "greedy" for i, s in enumerate(table.seats) if s.is_computer}
         return self.record_game(
             table.game,
@@ -348,6 +368,7 @@ class Store:
             challenge=table.challenge,
             save_json=json.dumps(table.to_data()),
             places=places,
+            origin=origin,
         )
 
     def record_analysis(self, game_id: int, losses: Mapping[int, tuple[float, int]]) -> None:

@@ -434,12 +434,26 @@ class RoomStore:
             raise room_not_found(code)
         return int(found)
 
-    def claim_record(self, code: str, game_no: int) -> bool:
-        """Claim the recording of game ``game_no`` into the high scores; True for exactly one caller."""
+    def is_recorded(self, code: str, game_no: int) -> bool:
+        """Whether game ``game_no`` of the room is marked as written to the high scores (:meth:`mark_recorded`)."""
         r = self.tables.rooms
         with self.engine.begin() as conn:
-            result = conn.execute(update(r).where(r.c.code == code, r.c.recorded < game_no).values(recorded=game_no))
-            return bool(result.rowcount == 1)
+            found = conn.execute(select(r.c.recorded).where(r.c.code == code)).scalar()
+        return found is not None and found >= game_no
+
+    def mark_recorded(self, code: str, game_no: int) -> None:
+        """Mark game ``game_no`` of the room as written to the high scores: only once it is (a process killed
+        before leaves it unmarked, and it is recorded again: the score store keeps a game once, by its origin)."""
+        r = self.tables.rooms
+        with self.engine.begin() as conn:
+            conn.execute(update(r).where(r.c.code == code, r.c.recorded < game_no).values(recorded=game_no))
+
+    def unrecorded(self, limit: int = 200) -> list[str]:
+        """Invite codes of the rooms whose finished game is not marked as written to the high scores."""
+        r = self.tables.rooms
+        query = select(r.c.code).where(r.c.status == RoomStatus.OVER, r.c.recorded < r.c.game_no).limit(limit)
+        with self.engine.begin() as conn:
+            return list(conn.execute(query).scalars())
 
     # -- the processes sharing the database ---------------------------------------------
     def claim_pubsub(self, name: str, now: float, window: float) -> str:

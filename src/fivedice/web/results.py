@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -29,9 +30,23 @@ from fivedice.web.lobby import RoomExtras
 from fivedice.web.rooms import Room
 from fivedice.web.timeouts import final_places
 
-__all__ = ["Results", "hint_data"]
+__all__ = ["HOLD_RECORDING", "Results", "hint_data", "origin"]
 
 log = logging.getLogger("fivedice.web")
+HOLD_RECORDING = "FIVEDICE_TEST_HOLD_RECORDING"
+"""For the tests only: the environment variable naming a file to which a recording appends ``<code> <game_no>``
+when it reaches the point between its two writes, where it then waits until the process is killed."""
+
+
+async def _hold(code: str, game_no: int) -> None:
+    """Stop the recording of ``code``'s game ``game_no`` between its two writes (the scores, the room's mark)
+    where :data:`HOLD_RECORDING` asks it to (a test then kills the process there)."""
+    path = os.environ.get(HOLD_RECORDING)
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as told:
+        told.write(f"{code} {game_no}\n")
+    await asyncio.Event().wait()
 
 
 class Results:
@@ -60,19 +75,27 @@ class Results:
         self._opening = threading.Lock()
 
     async def record(self, room: Room) -> bool:
-        """Put a finished game into the high scores and history (exactly one process claims it), with its
-        computer levels, hints, undo count and challenge code; False if it could not be recorded."""
+        """Put a finished game into the high scores and history, with its computer levels, hints, undo count
+        and challenge code; False if it could not be recorded.
+
+        Exactly once, whoever records it and whenever a process is killed: the game is written first, under
+        its origin (:func:`origin`: the score store keeps one game per origin), then the room marked as
+        recorded. A game written but not marked (its process killed between the two) is found unmarked
+        after a restart (:func:`fivedice.web.upkeep.record_missed`) and recorded again, which stores nothing."""
         table = room.table
         if table is None or not table.is_over:
             room.flags.recording = False
             return False
-        game_no = room.row.game_no
+        row = room.row
+        game_no = row.game_no
         try:
-            if not await self.db(self.store.claim_record, room.code, game_no):
-                return True  # another process (or an earlier call) has it
+            if await self.db(self.store.is_recorded, room.code, game_no):
+                return True  # another process (or an earlier call) wrote it
             table.hints = await self.db(self.extras.hints, room.code, game_no)  # asked through any process
             places = final_places(room.policy, table)  # a seat that forfeited ranks after the others
-            await asyncio.to_thread(self._record_sync, table, places)
+            await asyncio.to_thread(self._record_sync, table, places, origin(room.code, row.created, game_no))
+            await _hold(room.code, game_no)
+            await self.db(self.store.mark_recorded, room.code, game_no)
             return True
         except Exception as exc:
             log.warning("could not record room %s game %d in the high scores: %s", room.code, game_no, exc)
@@ -118,8 +141,8 @@ class Results:
         room.aim_at(best)
         return True
 
-    def _record_sync(self, table: Table, places: dict[int, int]) -> None:
-        record_finished(self.score_store(), table, "web", places)
+    def _record_sync(self, table: Table, places: dict[int, int], where: str) -> None:
+        record_finished(self.score_store(), table, "web", places, where)
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the
@@ -246,6 +269,12 @@ class Results:
             }
             for r in rows
         ]
+
+
+def origin(code: str, created: float, game_no: int) -> str:
+    """Where a web game was played, as the score store keeps it (once): its room's invite code and creation
+    (a code may be dealt again once its room expired) and the game's number in the room."""
+    return f"web:{code}:{round(created * 1000)}:{game_no}"
 
 
 def _account_names(store: RoomStore, names: list[str]) -> set[str]:

@@ -6,12 +6,15 @@ players of processes it has not heard of for ``presence_ttl`` (a killed process'
 offline). Every ``sweep_every`` seconds it deletes the rooms whose game ended more than
 ``finished_expiry`` seconds ago or that waited in the lobby unchanged for ``idle_expiry`` seconds, after
 their finished game went into the high scores and history; rooms with someone connected are kept, and a
-room with a game in play never expires (its turns may wait days, :mod:`fivedice.web.timeouts`).
+room with a game in play never expires (its turns may wait days, :mod:`fivedice.web.timeouts`). At start
+and before every sweep it records the finished games not marked as written to the high scores (a process
+killed while recording them): :func:`record_missed`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -21,7 +24,7 @@ from fivedice.web.db import RoomStatus
 if TYPE_CHECKING:
     from fivedice.web.service import RoomService
 
-__all__ = ["expire_rooms", "heartbeat", "heartbeats", "sweeps"]
+__all__ = ["expire_rooms", "heartbeat", "heartbeats", "record_missed", "sweeps"]
 
 log = logging.getLogger("fivedice.web")
 
@@ -52,13 +55,32 @@ async def heartbeat(service: RoomService) -> None:
 
 
 async def sweeps(service: RoomService) -> None:
-    """Run :func:`expire_rooms` forever."""
+    """Run :func:`record_missed` at once, then it and :func:`expire_rooms` every ``sweep_every`` seconds."""
     while True:
+        try:
+            await record_missed(service)
+        except FiveDiceError as exc:
+            log.warning("the look for finished games missing from the high scores was skipped: %s", exc)
         await asyncio.sleep(service.limits.sweep_every)
         try:
             await expire_rooms(service)
         except FiveDiceError as exc:
             log.warning("room expiry skipped: %s", exc)
+
+
+async def record_missed(service: RoomService) -> list[str]:
+    """Start recording the finished games not marked as written to the high scores (see
+    :meth:`~fivedice.web.results.Results.record`: their process was killed between writing and marking, or
+    the score store failed), whoever else records them too: a room brought up to date whose finished game is
+    unmarked is recorded (:meth:`~fivedice.web.service.RoomService.fresh`). Returns their invite codes."""
+    if not service.scores:
+        return []
+    codes = await service.db(service.store.unrecorded)
+    for code in codes:
+        with contextlib.suppress(FiveDiceError):  # logged by service.db; the next sweep tries again
+            room = service.rooms.get(code)
+            await (service.room(code) if room is None else service.fresh(room))
+    return codes
 
 
 async def expire_rooms(service: RoomService) -> list[str]:
