@@ -303,6 +303,13 @@ class Room:
         """Book-keeping for a move already carried out on :attr:`table`: sequence and turn clocks."""
         self.line.note(move)
 
+    def lose(self, row: RoomRow) -> None:
+        """A write that seemed done was rolled back after all (its group's commit failed): the room is at ``row``
+        (as before that write: its snapshot, if made, is the one still shown) and its table is rebuilt at the next
+        refresh."""
+        self.row = row
+        self.invalidate()
+
     def invalidate(self) -> None:
         """Force a full reload at the next refresh (after a write that may have half-applied)."""
         self.line.stale = True

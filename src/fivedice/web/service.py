@@ -151,7 +151,8 @@ class RoomService(Connections, RoomOperations):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.writes = Writes(store)
         """The write transaction of every change (on the driver's connection: see :mod:`fivedice.web.writes`)."""
-        self.executor = Workers(1 if store.is_sqlite else 8, "fivedice-db")
+        self.executor = Workers(1 if store.is_sqlite else 8, "fivedice-db", self.writes.group)
+        """The database's worker threads; on SQLite the writes queued together are one transaction."""
         self.warned: set[str] = set()
         self.refused: dict[str, str] = {}
         """Rooms told that a preparation their computer needs was refused (over the budget), and the sentence."""
@@ -194,10 +195,11 @@ class RoomService(Connections, RoomOperations):
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+    async def db(self, fn: Callable[..., T], *args: Any, write: bool = False) -> T:
         """Run a database call in a worker thread; a database error becomes a one-sentence
         :class:`~fivedice.web.errors.StoreError` (logged), and a call that waited for the worker longer
-        than the database time bound fails at once without touching the database."""
+        than the database time bound fails at once without touching the database. ``write``: a :meth:`_write`,
+        which may share one transaction with the others queued (see :class:`~fivedice.web.worker.Workers`)."""
         queued = time.monotonic()
         timeout = self.limits.db_timeout
 
@@ -215,7 +217,7 @@ class RoomService(Connections, RoomOperations):
 
         try:
             # in the caller's context: its language, for the one-sentence errors raised in there
-            return await self.executor.run(run)
+            return await self.executor.run(run, grouped=write)
         except DBAPIError as exc:
             error = store_error(exc, timeout)
             log.warning("database call %s failed: %s (%s)", getattr(fn, "__name__", fn), error, exc.orig)
@@ -266,7 +268,7 @@ class RoomService(Connections, RoomOperations):
         """One transaction (:mod:`fivedice.web.writes`): lock and advance the version this process holds (else
         first refresh the room from the database), check the sender's ``expected`` version, decide, append the
         move; then update the room in memory."""
-        now = self.clock()
+        now, start = self.clock(), room.row
         try:
             with self.writes.begin(room.code) as tx:
                 row = room.row
@@ -312,6 +314,7 @@ class RoomService(Connections, RoomOperations):
             raise
         seats: dict[str, Any] = {} if change.seats is None else {"seats": change.seats}  # one copy of the row
         new = dataclasses.replace(row, version=row.version + 1, updated=now, **change.values, **seats)
+        self.writes.on_lost(partial(room.lose, start))  # if a group's commit fails after all
         if new.game_no != row.game_no:
             room.load(new, [])
         else:
@@ -340,7 +343,7 @@ class RoomService(Connections, RoomOperations):
         async with room.lock:
             before, done = room.version, None
             try:
-                change = await self.db(self._write, room, seat, by, decide, expected)
+                change = await self.db(self._write, room, seat, by, decide, expected, write=True)
                 record = self._mark_recording(room)  # before anyone hears the game is over
                 done = ack
             finally:  # even a refused request may have brought news from another process
