@@ -25,7 +25,6 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from fivedice.dice import DiceRoller, RandomRoller
@@ -249,19 +248,26 @@ class RoomService(Connections, RoomOperations):
             row = self.store.room(code, conn, lock="share")
             return row, self.store.moves(code, row.game_no, 0, conn)
 
-    def _refresh(self, room: Room, conn: Connection | None = None, row: RoomRow | None = None) -> bool:
-        """Bring ``room`` up to date with the database; True if anything changed."""
-        if conn is None:
-            with self.store.engine.begin() as c:
-                return self._refresh(room, c)
-        if row is None:
+    def _refresh(self, room: Room) -> bool:
+        """Bring ``room`` up to date with the database; True if anything changed. On SQLite in one read-only
+        transaction on the driver's connection (a consistent snapshot), elsewhere with the room's row locked
+        (shared), so the moves read agree with the version read."""
+        if self.store.is_sqlite:
+            with self.writes.read(room.code) as tx:
+                return self._bring(room, tx.room(), tx.moves)
+        with self.store.engine.begin() as conn:
             row = self.store.room(room.code, conn, lock="share")
+            return self._bring(room, row, partial(self.store.moves, room.code, conn=conn))
+
+    @staticmethod
+    def _bring(room: Room, row: RoomRow, moves: Callable[[int, int], list[MoveRow]]) -> bool:
+        """Bring ``room`` to the stored ``row``, reading the ``moves(game_no, after)`` it lacks."""
         if row.version == room.version and not room.stale:
             return False
         if room.needs_reload(row):
-            room.load(row, self.store.moves(room.code, row.game_no, 0, conn))
+            room.load(row, moves(row.game_no, 0))
         else:
-            room.apply(row, self.store.moves(room.code, row.game_no, room.seq, conn))
+            room.apply(row, moves(row.game_no, room.seq))
         return True
 
     def _write(self, room: Room, seat: int, by: str, decide: Decide, expected: int | None = None) -> Change:

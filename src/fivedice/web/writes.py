@@ -134,6 +134,27 @@ class Writes:
         finally:
             pooled.close()
 
+    @contextmanager
+    def read(self, code: str) -> Iterator[WriteTx]:
+        """A read-only transaction on room ``code`` (SQLite: deferred, so it takes no write lock and reads one
+        consistent snapshot of the database), with the same compiled statements; rolled back when it ends."""
+        pooled = self.store.engine.raw_connection()
+        driver: Any = pooled.driver_connection
+        try:
+            try:
+                sqlite_busy(pooled.info, driver, self.store.timeout)
+                driver.execute("BEGIN")
+                yield WriteTx(self, driver, code)
+            finally:
+                with contextlib.suppress(self.error):
+                    driver.rollback()
+        except self.error as exc:
+            if self.store.engine.dialect.is_disconnect(exc, driver, None):
+                pooled.invalidate(exc)
+            raise self.wrapped(exc) from exc
+        finally:
+            pooled.close()
+
     def wrapped(self, exc: BaseException) -> BaseException:
         """A driver error as SQLAlchemy's ``DBAPIError`` (as a ``Connection`` raises it)."""
         return DBAPIError.instance(None, None, exc, self.error, hide_parameters=True)
