@@ -2,7 +2,7 @@
 expectation play, and the ``win`` level against ``optimal`` in paired two-player games.
 
     nice .venv/bin/python bench/chances.py [--rules yahtzee] [--targets 200,250,300] [--duel-games 100000]
-        [--reach-games 20000] [--workers 2] [--no-tables]
+        [--reach-games 20000] [--workers 2] [--no-tables] [--versus-exact 5000]
 
 Prints figures, asserts nothing. Tables are built afresh into a temporary cache (timed), except
 with ``--cache DIR``. Once built (in memory or the cache), ``target:T`` and ``win`` play from them
@@ -37,6 +37,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--cache", default=None, help="use this cache folder (tables found there are not rebuilt)")
     parser.add_argument("--no-tables", action="store_true", help="build no table: the levels play the fast chances")
+    parser.add_argument(
+        "--versus-exact",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="the fast chances' target:T against exact threshold play on the same dice, GAMES per target "
+        "(builds one exact table, for the largest target, after the fast games)",
+    )
+    parser.add_argument(
+        "--duel-versus-exact",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="the duel with the fast chances' win, then (after building the exact beat table) with the exact win, "
+        "on the same dice: each one's gain over optimal and their paired gap",
+    )
     args = parser.parse_args()
     os.environ["FIVEDICE_CACHE_DIR"] = args.cache or tempfile.mkdtemp(prefix="fivedice-chances-")
 
@@ -48,6 +64,10 @@ def main() -> None:
     targets = [int(t) for t in args.targets.split(",") if t.strip()]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; rules {rs.spec}", flush=True)
 
+    if args.versus_exact:
+        versus_exact(rs, targets, args.versus_exact, args.seed, args.workers)
+    if args.duel_versus_exact:
+        duel_versus_exact(rs, args.duel_versus_exact, args.block, args.seed, args.workers)
     exact = {} if args.no_tables else tables(rs, targets)
 
     # -- reach -----------------------------------------------------------------------------------
@@ -76,6 +96,79 @@ def main() -> None:
     if games:
         prepare(["win"], rs)
         duel(rs, games, args.block, args.seed, args.workers)
+
+
+def versus_exact(rs: Any, targets: list[int], n: int, seed: int, workers: int | None) -> None:
+    """Reach of ``target:T`` with the fast chances against exact threshold play, paired on the same dice (the
+    simulator's per-game seeds): the fast games first, then one exact table covering every target (its cap
+    serves each smaller target exactly), then the exact games. The paired difference's interval is far
+    narrower than either share's, since the two players differ only where their best options do."""
+    from fivedice.players.solved import solver_for
+    from fivedice.services.sim import simulate, wilson
+    from fivedice.solver.chances import STEP, chance_table, is_ready
+
+    solver = solver_for(rs)
+    cap = max(STEP, -(-max(targets) // STEP) * STEP)
+    assert not is_ready(solver, cap), "an exact table is at hand: the fast games would play exact"
+    t0 = time.process_time()
+    fast = {t: simulate(rs, [f"target:{t}"], n, seed, workers=workers).totals[:, 0] >= t for t in targets}
+    print(f"fast chances: {n:,} games x {len(targets)} targets in {time.process_time() - t0:.0f} s CPU", flush=True)
+    t0 = time.process_time()
+    table = chance_table(solver, cap)
+    print(f"exact table T={cap}: {table.seconds:.0f} s ({table.source}), {table.size_bytes / 1e6:.1f} MB", flush=True)
+    for t in targets:
+        exact = simulate(rs, [f"target:{t}"], n, seed, workers=workers).totals[:, 0] >= t
+        diff = fast[t].astype(float) - exact.astype(float)
+        half = 1.96 * float(diff.std()) / math.sqrt(n)
+        a, b = float(fast[t].mean()), float(exact.mean())
+        (alo, ahi), (blo, bhi) = wilson(a, n), wilson(b, n)
+        print(
+            f"reach {t}, fast vs exact on the same dice: {100 * a:5.2f}% ({100 * alo:5.2f}-{100 * ahi:5.2f}) vs "
+            f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); gap {100 * (a - b):+.2f} points "
+            f"(95% {100 * (a - b - half):+.2f} to {100 * (a - b + half):+.2f}); "
+            f"{int((diff != 0).sum()):,} of {n:,} games end differently",
+            flush=True,
+        )
+    print(f"exact games: {time.process_time() - t0:.0f} s CPU with the table build", flush=True)
+
+
+def duel_versus_exact(rs: Any, games: int, block: int, seed: int, workers: int | None) -> None:
+    """``win`` against ``optimal`` (seat 1's win share, paired with ``optimal`` against ``optimal``), first with
+    the fast chances, then with the exact beat table, every game on the same dice; printed after every block
+    of exact games. The gap between the two ``win`` players is measured far more tightly than either gain."""
+    from fivedice.players import prepare
+    from fivedice.players.solved import solver_for
+    from fivedice.players.win import beat_cap, beat_table
+    from fivedice.services.sim import simulate
+    from fivedice.solver.chances import is_ready
+
+    assert not is_ready(solver_for(rs), beat_cap(rs), 0.5), "the beat table is at hand: win would play exact"
+    prepare(["win"], rs)
+    seeds = [(seed * 1000 + b, min(block, games - first)) for b, first in enumerate(range(0, games, block))]
+    base, fast = [], []
+    t0 = time.process_time()
+    for s, count in seeds:
+        base.append(simulate(rs, ["optimal", "optimal"], count, s, workers=workers).win_share[:, 0])
+        fast.append(simulate(rs, ["win", "optimal"], count, s, workers=workers).win_share[:, 0])
+        print(f"fast win: {sum(map(len, fast)):,} games, {time.process_time() - t0:.0f} s CPU", flush=True)
+    table = beat_table(rs)
+    print(f"beat table (cap {table.cap}): {table.seconds:.0f} s ({table.source}), {table.size_bytes / 1e6:.1f} MB")
+    exact: list[np.ndarray[Any, Any]] = []
+
+    def gain(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> str:
+        d = a - b
+        half = 1.96 * float(d.std()) / math.sqrt(len(d))
+        return f"{100 * d.mean():+.2f} (95% {100 * (d.mean() - half):+.2f} to {100 * (d.mean() + half):+.2f})"
+
+    for (s, count), _ in zip(seeds, base, strict=True):
+        exact.append(simulate(rs, ["win", "optimal"], count, s, workers=workers).win_share[:, 0])
+        n = sum(map(len, exact))
+        b, f, e = (np.concatenate(x)[:n] for x in (base, fast, exact))
+        print(
+            f"duel after {n:,} games: gain over optimal, fast win {gain(f, b)}, exact win {gain(e, b)} points of "
+            f"win rate; fast - exact {gain(f, e)}; {int((f != e).sum()):,} games end differently",
+            flush=True,
+        )
 
 
 def tables(rs: Any, targets: list[int]) -> dict[int, tuple[float, float]]:

@@ -74,6 +74,7 @@ class Connections:
 
     def _drop(self, room: Room, client: Client) -> None:
         room.presence.clients.discard(client)
+        room.presence.changed()  # its seat shows offline in the next snapshot
         while not client.queue.empty():
             client.queue.get_nowait()
         client.queue.put_nowait(None)  # the writer closes the socket
@@ -174,6 +175,7 @@ class Connections:
         for client in list(room.presence.clients):
             room.presence.clients.discard(client)
             client.close(4404)  # gone: the page offers the lobby
+        room.presence.changed()
 
     # -- WebSocket clients ---------------------------------------------------------------
     async def connect(self, code: str, hello: Hello, owned: int | None = None) -> tuple[Room, Client]:

@@ -182,6 +182,8 @@ class RebuiltTable:
     ended: list[int] = field(default_factory=list)
     """After each record of the game line: how many turns the line has ended (scores and roll-off rolls)."""
     events: deque[dict[str, Any]] = field(default_factory=_events)
+    added: int = 0
+    """How many lines were ever added to :attr:`events` (the snapshot makes their text again when it changes)."""
     stale: bool = False
     aim: int | None = None
     """The score the solitaire player's hints play to beat (their best, or a solo challenge's goal): every
@@ -193,7 +195,7 @@ class RebuiltTable:
             self.table.unlisten(self._heard)
         self.table, self.seq, self.stale = None, 0, False
         self.turn_began, self.ended = [], []
-        self.events = _events()
+        self.events, self.added = _events(), 0
         if row.status != RoomStatus.LOBBY:
             self.apply(row, moves)
 
@@ -203,6 +205,7 @@ class RebuiltTable:
         if self.table is None and row.status != RoomStatus.LOBBY:
             self._listen(new_table(self.rules, row.seats, row.settings, self.roller, self.key))
             self.events.append({"msg": STARTED, "args": {}})  # the first line of every game's events
+            self.added += 1
         for move in moves:
             assert self.table is not None
             self._listen(replay_move(self.table, move))
@@ -241,3 +244,4 @@ class RebuiltTable:
     def _heard(self, event: Event) -> None:
         if not isinstance(event, TurnBegins):  # the page shows whose turn it is above the dice
             self.events.append(event_message(event, self.rules))
+            self.added += 1

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import dataclasses
 import json
 import logging
@@ -23,7 +22,6 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, TypeVar
 
@@ -59,6 +57,7 @@ from fivedice.web.pubsub import Hub, NullHub
 from fivedice.web.results import Results
 from fivedice.web.rooms import STARTED, Client, Room, SecretsRoller, ack_members
 from fivedice.web.timeouts import NOTICES, Away, Timeout, on_timeout
+from fivedice.web.worker import Workers
 from fivedice.web.writes import Writes
 
 __all__ = ["RoomService", "challenge_key", "hash_token"]
@@ -152,7 +151,7 @@ class RoomService(Connections, RoomOperations):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.writes = Writes(store)
         """The write transaction of every change (on the driver's connection: see :mod:`fivedice.web.writes`)."""
-        self.executor = ThreadPoolExecutor(1 if store.is_sqlite else 8, thread_name_prefix="fivedice-db")
+        self.executor = Workers(1 if store.is_sqlite else 8, "fivedice-db")
         self.warned: set[str] = set()
         self.refused: dict[str, str] = {}
         """Rooms told that a preparation their computer needs was refused (over the budget), and the sentence."""
@@ -223,8 +222,7 @@ class RoomService(Connections, RoomOperations):
 
         try:
             # in the caller's context: its language, for the one-sentence errors raised in there
-            context = contextvars.copy_context()
-            return await asyncio.get_running_loop().run_in_executor(self.executor, context.run, run)
+            return await self.executor.run(run)
         except DBAPIError as exc:
             error = store_error(exc, timeout)
             log.warning("database call %s failed: %s (%s)", getattr(fn, "__name__", fn), error, exc.orig)
@@ -319,9 +317,8 @@ class RoomService(Connections, RoomOperations):
         except BaseException:
             room.invalidate()  # the game may hold an action that was not committed
             raise
-        new = dataclasses.replace(row, version=row.version + 1, updated=now, **change.values)
-        if change.seats is not None:
-            new = dataclasses.replace(new, seats=change.seats)
+        seats: dict[str, Any] = {} if change.seats is None else {"seats": change.seats}  # one copy of the row
+        new = dataclasses.replace(row, version=row.version + 1, updated=now, **change.values, **seats)
         if new.game_no != row.game_no:
             room.load(new, [])
         else:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_json
@@ -79,21 +80,38 @@ def _array(texts: Iterable[str]) -> str:
     return "[" + ",".join(texts) + "]"
 
 
+LAZY = ("game", "events", "event_keys")
+"""The keys of a snapshot whose JSON text is joined only for a whole snapshot (a delta takes their parts)."""
+
+
 @dataclass(slots=True)
 class Pieces:
-    """A snapshot as the JSON text of each of its keys (:data:`TOP`), of each key of its game (None: no game)
-    and of each of its event lines and their keys."""
+    """A snapshot as the JSON text of each of its keys (:data:`TOP`; those of :data:`LAZY` joined only when the
+    whole snapshot is), of each key of its game (None: no game) and of each of its event lines and their keys;
+    ``line`` and ``added``: the room's line of events they end and how many lines were ever added to it."""
 
     top: dict[str, str]
     game: dict[str, str] | None
     events: tuple[str, ...]
     keys: tuple[str, ...]
+    line: object = None
+    added: int = 0
     _text: str | None = field(default=None, repr=False, compare=False)
+
+    def value(self, key: str) -> str:
+        """The JSON text of the snapshot's ``key`` (one of :data:`TOP`)."""
+        if key == "game":
+            return "null" if self.game is None else _object(self.game)
+        if key == "events":
+            return _array(self.events)
+        if key == "event_keys":
+            return _array(self.keys)
+        return self.top[key]
 
     def text(self) -> str:
         """The whole snapshot as JSON text (joined once)."""
         if self._text is None:
-            self._text = _object(self.top)
+            self._text = _object({key: self.value(key) for key in TOP})
         return self._text
 
 
@@ -103,37 +121,41 @@ def delta(base: Pieces, new: Pieces) -> str:
     (``drop`` lines from the front, ``add`` lines and their ``keys`` at the end), as JSON text without braces."""
     state: dict[str, str] = {}
     game: dict[str, str] = {}
-    events = ""
-    for key, text in new.top.items():
-        if base.top.get(key) == text:
+    for key in TOP:
+        if key in LAZY:
+            if key == "game":
+                if base.game is not None and new.game is not None:
+                    game = {k: v for k, v in new.game.items() if base.game[k] is not v and base.game[k] != v}
+                elif base.game is not new.game:
+                    state[key] = new.value(key)
             continue
-        if key == "game" and base.game is not None and new.game is not None:
-            game = {k: v for k, v in new.game.items() if base.game.get(k) != v}
-        elif key in ("events", "event_keys"):
-            events = events or _events(base, new) or ""
-            if not events:
-                state[key] = text
-        else:
+        text = new.top[key]
+        if base.top[key] != text:
             state[key] = text
     parts = [f'"state":{_object(state)}']
     if game:
         parts.append(f'"game":{_object(game)}')
-    if events:
-        parts.append(f'"events":{events}')
+    if base.events != new.events or base.keys != new.keys:
+        parts.append(f'"events":{_events(base, new)}')
     return ",".join(parts)
 
 
-def _events(base: Pieces, new: Pieces) -> str | None:
-    """``new``'s event lines as ``base``'s with some dropped from the front and some added (None: they are not)."""
-    old = tuple(zip(base.events, base.keys, strict=True))
-    now = tuple(zip(new.events, new.keys, strict=True))
-    for drop in range(len(old) + 1):
-        kept = len(old) - drop
-        if old[drop:] == now[:kept]:
-            added = now[kept:]
-            lines, keys = _array(line for line, _k in added), _array(k for _line, k in added)
-            return f'{{"drop":{drop},"add":{lines},"keys":{keys}}}'
-    return None  # pragma: no cover - dropping every line always matches
+def _events(base: Pieces, new: Pieces) -> str:
+    """``new``'s event lines as ``base``'s with some dropped from the front and some added."""
+    old, now = len(base.events), len(new.events)
+    count = new.added - base.added  # lines added since: known when both end the same line of events
+    drop = old + count - now
+    if not (base.line is not None and base.line is new.line and 0 <= count <= now and 0 <= drop <= old):
+        drop = next(d for d in range(old + 1) if _same(base, new, d))  # dropping every line always matches
+        count = now - (old - drop)
+    lines, keys = _array(new.events[now - count :]), _array(new.keys[now - count :])
+    return f'{{"drop":{drop},"add":{lines},"keys":{keys}}}'
+
+
+def _same(base: Pieces, new: Pieces, drop: int) -> bool:
+    """Whether ``new``'s lines start with ``base``'s after the first ``drop``."""
+    kept = len(base.events) - drop
+    return base.events[drop:] == new.events[:kept] and base.keys[drop:] == new.keys[:kept]
 
 
 def rules_info(rules: RuleSet) -> dict[str, Any]:
@@ -151,22 +173,61 @@ def rules_info(rules: RuleSet) -> dict[str, Any]:
 
 
 class SnapshotBuilder:
-    """Builds a room's :class:`Pieces`, keeping the JSON text of what seldom changes: the rule set, the
-    settings, each score card (cards are immutable) and each event line."""
+    """Builds a room's :class:`Pieces`, keeping the JSON text of what seldom changes, each piece made again only
+    when what it shows changed (compared by identity: rows, seats, game states, score cards and event lines are
+    replaced, never changed in place): the rule set, the settings, the seats and spectators (per presence
+    revision), the score cards and totals (per tuple of cards), each score card and each event line, and the
+    event lines together (per line of events and how many were added to it). So an action makes again only
+    what it changed: a roll, the dice, the options and the counters."""
 
     def __init__(self, rules: RuleSet) -> None:
         self.rules = dumps(rules_info(rules))
         self._settings: tuple[object, str, str] | None = None
         self._cards: dict[int, tuple[Scorecard, str, int]] = {}
         self._events: dict[int, tuple[Mapping[str, Any], str, str]] = {}
+        self._people: tuple[object, int, tuple[int, ...], str, str, str] | None = None
+        self._card_line: tuple[object, str, str] | None = None
+        self._lines: tuple[object, int, tuple[str, ...], tuple[str, ...]] | None = None
+        self._code: tuple[str, str] = ("", '""')
 
     def build(self, room: Room) -> Pieces:
         """The pieces of ``room``'s snapshot now."""
         row = room.row
         settings, challenge = self._settings_text(row.settings)
+        out = room.forfeited()
+        seats, spectators, watchers = self._people_texts(room, tuple(out))
+        game = self._game(room, set(out))
+        events, keys = self._event_texts(room.line.events, room.line.added)
+        if self._code[0] != room.code:
+            self._code = (room.code, dumps(room.code))
+        goal = room.found.goal
+        top = {
+            "code": self._code[1],
+            "version": str(row.version),
+            "status": dumps(row.status.value),
+            "game_no": str(row.game_no),
+            "turn": dumps(room.turn()),
+            "rules": self.rules,
+            "settings": settings,
+            "seats": seats,
+            "spectators": spectators,
+            "deadline": dumps(room.deadline),
+            "watchers": watchers,
+            "challenge": challenge,
+            "goal": "null" if goal is None else dumps(goal),
+            "best": dumps(room.found.best),
+        }
+        return Pieces(top, game, events, keys, room.line.events, room.line.added)
+
+    def _people_texts(self, room: Room, out: tuple[int, ...]) -> tuple[str, str, str]:
+        """The seats, the spectators and how many watch, as JSON text: made again when the seats, the presence
+        (its revision) or the seats that forfeited change."""
+        row, revision = room.row, room.presence.revision
+        people = self._people
+        if people is not None and people[0] is row.seats and people[1] == revision and people[2] == out:
+            return people[3], people[4], people[5]
         spectators = room.presence.spectators()
         online = room.presence.online()
-        out = set(room.forfeited())
         seats = [
             {
                 "seat": s.seat,
@@ -179,28 +240,8 @@ class SnapshotBuilder:
             }
             for s in row.seats
         ]
-        game = self._game(room, out)
-        events, keys = self._event_texts(room.line.events)
-        top = {
-            "code": dumps(room.code),
-            "version": str(row.version),
-            "status": dumps(row.status.value),
-            "game_no": str(row.game_no),
-            "turn": dumps(room.turn()),
-            "rules": self.rules,
-            "settings": settings,
-            "seats": dumps(seats),
-            "spectators": dumps(spectators),
-            "deadline": dumps(room.deadline),
-            "watchers": str(len(spectators)),
-            "game": "null" if game is None else _object(game),
-            "challenge": challenge,
-            "goal": dumps(room.found.goal),
-            "best": dumps(room.found.best),
-            "events": _array(events),
-            "event_keys": _array(keys),
-        }
-        return Pieces(top, game, events, keys)
+        self._people = (row.seats, revision, out, dumps(seats), dumps(spectators), str(len(spectators)))
+        return self._people[3], self._people[4], self._people[5]
 
     def _settings_text(self, settings: Mapping[str, Any]) -> tuple[str, str]:
         """The settings and the challenge code as JSON text (a row's settings are never changed in place)."""
@@ -213,10 +254,36 @@ class SnapshotBuilder:
         if game is None:
             return None
         state = game.state
+        cards, totals = self._cards_text(state.cards)
+        options = [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()]
+        return {
+            "phase": dumps(state.phase.value),
+            "current": str(state.current),
+            "dice": dumps(list(state.dice) if state.dice is not None else None),
+            "rolls": str(state.rolls),
+            "rolls_left": str(state.rolls_left),
+            "round": str(state.round),
+            "rounds": str(state.rules.rounds),
+            "rolloff": dumps([list(p) for p in state.rolloff]) if state.rolloff else "[]",
+            "contenders": dumps(list(state.contenders)) if state.contenders else "[]",
+            "cards": cards,
+            "totals": totals,
+            "options": dumps(options) if options else "[]",
+            "standings": dumps(room.standings(out)) if state.phase is Phase.OVER else "null",
+            "undo_by": dumps(room.undo_by()),
+            "redo_by": dumps(room.redo_by()),
+            "moves": str(len(game.log)),
+        }
+
+    def _cards_text(self, seats_cards: tuple[tuple[Scorecard, ...], ...]) -> tuple[str, str]:
+        """Every seat's score cards and every seat's total as JSON text: made again when the cards change."""
+        hit = self._card_line
+        if hit is not None and hit[0] is seats_cards:
+            return hit[1], hit[2]
         cards: list[str] = []
         totals: list[int] = []
         used: set[int] = set()
-        for seat_cards in state.cards:
+        for seat_cards in seats_cards:
             texts = []
             total = 0
             for card in seat_cards:
@@ -228,25 +295,8 @@ class SnapshotBuilder:
             totals.append(total)
         if len(self._cards) > 4 * len(used):  # forget the cards of earlier states
             self._cards = {k: v for k, v in self._cards.items() if k in used}
-        options = [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()]
-        return {
-            "phase": dumps(state.phase.value),
-            "current": str(state.current),
-            "dice": dumps(list(state.dice) if state.dice is not None else None),
-            "rolls": str(state.rolls),
-            "rolls_left": str(state.rolls_left),
-            "round": str(state.round),
-            "rounds": str(state.rules.rounds),
-            "rolloff": dumps([list(p) for p in state.rolloff]),
-            "contenders": dumps(list(state.contenders)),
-            "cards": _array(cards),
-            "totals": dumps(totals),
-            "options": dumps(options),
-            "standings": dumps(room.standings(out) if state.phase is Phase.OVER else None),
-            "undo_by": dumps(room.undo_by()),
-            "redo_by": dumps(room.redo_by()),
-            "moves": str(len(game.log)),
-        }
+        self._card_line = (seats_cards, _array(cards), dumps(totals))
+        return self._card_line[1], self._card_line[2]
 
     def _card(self, card: Scorecard) -> tuple[str, int]:
         """A card's entries and totals as JSON text, and its total; each card is turned into text once."""
@@ -268,19 +318,38 @@ class SnapshotBuilder:
         self._cards[id(card)] = (card, text, total)
         return text, total
 
-    def _event_texts(self, events: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Each event line in English and its key (the message and its fields) as JSON text, each made once."""
-        lines: list[str] = []
-        keys: list[str] = []
-        for event in events:
-            hit = self._events.get(id(event))
-            if hit is None or hit[0] is not event:
-                args = event.get("args") or {}
-                hit = (event, dumps(english_text(event)), dumps({"msg": event["msg"], "args": args}))
-                self._events[id(event)] = hit
-            lines.append(hit[1])
-            keys.append(hit[2])
+    def _event_texts(self, events: Sequence[Mapping[str, Any]], added: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Each event line in English and its key (the message and its fields) as JSON text, each made once: when
+        ``events`` is the line made last time, with ``added`` (how many lines were ever added to it) grown by
+        fewer than it holds, only the new lines are made and the oldest dropped."""
+        hit = self._lines
+        if hit is not None and hit[0] is events:
+            new = added - hit[1]
+            if new == 0:
+                return hit[2], hit[3]
+            if 0 < new <= len(events):
+                lines, keys = self._texts(islice(events, len(events) - new, None))
+                kept = len(events) - new
+                lines, keys = hit[2][len(hit[2]) - kept :] + lines, hit[3][len(hit[3]) - kept :] + keys
+                self._lines = (events, added, lines, keys)
+                return lines, keys
+        lines, keys = self._texts(events)
         if len(self._events) > 4 * max(1, len(events)):
             current = {id(e) for e in events}
             self._events = {k: v for k, v in self._events.items() if k in current}
+        self._lines = (events, added, lines, keys)
+        return lines, keys
+
+    def _texts(self, events: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Each event line in English and its key as JSON text (each line turned into text once)."""
+        lines: list[str] = []
+        keys: list[str] = []
+        for event in events:
+            found = self._events.get(id(event))
+            if found is None or found[0] is not event:
+                args = event.get("args") or {}
+                found = (event, dumps(english_text(event)), dumps({"msg": event["msg"], "args": args}))
+                self._events[id(event)] = found
+            lines.append(found[1])
+            keys.append(found[2])
         return tuple(lines), tuple(keys)
