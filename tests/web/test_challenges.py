@@ -196,8 +196,8 @@ def test_a_resumed_solo_challenge_keeps_its_goal(client: TestClient) -> None:
     with hello(client, made["code"], made["token"]) as ann:
         ann.send(type="start")
         ann.send(type="roll", version=ann.until(lambda m: m["type"] == "ack")["version"])
-        ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None)
-    del service.rooms[made["code"]]  # resumed: rebuilt from the stored moves
+        ann.until(lambda m: m["type"] == "state" and m["state"]["goal"] is not None and m["state"]["game"]["moves"])
+    del service.rooms[made["code"]]  # resumed: rebuilt from the stored moves (the roll's among them)
     with hello(client, made["code"], made["token"]) as ann:
         state = ann.state  # the goal may be known before the first state (cached), or come after it
         if state["goal"] is None:

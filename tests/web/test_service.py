@@ -6,6 +6,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -237,3 +238,50 @@ def test_a_shutdown_lets_a_finished_game_be_written_to_the_high_scores(tmp_path:
     with Store(url) as scores:
         (row,) = scores.high_scores("yacht")
     assert (row.name, row.total) == ("Ann", final["game"]["totals"][0])
+
+
+def test_a_shutdown_waits_for_a_recording_started_while_it_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game that ends while the server shuts down (a computer's last move, another recording's follow-up) is
+    recorded too: the shutdown lets every recording finish, also one started while it waits for the others
+    (it used to wait only for those under way when it began, and cancel the rest)."""
+    import asyncio
+    from types import SimpleNamespace
+    from typing import cast
+
+    from fivedice.web.rooms import Room
+    from fivedice.web.service import RoomService
+
+    first, second = (
+        cast(Room, SimpleNamespace(table=None, flags=SimpleNamespace(driving=False), current_seat=lambda: None))
+        for _ in range(2)
+    )
+    written: list[Room] = []
+
+    async def shut_down() -> None:
+        service = RoomService(RoomStore(f"sqlite:///{tmp_path / 'rooms.db'}"))
+        service.outbox._idle.set()  # nothing to publish
+        waiting, wait = asyncio.Event(), asyncio.wait
+
+        async def waits(*args: Any, **kwargs: Any) -> Any:
+            waiting.set()  # the shutdown now waits for the recordings under way
+            return await wait(*args, **kwargs)
+
+        monkeypatch.setattr(asyncio, "wait", waits)
+
+        async def record(room: Room) -> bool:
+            if room is first:
+                await waiting.wait()
+                service._after_change(second, record=True)  # meanwhile another game ends
+            for _ in range(10 if room is first else 50):  # writing takes a while
+                await asyncio.sleep(0)
+            written.append(room)
+            return True
+
+        monkeypatch.setattr(service.results, "record", record)
+        service._after_change(first, record=True)
+        await service.close()
+
+    asyncio.run(shut_down())
+    assert written == [first, second]

@@ -141,9 +141,9 @@ class RoomService(Connections, RoomOperations):
         """The wall clock of moves and turn timers (tests move it forward)."""
         self.rooms: dict[str, Room] = {}
         self._loading = asyncio.Lock()
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._recordings: set[asyncio.Task[Any]] = set()
-        """The background tasks recording finished games, which a shutdown lets finish before it cancels."""
+        self._tasks: dict[asyncio.Task[Any], bool] = {}
+        """The background tasks, each with whether a shutdown lets it finish before it cancels the others (a
+        finished game being recorded)."""
         self.results = Results(store, self.extras, self.db, scores, scores_url, chances)
         """Hints, analyses, challenge results, leaderboards and the high scores."""
         # Database calls run in worker threads, so a locked or slow database never stalls the event loop
@@ -175,8 +175,10 @@ class RoomService(Connections, RoomOperations):
         """Stop background work and release connections (the last events published, within a second)."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.outbox.idle(), 1)
-        if self._recordings:  # else a finished game waits for the next process's look for unrecorded games
-            await asyncio.wait(list(self._recordings), timeout=CLOSE_WAIT)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + CLOSE_WAIT  # else a finished game waits for the next process's look for unrecorded games
+        while (finishing := [t for t, finish in self._tasks.items() if finish]) and loop.time() < end:
+            await asyncio.wait(finishing, timeout=end - loop.time())  # then those begun meanwhile (a game just over)
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
@@ -188,11 +190,16 @@ class RoomService(Connections, RoomOperations):
         self.executor.shutdown(wait=True)
         self.store.dispose()
 
-    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+    def _spawn(self, coro: Any, finish: bool = False) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background until it ends, or a shutdown cancels it (after it ended, within
+        ``CLOSE_WAIT`` seconds, where ``finish``)."""
         task = asyncio.create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks[task] = finish
+        task.add_done_callback(self._forget)
         return task
+
+    def _forget(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.pop(task, None)
 
     async def db(self, fn: Callable[..., T], *args: Any, write: bool = False) -> T:
         """Run a database call in a worker thread; a database error becomes a one-sentence
@@ -396,9 +403,7 @@ class RoomService(Connections, RoomOperations):
         for listener in self.listeners:
             listener(room)
         if record or self._mark_recording(room):  # ``record``: marked by the change, before its broadcast
-            recording = self._spawn(self.results.record(room))
-            self._recordings.add(recording)
-            recording.add_done_callback(self._recordings.discard)
+            self._spawn(self.results.record(room), finish=True)
         table = room.table
         aim = aim_kind(table) if table is not None else None
         if aim is AimKind.BENCHMARK and table is not None and not room.flags.goal_pending:
