@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -51,25 +52,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     (``make test``: pytest-xdist with ``--dist loadgroup``): the tests of the official Yahtzee solver
     built from scratch once per process (``tests/solver/conftest.py``'s ``yahtzee``, two minutes on a
     loaded machine) go to one worker instead of being built again in each, and so do the brute-force
-    comparisons, which share each tiny rule set's brute-force values within a process, and each browser test
-    module's tests, which share one browser launch (``tests/web/conftest.py``'s ``chromium``). First among
-    the hooks: pytest-xdist reads the groups in its own hook (a node id ending ``@group``), and a group marked
-    after it was ignored (the Yahtzee solver was built in both workers and the brute-force tests spread)."""
+    comparisons, which share each tiny rule set's brute-force values within a process, and the browser
+    tests, which share one browser launch while they run one after another (``tests/web/conftest.py``'s
+    ``chromium``). First among the hooks: pytest-xdist reads the groups in its own hook (a node id ending
+    ``@group``), and a group marked after it was ignored (the Yahtzee solver was built in both workers and
+    the brute-force tests spread)."""
     for item in items:
         if "yahtzee" in getattr(item, "fixturenames", ()) and "solver" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("yahtzee-solver"))
         elif item.path.name == "test_bruteforce.py":
             item.add_marker(pytest.mark.xdist_group("brute-force"))
         elif "browser" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_solver_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Solver tables go to one temporary directory for the session; tests of the cache itself
-    point it elsewhere."""
+    """Solver tables go to one temporary directory for the run; tests of the cache itself point it
+    elsewhere. With parallel workers it is one directory for all of them (the run's temporary folder,
+    the parent of each worker's own): a table one worker built is loaded by the others instead of built
+    again in each (the cache writes a temporary file and renames it, so workers never see half a file)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "solver-cache"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("solver-cache")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FIVEDICE_CACHE_DIR", str(tmp_path_factory.mktemp("solver-cache")))
+        mp.setenv("FIVEDICE_CACHE_DIR", str(folder))
         yield
 
 

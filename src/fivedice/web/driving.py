@@ -89,7 +89,7 @@ class RoomDriver(Driver):
         )
         async with room.lock:
             try:
-                await service.db(service._write, room, seat, move.by, decide)
+                await service.db(service._write, room, seat, move.by, decide, write=True)
             finally:
                 service._broadcast(room)
         await service._publish(room, "changed", version=room.version)

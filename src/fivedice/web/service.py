@@ -25,7 +25,6 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
 from fivedice.dice import DiceRoller, RandomRoller
@@ -151,7 +150,8 @@ class RoomService(Connections, RoomOperations):
         # (SQLite: one thread, since it has one writer at a time anyway).
         self.writes = Writes(store)
         """The write transaction of every change (on the driver's connection: see :mod:`fivedice.web.writes`)."""
-        self.executor = Workers(1 if store.is_sqlite else 8, "fivedice-db")
+        self.executor = Workers(1 if store.is_sqlite else 8, "fivedice-db", self.writes.group)
+        """The database's worker threads; on SQLite the writes queued together are one transaction."""
         self.warned: set[str] = set()
         self.refused: dict[str, str] = {}
         """Rooms told that a preparation their computer needs was refused (over the budget), and the sentence."""
@@ -201,10 +201,11 @@ class RoomService(Connections, RoomOperations):
     def _forget(self, task: asyncio.Task[Any]) -> None:
         self._tasks.pop(task, None)
 
-    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+    async def db(self, fn: Callable[..., T], *args: Any, write: bool = False) -> T:
         """Run a database call in a worker thread; a database error becomes a one-sentence
         :class:`~fivedice.web.errors.StoreError` (logged), and a call that waited for the worker longer
-        than the database time bound fails at once without touching the database."""
+        than the database time bound fails at once without touching the database. ``write``: a :meth:`_write`,
+        which may share one transaction with the others queued (see :class:`~fivedice.web.worker.Workers`)."""
         queued = time.monotonic()
         timeout = self.limits.db_timeout
 
@@ -222,7 +223,7 @@ class RoomService(Connections, RoomOperations):
 
         try:
             # in the caller's context: its language, for the one-sentence errors raised in there
-            return await self.executor.run(run)
+            return await self.executor.run(run, grouped=write)
         except DBAPIError as exc:
             error = store_error(exc, timeout)
             log.warning("database call %s failed: %s (%s)", getattr(fn, "__name__", fn), error, exc.orig)
@@ -254,26 +255,33 @@ class RoomService(Connections, RoomOperations):
             row = self.store.room(code, conn, lock="share")
             return row, self.store.moves(code, row.game_no, 0, conn)
 
-    def _refresh(self, room: Room, conn: Connection | None = None, row: RoomRow | None = None) -> bool:
-        """Bring ``room`` up to date with the database; True if anything changed."""
-        if conn is None:
-            with self.store.engine.begin() as c:
-                return self._refresh(room, c)
-        if row is None:
+    def _refresh(self, room: Room) -> bool:
+        """Bring ``room`` up to date with the database; True if anything changed. On SQLite in one read-only
+        transaction on the driver's connection (a consistent snapshot), elsewhere with the room's row locked
+        (shared), so the moves read agree with the version read."""
+        if self.store.is_sqlite:
+            with self.writes.read(room.code) as tx:
+                return self._bring(room, tx.room(), tx.moves)
+        with self.store.engine.begin() as conn:
             row = self.store.room(room.code, conn, lock="share")
+            return self._bring(room, row, partial(self.store.moves, room.code, conn=conn))
+
+    @staticmethod
+    def _bring(room: Room, row: RoomRow, moves: Callable[[int, int], list[MoveRow]]) -> bool:
+        """Bring ``room`` to the stored ``row``, reading the ``moves(game_no, after)`` it lacks."""
         if row.version == room.version and not room.stale:
             return False
         if room.needs_reload(row):
-            room.load(row, self.store.moves(room.code, row.game_no, 0, conn))
+            room.load(row, moves(row.game_no, 0))
         else:
-            room.apply(row, self.store.moves(room.code, row.game_no, room.seq, conn))
+            room.apply(row, moves(row.game_no, room.seq))
         return True
 
     def _write(self, room: Room, seat: int, by: str, decide: Decide, expected: int | None = None) -> Change:
         """One transaction (:mod:`fivedice.web.writes`): lock and advance the version this process holds (else
         first refresh the room from the database), check the sender's ``expected`` version, decide, append the
         move; then update the room in memory."""
-        now = self.clock()
+        now, start = self.clock(), room.row
         try:
             with self.writes.begin(room.code) as tx:
                 row = room.row
@@ -319,6 +327,7 @@ class RoomService(Connections, RoomOperations):
             raise
         seats: dict[str, Any] = {} if change.seats is None else {"seats": change.seats}  # one copy of the row
         new = dataclasses.replace(row, version=row.version + 1, updated=now, **change.values, **seats)
+        self.writes.on_lost(partial(room.lose, start))  # if a group's commit fails after all
         if new.game_no != row.game_no:
             room.load(new, [])
         else:
@@ -347,7 +356,7 @@ class RoomService(Connections, RoomOperations):
         async with room.lock:
             before, done = room.version, None
             try:
-                change = await self.db(self._write, room, seat, by, decide, expected)
+                change = await self.db(self._write, room, seat, by, decide, expected, write=True)
                 record = self._mark_recording(room)  # before anyone hears the game is over
                 done = ack
             finally:  # even a refused request may have brought news from another process

@@ -35,6 +35,7 @@ from fivedice.engine.scorecard import Scorecard
 from fivedice.engine.state import Phase
 from fivedice.rules import RuleSet
 from fivedice.table.seat import SeatKind
+from fivedice.web.db import RoomStatus
 from fivedice.web.roomgame import english_text
 
 if TYPE_CHECKING:
@@ -78,6 +79,20 @@ def _object(pieces: Mapping[str, str]) -> str:
 
 def _array(texts: Iterable[str]) -> str:
     return "[" + ",".join(texts) + "]"
+
+
+def _number(value: int | None) -> str:
+    """An integer or null as JSON text."""
+    return "null" if value is None else str(value)
+
+
+def _text(value: str | None) -> str:
+    """A string or null as JSON text."""
+    return "null" if value is None else dumps(value)
+
+
+_PHASE = {phase: dumps(phase.value) for phase in Phase}
+_STATUS = {status: dumps(status.value) for status in RoomStatus}
 
 
 LAZY = ("game", "events", "event_keys")
@@ -204,9 +219,9 @@ class SnapshotBuilder:
         top = {
             "code": self._code[1],
             "version": str(row.version),
-            "status": dumps(row.status.value),
+            "status": _STATUS[row.status],
             "game_no": str(row.game_no),
-            "turn": dumps(room.turn()),
+            "turn": _text(room.turn()),
             "rules": self.rules,
             "settings": settings,
             "seats": seats,
@@ -215,7 +230,7 @@ class SnapshotBuilder:
             "watchers": watchers,
             "challenge": challenge,
             "goal": "null" if goal is None else dumps(goal),
-            "best": dumps(room.found.best),
+            "best": _number(room.found.best),
         }
         return Pieces(top, game, events, keys, room.line.events, room.line.added)
 
@@ -257,9 +272,9 @@ class SnapshotBuilder:
         cards, totals = self._cards_text(state.cards)
         options = [{"card": c, "box": b, "points": p} for (c, b), p in state.options().items()]
         return {
-            "phase": dumps(state.phase.value),
+            "phase": _PHASE[state.phase],
             "current": str(state.current),
-            "dice": dumps(list(state.dice) if state.dice is not None else None),
+            "dice": "null" if state.dice is None else _array(map(str, state.dice)),
             "rolls": str(state.rolls),
             "rolls_left": str(state.rolls_left),
             "round": str(state.round),
@@ -270,8 +285,8 @@ class SnapshotBuilder:
             "totals": totals,
             "options": dumps(options) if options else "[]",
             "standings": dumps(room.standings(out)) if state.phase is Phase.OVER else "null",
-            "undo_by": dumps(room.undo_by()),
-            "redo_by": dumps(room.redo_by()),
+            "undo_by": _number(room.undo_by()),
+            "redo_by": _number(room.redo_by()),
             "moves": str(len(game.log)),
         }
 

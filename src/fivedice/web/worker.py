@@ -25,15 +25,17 @@ import contextvars
 import queue
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 __all__ = ["Workers"]
 
 T = TypeVar("T")
 _Call = tuple[
-    asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context, Callable[..., Any], tuple[Any, ...]
+    asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context, Callable[..., Any], tuple[Any, ...], bool
 ]
-_Done = list[tuple["asyncio.Future[Any]", Any, BaseException | None]]
+_Outcome = tuple["asyncio.Future[Any]", Any, BaseException | None]
+_Done = list[_Outcome]
 
 
 def _deliver(done: _Done) -> None:
@@ -49,23 +51,28 @@ def _deliver(done: _Done) -> None:
 
 class Workers:
     """``threads`` worker threads (named ``name``-N, started on first use) that run calls for the event loop.
-    With one thread, the calls queued when it looks are run one after the other and settled in one hop."""
+    With one thread, the calls queued when it looks are run one after the other and settled in one hop; the
+    ``grouped`` ones among them (writes) within one ``group()`` block (see :meth:`Writes.group
+    <fivedice.web.writes.Writes.group>`: one transaction), whose ``failed`` error, if it has one when the block
+    ends, fails each of them that had not failed on its own."""
 
-    def __init__(self, threads: int, name: str) -> None:
+    def __init__(self, threads: int, name: str, group: Callable[[], AbstractContextManager[Any]] | None = None) -> None:
         self.threads = threads
         self.name = name
+        self.group = group if threads == 1 else None
         self._queue: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self._started: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._closed = False
 
-    def run(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
-        """Run ``fn(*args)`` in a worker thread, in the caller's context (a copy: its language, its deadline)."""
+    def run(self, fn: Callable[..., T], *args: Any, grouped: bool = False) -> asyncio.Future[T]:
+        """Run ``fn(*args)`` in a worker thread, in the caller's context (a copy: its language, its deadline);
+        ``grouped``: it may share a group with the others queued (a write, see the class's text)."""
         if self._closed:
             raise RuntimeError("the database workers were shut down")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        self._queue.put((loop, future, contextvars.copy_context(), fn, args))
+        self._queue.put((loop, future, contextvars.copy_context(), fn, args, grouped))
         if len(self._started) < self.threads:
             self._start()
         return future
@@ -95,17 +102,52 @@ class Workers:
                     break
                 calls.append(more)
             by_loop: dict[asyncio.AbstractEventLoop, _Done] = {}
-            for loop, future, context, fn, args in calls:
-                if future.cancelled():  # the caller gave up before the call began: it is not made
-                    continue
-                try:
-                    outcome: tuple[Any, BaseException | None] = (context.run(fn, *args), None)
-                except BaseException as exc:  # handed to the caller, as an executor would
-                    outcome = (None, exc)
-                by_loop.setdefault(loop, []).append((future, *outcome))
+            grouped = [c for c in calls if c[5]] if self.group is not None else []
+            if len(grouped) > 1:
+                for outcome in self._grouped(grouped):
+                    if outcome is not None:
+                        by_loop.setdefault(outcome[0].get_loop(), []).append(outcome)
+                calls = [c for c in calls if not c[5]]
+            for call in calls:
+                outcome = self._call(call)
+                if outcome is not None:
+                    by_loop.setdefault(call[0], []).append(outcome)
             for loop, done in by_loop.items():
                 with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
                     loop.call_soon_threadsafe(_deliver, done)
+
+    def _grouped(self, calls: list[_Call]) -> list[_Outcome | None]:
+        """Run ``calls`` within one group; those that seemed done fail with the group's error if it has one."""
+        assert self.group is not None
+        done: list[_Outcome | None] = []
+        ended: BaseException | None = None
+        try:
+            with self.group() as group:
+                for call in calls:
+                    done.append(self._call(call))
+        except BaseException as exc:  # the group's own end failed: none of it is known to be committed
+            ended = exc
+        out: list[_Outcome | None] = []
+        for outcome in done:
+            if outcome is not None and outcome[2] is None:  # it seemed done: unless its group was rolled back
+                error = ended if ended is not None else group.error()
+                if error is not None:
+                    outcome = (outcome[0], None, error)
+            out.append(outcome)
+        for call in calls[len(done) :]:  # the group could not be begun: these were not made
+            out.append((call[1], None, ended or RuntimeError("the database group did not begin")))
+        return out
+
+    @staticmethod
+    def _call(call: _Call) -> _Outcome | None:
+        """Run one call: its future and its result or error (None: its caller gave up before it began)."""
+        _loop, future, context, fn, args, _grouped = call
+        if future.cancelled():
+            return None
+        try:
+            return (future, context.run(fn, *args), None)
+        except BaseException as exc:  # handed to the caller, as an executor would
+            return (future, None, exc)
 
     def shutdown(self, wait: bool = True) -> None:
         """Let the queued calls run, then stop the threads (waiting for them if ``wait``)."""

@@ -22,7 +22,8 @@ errors are raised as SQLAlchemy's ``DBAPIError`` as before, so the room service 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,7 +36,7 @@ from fivedice.web.db import MoveRow, RoomRow, RoomStore, SeatRow, move_values, s
 from fivedice.web.dburl import lock_wait_ms, sqlite_busy
 from fivedice.web.errors import room_not_found
 
-__all__ = ["WriteTx", "Writes"]
+__all__ = ["Group", "WriteTx", "Writes"]
 
 
 class _Sql:
@@ -81,6 +82,14 @@ class Writes:
             }.items()
         }
         self._set: dict[tuple[str, ...], _Sql] = {}
+        self._local = threading.local()
+
+    def on_lost(self, hook: Callable[[], None]) -> None:
+        """Within a :meth:`group`, call ``hook`` if the write that just ended is rolled back with its group
+        after all (else nothing: a lone write is committed when its block ends)."""
+        group = getattr(self._local, "group", None)
+        if group is not None:
+            group.lost.append(hook)
 
     def setter(self, columns: tuple[str, ...]) -> _Sql:
         """``UPDATE rooms SET <columns> WHERE code = :b_code``, compiled once per set of columns."""
@@ -93,7 +102,13 @@ class Writes:
 
     @contextmanager
     def begin(self, code: str) -> Iterator[WriteTx]:
-        """A write transaction on room ``code``, committed when the block ends (rolled back on an error)."""
+        """A write transaction on room ``code``, committed when the block ends (rolled back on an error); within
+        a :meth:`group` of this thread, a savepoint of the group's transaction instead."""
+        group = getattr(self._local, "group", None)
+        if group is not None:
+            with self._savepoint(group, code) as tx:
+                yield tx
+            return
         store = self.store
         pooled = store.engine.raw_connection()
         driver: Any = pooled.driver_connection
@@ -115,9 +130,122 @@ class Writes:
         except self.error as exc:
             if store.engine.dialect.is_disconnect(exc, driver, None):
                 pooled.invalidate(exc)
-            raise DBAPIError.instance(None, None, exc, self.error, hide_parameters=True) from exc
+            raise self.wrapped(exc) from exc
         finally:
             pooled.close()
+
+    @contextmanager
+    def read(self, code: str) -> Iterator[WriteTx]:
+        """A read-only transaction on room ``code`` (SQLite: deferred, so it takes no write lock and reads one
+        consistent snapshot of the database), with the same compiled statements; rolled back when it ends."""
+        pooled = self.store.engine.raw_connection()
+        driver: Any = pooled.driver_connection
+        try:
+            try:
+                sqlite_busy(pooled.info, driver, self.store.timeout)
+                driver.execute("BEGIN")
+                yield WriteTx(self, driver, code)
+            finally:
+                with contextlib.suppress(self.error):
+                    driver.rollback()
+        except self.error as exc:
+            if self.store.engine.dialect.is_disconnect(exc, driver, None):
+                pooled.invalidate(exc)
+            raise self.wrapped(exc) from exc
+        finally:
+            pooled.close()
+
+    def wrapped(self, exc: BaseException) -> BaseException:
+        """A driver error as SQLAlchemy's ``DBAPIError`` (as a ``Connection`` raises it)."""
+        return DBAPIError.instance(None, None, exc, self.error, hide_parameters=True)
+
+    @contextmanager
+    def group(self) -> Iterator[Group]:
+        """Make the write transactions that :meth:`begin` starts in this thread within the block one (SQLite,
+        whose writers take turns anyway): the first begins it, each is a savepoint in it (an error in one rolls
+        back that one only), and one commit ends it. A driver error in any, or in the commit, rolls back all of
+        them: :attr:`Group.failed` then holds it, and each of :attr:`Group.lost` is called."""
+        group = Group(self)
+        self._local.group = group
+        try:
+            yield group
+        finally:
+            self._local.group = None
+            self._end(group)
+
+    def _end(self, group: Group) -> None:
+        pooled = group.pooled
+        if pooled is None:
+            return
+        try:
+            if group.failed is None:
+                try:
+                    pooled.driver_connection.commit()
+                except self.error as exc:
+                    group.failed = exc
+            if group.failed is not None:
+                with contextlib.suppress(self.error):
+                    pooled.driver_connection.rollback()
+                for hook in group.lost:
+                    hook()
+        finally:
+            pooled.close()
+
+    @contextmanager
+    def _savepoint(self, group: Group, code: str) -> Iterator[WriteTx]:
+        if group.failed is not None:
+            raise self.wrapped(group.failed)
+        try:
+            if group.pooled is None:
+                pooled = self.store.engine.raw_connection()
+                begun: Any = pooled.driver_connection
+                try:
+                    sqlite_busy(pooled.info, begun, self.store.timeout)
+                    begun.execute("BEGIN IMMEDIATE")
+                except BaseException:
+                    pooled.close()
+                    raise
+                group.pooled = pooled
+            driver: Any = group.pooled.driver_connection
+            driver.execute("SAVEPOINT fivedice_write")
+            try:
+                yield WriteTx(self, driver, code)
+                driver.execute("RELEASE fivedice_write")
+            except BaseException:  # this one alone is rolled back, if the transaction is still there
+                driver.execute("ROLLBACK TO fivedice_write")
+                driver.execute("RELEASE fivedice_write")
+                raise
+        except self.error as exc:
+            if group.pooled is not None and (group.failed is not None or not _in_transaction(group.pooled)):
+                group.failed = group.failed or exc  # the transaction is gone: none of the group is committed
+            raise self.wrapped(exc) from exc
+
+
+def _in_transaction(pooled: Any) -> bool:
+    """Whether the pooled SQLite connection is still in its transaction (an I/O error or a full disk, say, may
+    have rolled it back whole)."""
+    try:
+        return bool(pooled.driver_connection.in_transaction)
+    except Exception:  # a closed connection
+        return False
+
+
+class Group:
+    """Write transactions made one (see :meth:`Writes.group`)."""
+
+    def __init__(self, writes: Writes) -> None:
+        self.writes = writes
+        self.pooled: Any = None
+        """The pooled connection of the group's transaction (None until the first write begins it)."""
+        self.failed: BaseException | None = None
+        """The driver error that rolled the whole group back (None: committed, or nothing written)."""
+        self.lost: list[Callable[[], None]] = []
+        """Called if the group is rolled back after its writes seemed done (see :meth:`Writes.on_lost`)."""
+
+    def error(self) -> BaseException | None:
+        """The error of each write that seemed done when the group was rolled back (a new one each time), or
+        None when the group was committed."""
+        return None if self.failed is None else self.writes.wrapped(self.failed)
 
 
 class WriteTx:
