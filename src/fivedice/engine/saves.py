@@ -200,10 +200,12 @@ def program(argv0: str | None = None, path_lookup: Callable[[str], str | None] =
     '/home/ann/fivedice/.venv/bin/fivedice'
     >>> program("/usr/bin/fivedice", lambda name: "/usr/bin/fivedice")
     'fivedice'
+    >>> program("/venv/lib/python3.11/site-packages/pytest/__main__.py", lambda name: None)  # another module's
+    'fivedice'
     """
     argv0 = sys.argv[0] if argv0 is None else argv0
     script = Path(argv0)
-    if script.name == "__main__.py":
+    if script.name == "__main__.py" and script.parent.name == _PROGRAM:
         return f"{shlex.quote(sys.executable)} -m {_PROGRAM}"
     if script.name not in (_PROGRAM, f"{_PROGRAM}.exe"):
         return _PROGRAM  # started some other way (a test, an embedding program): the usual name
