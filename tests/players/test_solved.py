@@ -123,3 +123,19 @@ def test_win_player_alone_plays_for_points() -> None:
         if state.dice is not None:
             assert win.choose(state) == planner.choose(state)
         game.play(win.choose(state))
+
+
+def test_last_turn_distributions_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long simulation or server meets ever new cards: the remembered distributions stay at most
+    ``LAST_KEPT`` (they grew by one per card with one box open, without end), and still answer right."""
+    from fivedice.players import win
+
+    monkeypatch.setattr(win, "_LAST", {})
+    monkeypatch.setattr(win, "LAST_KEPT", 3)
+    rs = rules.get("yahtzee")
+    cards = [_filled(rs, [b for b in rs.box_names if b != "chance"], (1, 2, 3, 4, face)) for face in range(1, 7)]
+    for card in cards:
+        last_turn_distribution(card)
+        assert len(win._LAST) <= 3
+    values, probs = last_turn_distribution(cards[0])  # dropped long ago: made again, the same
+    assert float(values @ probs) == pytest.approx(23.33, abs=0.01)

@@ -3,6 +3,7 @@ endpoints, oversized cookies, floods of sessions and passkey challenges. Every r
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -108,9 +109,12 @@ def test_an_account_keeps_a_bounded_number_of_sessions(client: TestClient) -> No
 
 def test_passkey_challenges_are_limited_per_address(client: TestClient) -> None:
     browser = Browser(client)
-    for _ in range(30):
-        assert browser.post("/api/passkeys/login/options", json={}).status_code == 200
-    refused = browser.post("/api/passkeys/login/options", json={})
+    start, accepted = time.monotonic(), 0
+    while (refused := browser.post("/api/passkeys/login/options", json={})).status_code == 200:
+        accepted += 1
+        assert accepted <= 1000, "no passkey request was ever refused"
+    # a burst of 30, and half a challenge a second after it (however slowly this machine sent them)
+    assert 30 <= accepted <= 31 + 0.5 * (time.monotonic() - start)
     assert refused.status_code == 429
     assert one_sentence(refused).startswith("Too many passkey requests from testclient; wait")
     assert int(refused.headers["retry-after"]) >= 1

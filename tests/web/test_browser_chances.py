@@ -47,7 +47,10 @@ def box_parts(page: Any) -> list[str]:
 def test_the_hint_shows_the_chance_to_beat_ones_best(server: Server, browser: Any, tmp_path: Path) -> None:
     best = recorded_game(server, tmp_path / "rooms.db", "Kim")
     made = httpx.post(server.url + "/api/rooms", json={"name": "Kim", "rules": "yacht", "humans": 1}).json()
-    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    # bypass_csp: a wait_for_function that has to poll evaluates its text, which the page's CSP forbids
+    context = browser.new_context(
+        viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True, bypass_csp=True
+    )
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from tests.web.accounts_helpers import Browser, make_app
-from tests.web.conftest import Conn, Msg, hello
+from tests.web.conftest import Conn, Msg, hello, recorded_rows
 from tests.web.conftest import play as play_all
 
 
@@ -97,7 +97,13 @@ def test_players_side_by_side_each_hold_one_rank(tmp_path: Path) -> None:
             with hello(c, made["code"], made["token"]) as ann, hello(c, made["code"], bob["token"]) as b:
                 conns = {0: ann, 1: b}
                 kind = "start" if ann.state["status"] == "lobby" else "rematch"
-                ann.send(type=kind, version=ann.state["version"])
+                version = ann.state["version"]
+                ann.send(type=kind, version=version)
+                for conn in conns.values():  # the game begun (a rematch leaves the finished one's state behind)
+                    conn.version(version)
+                assert ann.state["game_no"] == _game + 1
                 play_all(conns)
+        # the games are recorded after they end, in the background: read the board once both are
+        recorded_rows(tmp_path / "web.db", "SELECT n FROM (SELECT count(*) AS n FROM fivedice_games) WHERE n >= 2")
         board = c.get("/api/challenges/pair?rules=yacht").json()["leaderboard"]
     assert sorted(row["name"] for row in board) == ["Ann", "Bob"]

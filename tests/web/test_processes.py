@@ -128,11 +128,13 @@ def test_a_server_killed_while_recording_a_finished_game_records_it_once_after_i
         conns[0].close()
         told(held, f"{code} 1")  # the recording waits between its two writes
         server.kill()  # SIGKILL: no shutdown hook runs
-        assert RoomStore(f"sqlite:///{path}").room(code).recorded == 0  # not marked as written...
+        rooms = RoomStore(f"sqlite:///{path}")
+        assert rooms.room(code).recorded == 0  # not marked as written...
+        rooms.dispose()
         assert recorded_rows(path, "SELECT count(*) FROM fivedice_games") == [(1,)]  # ... though it was
         server.env = {}
         server.start()
-        recorded_rows(path, f"SELECT recorded FROM web_rooms WHERE code = '{code}' AND recorded = 1")
+        recorded_rows(path, f"SELECT recorded FROM web_rooms WHERE code = '{code}' AND recorded = 1", timeout=60)
         rows = recorded_rows(path, "SELECT name, total FROM fivedice_results")
     finally:
         server.stop()

@@ -16,7 +16,7 @@ from fivedice.web.app import create_app
 from fivedice.web.db import SCHEMA_VERSION, RoomStore
 from fivedice.web.errors import SchemaError
 from fivedice.web.pubsub import MemoryHub
-from tests.web.conftest import LOOSE, create, hello, play, replays
+from tests.web.conftest import LOOSE, create, free_port, hello, play, replays
 
 
 def two_player_room(client: TestClient, **settings: object) -> tuple[str, str, str]:
@@ -181,7 +181,8 @@ def test_serve_is_a_fivedice_command() -> None:
     assert result.exit_code == 0
     assert "--db URL" in result.output
     assert "--pubsub" in result.output
-    bad = CliRunner().invoke(main, ["serve", "--db", "sqlite://", "--pubsub", "carrier-pigeon"])
+    port = str(free_port())  # not the default 8000, which another program may hold (its error would come first)
+    bad = CliRunner().invoke(main, ["serve", "--db", "sqlite://", "--pubsub", "carrier-pigeon", "--port", port])
     assert bad.exit_code == 2
     assert "Pub/sub 'carrier-pigeon' is unknown" in bad.output
 

@@ -173,6 +173,22 @@ def test_a_group_rolled_back_whole_loses_every_write(tmp_path: Path) -> None:
     assert not store.moves("AAAA2222", 1, 0)
 
 
+def test_a_group_whose_commit_fails_loses_every_write(tmp_path: Path) -> None:
+    store, writes = _store(tmp_path, ("AAAA2222",))
+    lost: list[str] = []
+    with writes.group() as group:
+        _write(writes, "AAAA2222")
+        writes.on_lost(partial(lost.append, "A"))
+        with writes.begin("ZZZZ2222") as tx:  # a move of no room: its key is checked only at the commit
+            tx.driver.execute("PRAGMA defer_foreign_keys = ON")
+            tx.add_move(1, MoveRow(1, 0, "seat", {"type": "roll"}, 2.0))
+        writes.on_lost(partial(lost.append, "Z"))
+    assert isinstance(group.error(), DBAPIError)
+    assert lost == ["A", "Z"]
+    assert store.room("AAAA2222").version == 1
+    assert not store.moves("AAAA2222", 1, 0)
+
+
 async def _rooms(service: RoomService, count: int) -> list[Room]:
     rooms = []
     for _i in range(count):

@@ -129,6 +129,9 @@ def spread_model(rules: RuleSet, games: int = 1000, seed: int = 12345) -> Spread
 
 
 _LAST: dict[tuple[object, ...], Distribution] = {}
+"""The last turns' distributions lately asked for (the rivals' cards repeat across decisions), at most
+:data:`LAST_KEPT`, the oldest dropped first: a long simulation or server meets ever new cards."""
+LAST_KEPT = 4096
 
 
 def last_turn_distribution(card: Scorecard) -> Distribution:
@@ -164,6 +167,8 @@ def last_turn_distribution(card: Scorecard) -> Distribution:
             p = kept @ space.trans
     values = np.flatnonzero(mass > 0)
     result = (values.astype(np.int64), mass[values])
+    while len(_LAST) >= LAST_KEPT:
+        del _LAST[next(iter(_LAST))]
     _LAST[key] = result
     return result
 

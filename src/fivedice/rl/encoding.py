@@ -104,18 +104,6 @@ class Encoder:
         for j, points in special.items():
             scores[j] = points * s
 
-    def show_roll(
-        self, out: NDArray[np.float32], rolls: int, multiset: int, turn: Turn, special: Mapping[int, int] | None
-    ) -> NDArray[np.int8]:
-        """:meth:`show_dice` and :meth:`show_scores` for the player to act; returns their :meth:`mask` (the
-        Solitaire environment's every roll, in one call)."""
-        out[: self.live] = self.dice_rows[rolls - 1][multiset]
-        if special is None:
-            np.multiply(self.points[rolls - 1][multiset], turn.open, out[self.scores])
-            return turn.mask_roll if rolls < self.rolls else turn.mask_last
-        self.show_scores(out, rolls, multiset, turn, special)
-        return self.mask(rolls, turn, special)
-
     def hide_roll(self, out: NDArray[np.float32]) -> None:
         """No dice showing (the game is over): the dice part and the scores are 0."""
         out[: self.live] = 0
@@ -178,7 +166,8 @@ class InPlace:
         self._filled, self._round, self._totals = encoder.at["filled"], encoder.at["round"], encoder.at["totals"]
 
     def roll(self, rolls: int, multiset: int, turn: Turn, special: Mapping[int, int] | None) -> NDArray[np.int8]:
-        """The dice shown and the player's scores for them (:meth:`Encoder.show_roll`); returns the mask."""
+        """The dice shown and the player's scores for them (:meth:`Encoder.show_dice`, :meth:`Encoder.show_scores`);
+        returns the :meth:`Encoder.mask`."""
         self.out[: self._live] = self._rows[rolls - 1][multiset]
         if special is None:
             np.multiply(self._points[rolls - 1][multiset], turn.open, self.scores)

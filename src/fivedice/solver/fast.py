@@ -234,8 +234,11 @@ def ready_for(rules: RuleSet) -> bool:
     return any(p.exists() for p in (_cache.DATA / name, cache_dir() / name))
 
 
-_LAST: dict[tuple[int, object, int, float, int], ChanceTable] = {}
-"""The latest situation table per thread: the three decisions of a turn share it."""
+_LAST: dict[int, tuple[tuple[object, int, float, int], ChanceTable]] = {}
+"""The latest situation table per thread (by thread id), with its key: the three decisions of a turn share it.
+One each, since a table holds two arrays the size of the state space (8 MB for Yahtzee)."""
+THREADS_KEPT = 64
+"""Threads whose latest situation table is kept (more: all are dropped)."""
 
 
 def situation_table(solver: Solver, state: int, half: float = 1.0, cap: int | None = None) -> ChanceTable:
@@ -246,10 +249,10 @@ def situation_table(solver: Solver, state: int, half: float = 1.0, cap: int | No
     from fivedice.solver import chancekernel as CK
     from fivedice.solver import momentkernel as MK
 
-    key = (threading.get_ident(), solver.rules, state, half, -1 if cap is None else max(0, cap))
-    found = _LAST.get(key)
-    if found is not None:
-        return found
+    thread, key = threading.get_ident(), (solver.rules, state, half, -1 if cap is None else max(0, cap))
+    found = _LAST.get(thread)
+    if found is not None and found[0] == key:
+        return found[1]
     start = time.perf_counter()
     t = solver.table.tables
     nxt = MK.successors(t.ints, state)
@@ -281,9 +284,9 @@ def situation_table(solver: Solver, state: int, half: float = 1.0, cap: int | No
             MK.approx_rows(nxt, found_m.at, found_m.mean, found_m.sd, found_m.skew, most, G, goff, half)
         source = "fast"
     table = ChanceTable(solver, int(most.max()), half, G, goff, glen, time.perf_counter() - start, source, None)
-    if len(_LAST) > 64:
+    if len(_LAST) >= THREADS_KEPT and thread not in _LAST:
         _LAST.clear()
-    _LAST[key] = table
+    _LAST[thread] = (key, table)
     return table
 
 

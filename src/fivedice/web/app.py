@@ -444,6 +444,7 @@ async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client
     task = asyncio.create_task(writer())
     limits, refused = service.limits, 0
     idle = limits.watch_idle if client.seat is None else None  # a watcher that shows no sign of life is let go
+    speaking, spoken = contextlib.ExitStack(), None  # the connection's language: set once, again when it changes
     try:
         while not task.done():
             try:
@@ -459,22 +460,26 @@ async def _serve(service: RoomService, ws: WebSocket, room: Room, client: Client
                 break
             if message["type"] == "websocket.disconnect":
                 break
-            with i18n.language(lang):
-                if not service.allow(room, client):
-                    refused += 1
-                    if refused >= limits.abuse_close:
-                        _reply_error(client, _("Too many messages in a row were refused; this connection is closed."))
-                        client.close(1008)
-                        break
-                    if refused == 1:
-                        rate = format(limits.message_rate, "g")
-                        _reply_error(client, _("Too many messages; slow down (at most {rate} a second).", rate=rate))
-                    continue
-                refused = 0
-                lang = await _handle(service, room, client, message, lang)
+            if lang != spoken:
+                speaking.close()
+                speaking.enter_context(i18n.language(lang))
+                spoken = lang
+            if not service.allow(room, client):
+                refused += 1
+                if refused >= limits.abuse_close:
+                    _reply_error(client, _("Too many messages in a row were refused; this connection is closed."))
+                    client.close(1008)
+                    break
+                if refused == 1:
+                    rate = format(limits.message_rate, "g")
+                    _reply_error(client, _("Too many messages; slow down (at most {rate} a second).", rate=rate))
+                continue
+            refused = 0
+            lang = await _handle(service, room, client, message, lang)
     except Exception:  # the socket broke
         pass
     finally:
+        speaking.close()
         if client.closing and not task.done():
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(task), 2)  # let the last error and the close go out

@@ -33,6 +33,8 @@ from fivedice.web.timeouts import final_places
 __all__ = ["HOLD_RECORDING", "Results", "hint_data", "origin"]
 
 log = logging.getLogger("fivedice.web")
+SOURCE = "web"
+"""Where the games recorded here were played, as the high scores and history keep it."""
 HOLD_RECORDING = "FIVEDICE_TEST_HOLD_RECORDING"
 """For the tests only: the environment variable naming a file to which a recording appends ``<code> <game_no>``
 when it reaches the point between its two writes, where it then waits until the process is killed."""
@@ -142,7 +144,7 @@ class Results:
         return True
 
     def _record_sync(self, table: Table, places: dict[int, int], where: str) -> None:
-        record_finished(self.score_store(), table, "web", places, where)
+        record_finished(self.score_store(), table, SOURCE, places, where)
 
     async def hint(self, room: Room, seat: int, again: bool = False) -> dict[str, Any]:
         """The table's advice for the player to act (noted as a hint that seat used, unless ``again``: the
@@ -274,7 +276,7 @@ class Results:
 def origin(code: str, created: float, game_no: int) -> str:
     """Where a web game was played, as the score store keeps it (once): its room's invite code and creation
     (a code may be dealt again once its room expired) and the game's number in the room."""
-    return f"web:{code}:{round(created * 1000)}:{game_no}"
+    return f"{SOURCE}:{code}:{round(created * 1000)}:{game_no}"
 
 
 def _account_names(store: RoomStore, names: list[str]) -> set[str]:

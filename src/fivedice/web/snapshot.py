@@ -77,18 +77,22 @@ def _object(pieces: Mapping[str, str]) -> str:
     return "{" + ",".join(f'"{key}":{text}' for key, text in pieces.items()) + "}"
 
 
+NULL = "null"
+"""JSON's null, as text."""
+
+
 def _array(texts: Iterable[str]) -> str:
     return "[" + ",".join(texts) + "]"
 
 
 def _number(value: int | None) -> str:
     """An integer or null as JSON text."""
-    return "null" if value is None else str(value)
+    return NULL if value is None else str(value)
 
 
 def _text(value: str | None) -> str:
     """A string or null as JSON text."""
-    return "null" if value is None else dumps(value)
+    return NULL if value is None else dumps(value)
 
 
 _PHASE = {phase: dumps(phase.value) for phase in Phase}
@@ -116,7 +120,7 @@ class Pieces:
     def value(self, key: str) -> str:
         """The JSON text of the snapshot's ``key`` (one of :data:`TOP`)."""
         if key == "game":
-            return "null" if self.game is None else _object(self.game)
+            return NULL if self.game is None else _object(self.game)
         if key == "events":
             return _array(self.events)
         if key == "event_keys":

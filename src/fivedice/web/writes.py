@@ -181,7 +181,7 @@ class Writes:
             if group.failed is None:
                 try:
                     pooled.driver_connection.commit()
-                except self.error as exc:
+                except BaseException as exc:  # whatever it was, the group is not known to be committed
                     group.failed = exc
             if group.failed is not None:
                 with contextlib.suppress(self.error):
