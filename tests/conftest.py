@@ -52,18 +52,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     (``make test``: pytest-xdist with ``--dist loadgroup``): the tests of the official Yahtzee solver
     built from scratch once per process (``tests/solver/conftest.py``'s ``yahtzee``, two minutes on a
     loaded machine) go to one worker instead of being built again in each, and so do the brute-force
-    comparisons, which share each tiny rule set's brute-force values within a process, and the browser
-    tests, which share one browser launch while they run one after another (``tests/web/conftest.py``'s
-    ``chromium``). First among the hooks: pytest-xdist reads the groups in its own hook (a node id ending
-    ``@group``), and a group marked after it was ignored (the Yahtzee solver was built in both workers and
-    the brute-force tests spread)."""
+    comparisons, which share each tiny rule set's brute-force values within a process, and each browser test
+    module's tests, which share one browser launch (``tests/web/conftest.py``'s ``chromium``). First among
+    the hooks: pytest-xdist reads the groups in its own hook (a node id ending ``@group``), and a group marked
+    after it was ignored (the Yahtzee solver was built in both workers and the brute-force tests spread)."""
     for item in items:
         if "yahtzee" in getattr(item, "fixturenames", ()) and "solver" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("yahtzee-solver"))
         elif item.path.name == "test_bruteforce.py":
             item.add_marker(pytest.mark.xdist_group("brute-force"))
         elif "browser" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
 
 
 @pytest.fixture(scope="session", autouse=True)

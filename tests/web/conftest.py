@@ -330,44 +330,18 @@ CHROMIUM_ARGS = [
 ]
 
 
-_LAUNCHED: dict[str, Any] = {}
-"""The running Playwright and its chromium, while consecutive browser tests use them (see ``chromium``)."""
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One headless chromium per browser test module, through Playwright: a launch (Playwright's driver and
+    the browser) costs about 2 s of CPU, once per module instead of once per test (``tests/conftest.py`` keeps
+    a module's browser tests on one parallel worker). Not once per process: while Playwright's sync API is
+    started, the async tests of another module that the same worker runs cannot start their event loop."""
+    from playwright import sync_api
 
-
-@pytest.fixture
-def chromium() -> Any:
-    """One headless chromium for a run of consecutive browser tests, through Playwright: a launch (Playwright's
-    driver and the browser) costs about 2 s of CPU, once per worker's run of browser tests instead of once per
-    module (``tests/conftest.py`` puts every browser test in one group, so they run one after another on one
-    parallel worker). It is closed after the last of them (``pytest_runtest_teardown`` below), not kept for
-    the session: while Playwright's sync API is started, the async tests that the same worker runs next cannot
-    start their event loop."""
-    if "browser" not in _LAUNCHED:
-        from playwright import sync_api
-
-        playwright = sync_api.sync_playwright().start()
-        _LAUNCHED["playwright"] = playwright
-        _LAUNCHED["browser"] = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    return _LAUNCHED["browser"]
-
-
-def _close_chromium() -> None:
-    browser, playwright = _LAUNCHED.pop("browser", None), _LAUNCHED.pop("playwright", None)
-    try:
-        if browser is not None:
-            browser.close()
-    finally:
-        if playwright is not None:
-            playwright.stop()
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """After a browser test's own teardown (its pages and contexts closed), chromium is closed unless the next
-    test uses it too."""
-    yield
-    if "browser" in _LAUNCHED and "chromium" not in getattr(nextitem, "fixturenames", ()):
-        _close_chromium()
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
 
 
 @pytest.fixture
