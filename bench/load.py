@@ -86,14 +86,9 @@ def apply_delta(state: dict[str, Any], msg: dict[str, Any]) -> dict[str, Any]:
     """The room state after a ``delta`` message (as the page applies it)."""
     if state.get("version") != msg["from"]:
         raise ValueError(f"a delta from version {msg['from']} came to a client at version {state.get('version')}")
-    new = {**state, **msg["state"]}
-    if "game" in msg:
-        new["game"] = {**state["game"], **msg["game"]}
-    if "events" in msg:
-        drop, add, keys = msg["events"]["drop"], msg["events"]["add"], msg["events"]["keys"]
-        new["events"] = state["events"][drop:] + add
-        new["event_keys"] = state["event_keys"][drop:] + keys
-    return new
+    from fivedice.web.snapshot import apply_delta as applied
+
+    return applied(state, msg)
 
 
 async def player(

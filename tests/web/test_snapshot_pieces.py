@@ -20,22 +20,14 @@ from fivedice.web.errors import RoomError
 from fivedice.web.models import CreateRoom, JoinRoom, RollIntent, ScoreIntent
 from fivedice.web.rooms import Client, Room
 from fivedice.web.service import RoomService
-from fivedice.web.snapshot import Pieces, SnapshotBuilder, delta
+from fivedice.web.snapshot import Pieces, SnapshotBuilder, apply_delta, delta
 
 State = dict[str, Any]
 
 
 def applied(state: State, members: str) -> State:
     """``state`` after a delta's members, as ``static/delta.js`` applies them."""
-    msg = json.loads("{" + members + "}")
-    new = {**state, **msg["state"]}
-    if "game" in msg:
-        new["game"] = {**state["game"], **msg["game"]}
-    if "events" in msg:
-        drop, add, keys = msg["events"]["drop"], msg["events"]["add"], msg["events"]["keys"]
-        new["events"] = state["events"][drop:] + add
-        new["event_keys"] = state["event_keys"][drop:] + keys
-    return new
+    return apply_delta(state, json.loads("{" + members + "}"))
 
 
 def intent(room: Room, rng: random.Random) -> RollIntent | ScoreIntent:

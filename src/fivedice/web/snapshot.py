@@ -41,7 +41,7 @@ from fivedice.web.roomgame import english_text
 if TYPE_CHECKING:
     from fivedice.web.rooms import Room
 
-__all__ = ["Pieces", "SnapshotBuilder", "delta", "dumps", "rules_info"]
+__all__ = ["Pieces", "SnapshotBuilder", "apply_delta", "delta", "dumps", "rules_info"]
 
 
 def dumps(value: Any) -> str:
@@ -157,6 +157,24 @@ def delta(base: Pieces, new: Pieces) -> str:
     if base.events != new.events or base.keys != new.keys:
         parts.append(f'"events":{_events(base, new)}')
     return ",".join(parts)
+
+
+def apply_delta(state: Mapping[str, Any], msg: Mapping[str, Any]) -> dict[str, Any]:
+    """The room state after a delta's members (``state``, and ``game`` and ``events`` where they changed) are
+    applied to ``state``, as ``static/delta.js`` applies them: the reference for Python clients.
+
+    >>> apply_delta({"version": 1, "game": {"a": 1, "b": 2}, "events": ["x", "y"], "event_keys": [1, 2]},
+    ...     {"state": {"version": 2}, "game": {"b": 3}, "events": {"drop": 1, "add": ["z"], "keys": [3]}})
+    {'version': 2, 'game': {'a': 1, 'b': 3}, 'events': ['y', 'z'], 'event_keys': [2, 3]}
+    """
+    new = {**state, **msg["state"]}
+    if "game" in msg:
+        new["game"] = {**state["game"], **msg["game"]}
+    if "events" in msg:
+        drop, add, keys = msg["events"]["drop"], msg["events"]["add"], msg["events"]["keys"]
+        new["events"] = state["events"][drop:] + add
+        new["event_keys"] = state["event_keys"][drop:] + keys
+    return new
 
 
 def _events(base: Pieces, new: Pieces) -> str:
