@@ -11,7 +11,7 @@ With no rival it plays exactly as ``optimal``. Otherwise, at every decision:
   ``sum_y P(Y = y) * G(s', y - total')``, where ``G(s', n)`` is the chance of gaining more than ``n``
   points from state ``s'``, a tie counting half. By default ``G`` comes from the fast chances
   (:func:`fivedice.solver.fast.fast_mixture_options`: a fit to shipped per-state moments, exact when at
-  most three boxes stay open; nothing to build); ``exact=True`` reads the exact beat table
+  most four boxes stay open; nothing to build); ``exact=True`` reads the exact beat table
   (:func:`fivedice.solver.chances.chance_table` with ``half = 0.5``, built once: minutes), and so
   does the default when that table is already at hand (in memory or in the user cache). ``Y``'s
   distribution: exact for a rival with one box left (:func:`last_turn_distribution`), else fitted
