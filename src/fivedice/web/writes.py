@@ -110,12 +110,9 @@ class Writes:
                 yield tx
             return
         store = self.store
-        pooled = store.engine.raw_connection()
-        driver: Any = pooled.driver_connection
-        try:
+        with self._connection() as driver:
             try:
                 if store.is_sqlite:
-                    sqlite_busy(pooled.info, driver, store.timeout)
                     driver.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes
                 elif store.is_postgres:
                     ms = lock_wait_ms(store.timeout)
@@ -127,29 +124,33 @@ class Writes:
                 with contextlib.suppress(self.error):
                     driver.rollback()
                 raise
-        except self.error as exc:
-            if store.engine.dialect.is_disconnect(exc, driver, None):
-                pooled.invalidate(exc)
-            raise self.wrapped(exc) from exc
-        finally:
-            pooled.close()
 
     @contextmanager
     def read(self, code: str) -> Iterator[WriteTx]:
         """A read-only transaction on room ``code`` (SQLite: deferred, so it takes no write lock and reads one
         consistent snapshot of the database), with the same compiled statements; rolled back when it ends."""
-        pooled = self.store.engine.raw_connection()
-        driver: Any = pooled.driver_connection
-        try:
+        with self._connection() as driver:
             try:
-                sqlite_busy(pooled.info, driver, self.store.timeout)
                 driver.execute("BEGIN")
                 yield WriteTx(self, driver, code)
             finally:
                 with contextlib.suppress(self.error):
                     driver.rollback()
+
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        """A pooled connection's driver connection (SQLite: with the store's busy timeout), given back to the pool
+        when the block ends; a driver error raised in the block is invalidated with its connection if it was a
+        disconnect, and raised as a ``DBAPIError`` (:meth:`wrapped`)."""
+        store = self.store
+        pooled = store.engine.raw_connection()
+        driver: Any = pooled.driver_connection
+        try:
+            if store.is_sqlite:
+                sqlite_busy(pooled.info, driver, store.timeout)
+            yield driver
         except self.error as exc:
-            if self.store.engine.dialect.is_disconnect(exc, driver, None):
+            if store.engine.dialect.is_disconnect(exc, driver, None):
                 pooled.invalidate(exc)
             raise self.wrapped(exc) from exc
         finally:
