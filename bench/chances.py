@@ -78,14 +78,12 @@ def main() -> None:
             prepare([f"target:{target}"], rs)
             run = simulate(rs, [f"target:{target}"], n, args.seed, workers=args.workers)
             a, b = run.reach(target)[0], base.reach(target)[0]
-            diff = (run.totals[:, 0] >= target).astype(float) - (base.totals[:, 0] >= target).astype(float)
-            half = 1.96 * float(diff.std()) / math.sqrt(n)
+            gain = paired(run.totals[:, 0] >= target, base.totals[:, 0] >= target)
             (alo, ahi), (blo, bhi) = wilson(a, n), wilson(b, n)
             known = exact.get(target)
             print(
                 f"reach {target}: target:{target} {100 * a:5.2f}% ({100 * alo:5.2f}-{100 * ahi:5.2f}), optimal "
-                f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); paired gain {100 * (a - b):+.2f} "
-                f"(95% {100 * (a - b - half):+.2f} to {100 * (a - b + half):+.2f}) points; "
+                f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); paired gain {gain} points; "
                 + (f"exact {100 * known[0]:.2f}% vs {100 * known[1]:.2f}%; " if known else "fast chances; ")
                 + f"{n:,} games, mean {run.totals.mean():.2f} vs {base.totals.mean():.2f}",
                 flush=True,
@@ -118,15 +116,12 @@ def versus_exact(rs: Any, targets: list[int], n: int, seed: int, workers: int | 
     print(f"exact table T={cap}: {table.seconds:.0f} s ({table.source}), {table.size_bytes / 1e6:.1f} MB", flush=True)
     for t in targets:
         exact = simulate(rs, [f"target:{t}"], n, seed, workers=workers).totals[:, 0] >= t
-        diff = fast[t].astype(float) - exact.astype(float)
-        half = 1.96 * float(diff.std()) / math.sqrt(n)
         a, b = float(fast[t].mean()), float(exact.mean())
         (alo, ahi), (blo, bhi) = wilson(a, n), wilson(b, n)
         print(
             f"reach {t}, fast vs exact on the same dice: {100 * a:5.2f}% ({100 * alo:5.2f}-{100 * ahi:5.2f}) vs "
-            f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); gap {100 * (a - b):+.2f} points "
-            f"(95% {100 * (a - b - half):+.2f} to {100 * (a - b + half):+.2f}); "
-            f"{int((diff != 0).sum()):,} of {n:,} games end differently",
+            f"{100 * b:5.2f}% ({100 * blo:5.2f}-{100 * bhi:5.2f}); gap {paired(fast[t], exact)} points; "
+            f"{int((fast[t] != exact).sum()):,} of {n:,} games end differently",
             flush=True,
         )
     print(f"exact games: {time.process_time() - t0:.0f} s CPU with the table build", flush=True)
@@ -155,18 +150,13 @@ def duel_versus_exact(rs: Any, games: int, block: int, seed: int, workers: int |
     print(f"beat table (cap {table.cap}): {table.seconds:.0f} s ({table.source}), {table.size_bytes / 1e6:.1f} MB")
     exact: list[np.ndarray[Any, Any]] = []
 
-    def gain(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> str:
-        d = a - b
-        half = 1.96 * float(d.std()) / math.sqrt(len(d))
-        return f"{100 * d.mean():+.2f} (95% {100 * (d.mean() - half):+.2f} to {100 * (d.mean() + half):+.2f})"
-
     for (s, count), _ in zip(seeds, base, strict=True):
         exact.append(simulate(rs, ["win", "optimal"], count, s, workers=workers).win_share[:, 0])
         n = sum(map(len, exact))
         b, f, e = (np.concatenate(x)[:n] for x in (base, fast, exact))
         print(
-            f"duel after {n:,} games: gain over optimal, fast win {gain(f, b)}, exact win {gain(e, b)} points of "
-            f"win rate; fast - exact {gain(f, e)}; {int((f != e).sum()):,} games end differently",
+            f"duel after {n:,} games: gain over optimal, fast win {paired(f, b)}, exact win {paired(e, b)} points of "
+            f"win rate; fast - exact {paired(f, e)}; {int((f != e).sum()):,} games end differently",
             flush=True,
         )
 
@@ -217,12 +207,23 @@ def tables(rs: Any, targets: list[int]) -> dict[int, tuple[float, float]]:
     return exact
 
 
+def paired(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> str:
+    """The mean of ``a - b`` (per game, on the same dice) in points of a share, with its 95% interval.
+
+    >>> paired(np.array([1.0, 1.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0, 0.0]))
+    '+50.00 (95% +1.00 to +99.00)'
+    """
+    d = a.astype(float) - b.astype(float)
+    mean, half = float(d.mean()), 1.96 * float(d.std()) / math.sqrt(len(d))
+    return f"{100 * mean:+.2f} (95% {100 * (mean - half):+.2f} to {100 * (mean + half):+.2f})"
+
+
 def duel(rs: Any, games: int, block: int, seed: int, workers: int | None) -> None:
     """Paired win-rate figures, printed after every block of games (so a cut run still reports)."""
     from fivedice.services.sim import simulate
 
-    diffs: list[np.ndarray[Any, Any]] = []
-    wins: list[np.ndarray[Any, Any]] = []
+    runs: list[np.ndarray[Any, Any]] = []
+    bases: list[np.ndarray[Any, Any]] = []
     means = np.zeros(2)
     changed = 0
     t0 = time.perf_counter()
@@ -230,18 +231,16 @@ def duel(rs: Any, games: int, block: int, seed: int, workers: int | None) -> Non
         count = min(block, games - first)
         base = simulate(rs, ["optimal", "optimal"], count, seed * 1000 + b, workers=workers)
         run = simulate(rs, ["win", "optimal"], count, seed * 1000 + b, workers=workers)
-        diffs.append(run.win_share[:, 0] - base.win_share[:, 0])
-        wins.append(run.win_share[:, 0])
+        runs.append(run.win_share[:, 0])
+        bases.append(base.win_share[:, 0])
         means += [run.totals[:, 0].sum(), base.totals[:, 0].sum()]
         changed += int((run.totals != base.totals).any(axis=1).sum())
-        diff = np.concatenate(diffs)
-        n = len(diff)
-        half = 1.96 * float(diff.std()) / math.sqrt(n)
-        rate = float(np.concatenate(wins).mean())
+        n = sum(map(len, runs))
+        rate = float(np.concatenate(runs).mean())
         print(
             f"duel after {n:,} games ({time.perf_counter() - t0:5.0f} s): win vs optimal seat 1 wins "
-            f"{100 * rate:5.2f}%; paired gain over optimal vs optimal {100 * diff.mean():+.2f} points of win rate "
-            f"(95% {100 * (diff.mean() - half):+.2f} to {100 * (diff.mean() + half):+.2f}); mean score "
+            f"{100 * rate:5.2f}%; paired gain over optimal vs optimal "
+            f"{paired(np.concatenate(runs), np.concatenate(bases))} points of win rate; mean score "
             f"{means[0] / n:.2f} vs {means[1] / n:.2f} (optimal in its place); "
             f"{100 * changed / n:.1f}% of games differ",
             flush=True,
