@@ -251,7 +251,7 @@ class SnapshotBuilder:
             "deadline": dumps(room.deadline),
             "watchers": watchers,
             "challenge": challenge,
-            "goal": "null" if goal is None else dumps(goal),
+            "goal": NULL if goal is None else dumps(goal),
             "best": _number(room.found.best),
         }
         return Pieces(top, game, events, keys, room.line.events, room.line.added)
@@ -296,7 +296,7 @@ class SnapshotBuilder:
         return {
             "phase": _PHASE[state.phase],
             "current": str(state.current),
-            "dice": "null" if state.dice is None else _array(map(str, state.dice)),
+            "dice": NULL if state.dice is None else _array(map(str, state.dice)),
             "rolls": str(state.rolls),
             "rolls_left": str(state.rolls_left),
             "round": str(state.round),
@@ -306,7 +306,7 @@ class SnapshotBuilder:
             "cards": cards,
             "totals": totals,
             "options": dumps(options) if options else "[]",
-            "standings": dumps(room.standings(out)) if state.phase is Phase.OVER else "null",
+            "standings": dumps(room.standings(out)) if state.phase is Phase.OVER else NULL,
             "undo_by": _number(room.undo_by()),
             "redo_by": _number(room.redo_by()),
             "moves": str(len(game.log)),
