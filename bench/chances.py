@@ -64,10 +64,6 @@ def main() -> None:
     targets = [int(t) for t in args.targets.split(",") if t.strip()]
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; rules {rs.spec}", flush=True)
 
-    if args.versus_exact:
-        versus_exact(rs, targets, args.versus_exact, args.seed, args.workers)
-    if args.duel_versus_exact:
-        duel_versus_exact(rs, args.duel_versus_exact, args.block, args.seed, args.workers)
     exact = {} if args.no_tables else tables(rs, targets)
 
     # -- reach -----------------------------------------------------------------------------------
@@ -94,6 +90,12 @@ def main() -> None:
     if games:
         prepare(["win"], rs)
         duel(rs, games, args.block, args.seed, args.workers)
+
+    # -- fast against exact, last: they build exact tables, which the sections above would then play ---------
+    if args.versus_exact:
+        versus_exact(rs, targets, args.versus_exact, args.seed, args.workers)
+    if args.duel_versus_exact:
+        duel_versus_exact(rs, args.duel_versus_exact, args.block, args.seed, args.workers)
 
 
 def versus_exact(rs: Any, targets: list[int], n: int, seed: int, workers: int | None) -> None:
