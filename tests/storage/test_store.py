@@ -461,3 +461,61 @@ def test_history_json_is_the_profile_of_the_stored_games(store: Store, tmp_path:
     assert data["rivals"][0]["name"] == "Bob"
     assert data["history"][0]["game"] == played[-1].game  # newest first
     assert {"games", "wins", "best", "mean", "per_rules", "achievements"} <= data.keys()
+
+
+def opened_together(url: str, stores: int) -> list[str]:
+    """Open ``stores`` stores on ``url`` at once (threads released together); the errors they raised."""
+    import threading
+
+    start = threading.Barrier(stores)
+    errors: list[str] = []
+
+    def open_one() -> None:
+        start.wait()
+        try:
+            Store(url, timeout=20).close()
+        except StoreError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=open_one) for _ in range(stores)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_stores_opened_at_once_on_a_new_sqlite_file_all_open_it(tmp_path: Path) -> None:
+    """A web process opens the high scores from two places at the end of a game (the recording and the
+    profiles): on a new file one used to see the other's tables before its schema version ("has fivedice
+    tables but no schema version") and the game went unrecorded. The schema is now made under the write lock."""
+    for i in range(12):
+        url = f"sqlite:///{tmp_path / f'new{i}.db'}"
+        assert opened_together(url, 6) == []
+        with Store(url) as store:
+            assert store.schema_version == SCHEMA_VERSION
+
+
+def test_stores_opened_at_once_on_a_new_postgresql_schema_all_open_it() -> None:
+    url = POSTGRES.replace("postgresql://", "postgresql+psycopg://", 1)
+    admin = create_engine(url, connect_args={"connect_timeout": 2})
+    schemas = [f"fivedice_test_{uuid.uuid4().hex[:10]}" for _ in range(4)]
+    try:
+        with admin.begin() as conn:
+            for schema in schemas:
+                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except Exception as exc:
+        admin.dispose()
+        pytest.skip(f"PostgreSQL at {POSTGRES} is not reachable: {type(exc).__name__}")
+    try:
+        sep = "&" if "?" in url else "?"
+        for schema in schemas:
+            at = f"{url}{sep}options=-csearch_path%3D{schema}"
+            assert opened_together(at, 6) == []
+            with Store(at) as store:
+                assert store.schema_version == SCHEMA_VERSION
+    finally:
+        with admin.begin() as conn:
+            for schema in schemas:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()

@@ -202,20 +202,50 @@ class Store:
                 _("The score database {where!r} cannot be used: {error}.", where=self.where, error=exc)
             ) from None
 
+    @staticmethod
+    def _version(conn: Connection) -> tuple[int | None, set[str]]:
+        """The schema version (None before there is one) and the tables there are."""
+        names = set(inspect(conn).get_table_names())
+        current = conn.execute(select(version.c.version)).scalar() if version.name in names else None
+        return current, names
+
+    @contextlib.contextmanager
+    def _schema_lock(self) -> Iterator[Connection]:
+        """A connection in a transaction that holds the database's schema lock until it commits: SQLite's
+        write lock (``BEGIN IMMEDIATE``: the tables and the version appear together, where pysqlite would
+        commit each table on its own), PostgreSQL's advisory lock; so that stores opened at once on a new
+        database make its schema once and never see it half made."""
+        with self.engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            elif conn.dialect.name == "postgresql":
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(hashtext('fivedice schema'))")
+            yield conn
+            conn.commit()
+
     def _open(self) -> None:
         with self.engine.connect() as conn:
-            names = set(inspect(conn).get_table_names())
-            current = conn.execute(select(version.c.version)).scalar() if version.name in names else None
-        if current is None:
-            if names & {games.name, results.name}:
-                raise StoreError(
-                    _("The score database {where!r} has fivedice tables but no schema version.", where=self.where)
-                )
-            with self.engine.begin() as conn:
+            current, _names = self._version(conn)
+        if current == SCHEMA_VERSION:
+            return
+        self._newer(current)
+        with self._schema_lock() as conn:
+            current, names = self._version(conn)  # another store may have made or upgraded it meanwhile
+            self._newer(current)
+            if current is None:
+                if names & {games.name, results.name}:
+                    raise StoreError(
+                        _("The score database {where!r} has fivedice tables but no schema version.", where=self.where)
+                    )
                 metadata.create_all(conn)
                 conn.execute(insert(version).values(id=1, version=SCHEMA_VERSION))
-            return
-        if current > SCHEMA_VERSION:
+            elif current < SCHEMA_VERSION:
+                if self._file is not None and self._file.exists():
+                    shutil.copy2(self._file, self._file.with_name(f"{self._file.name}.v{current}.bak"))
+                migrate.upgrade(conn, current)
+
+    def _newer(self, current: int | None) -> None:
+        if current is not None and current > SCHEMA_VERSION:
             raise StoreError(
                 _(
                     "The score database {where!r} has schema version {current}, newer than this "
@@ -225,11 +255,6 @@ class Store:
                     supported=SCHEMA_VERSION,
                 )
             )
-        if current < SCHEMA_VERSION:
-            if self._file is not None and self._file.exists():
-                shutil.copy2(self._file, self._file.with_name(f"{self._file.name}.v{current}.bak"))
-            with self.engine.begin() as conn:
-                migrate.upgrade(conn, current)
 
     @property
     def schema_version(self) -> int:
