@@ -173,8 +173,8 @@ def pg_prefix() -> Iterator[tuple[str, str]]:
     store.dispose()
 
 
-def two_servers(url: str, prefix: str, pubsub: str, tmp_path: Path) -> tuple[Server, Server]:
-    args = ("--table-prefix", prefix, "--pubsub", pubsub, "--computer-delay", "0", "--no-scores")
+def two_servers(url: str, prefix: str, pubsub: str, tmp_path: Path, *extra: str) -> tuple[Server, Server]:
+    args = ("--table-prefix", prefix, "--pubsub", pubsub, "--computer-delay", "0", "--no-scores", *extra)
     a = Server(url, *args, log=tmp_path / "a.log").start()
     try:
         b = Server(url, *args, log=tmp_path / "b.log").start()

@@ -95,7 +95,8 @@ def test_redis_killed_then_hung_never_stalls_a_request_nor_leaves_a_player_stale
     pg_prefix: tuple[str, str], redis_server: Redis, tmp_path: Path
 ) -> None:
     url, prefix = pg_prefix
-    a, b = two_servers(url, prefix, redis_server.url, tmp_path)
+    # a heartbeat (a publish, which finds out that Redis is back or hung) every second instead of every 10 s
+    a, b = two_servers(url, prefix, redis_server.url, tmp_path, "--presence-ttl", "3")
     try:
         made = new_room(a, humans=2, first="host")
         code = made["code"]
