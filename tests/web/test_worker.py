@@ -212,8 +212,14 @@ async def _settled(rooms: list[Room]) -> list[int]:
 async def _rolls(service: RoomService, rooms: list[Room]) -> list[Any]:
     """One roll in each room, queued together behind a busy worker (so that they are one group)."""
     await _settled(rooms)
-    gate = threading.Event()
-    held = service.db(gate.wait)
+    busy, gate = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        busy.set()
+        gate.wait()
+
+    held = asyncio.ensure_future(service.db(hold))  # the worker busy (a bare coroutine held nothing)
+    assert await asyncio.to_thread(busy.wait, 30)
     plays = []
     for room in rooms:
         assert room.table is not None
@@ -222,7 +228,14 @@ async def _rolls(service: RoomService, rooms: list[Room]) -> list[Any]:
         intent = RollIntent(type="roll", version=room.version)
         plays.append(service._change(room, seat, "seat", partial(decisions.play, seat, intent), intent.version))
     tasks = [asyncio.ensure_future(p) for p in plays]
-    await asyncio.sleep(0.05)  # every write is queued
+    # every write is queued behind the held call before it is let go (with no call held and a fixed 50 ms
+    # wait, a write queued after the worker had taken the others committed on its own under load)
+    for _i in range(2000):
+        if service.executor._queue.qsize() >= len(rooms):
+            break
+        await asyncio.sleep(0.005)
+    else:
+        raise AssertionError(f"{len(rooms)} writes were never queued together")
     gate.set()
     await held
     return list(await asyncio.gather(*tasks, return_exceptions=True))
