@@ -228,7 +228,8 @@ def test_a_forfeited_players_total_enters_the_high_scores_ranked_after_the_other
         assert (ranking["Ann"][0], ranking["Bob"][0]) == (1, 2)
         profiles = c.app.state.profiles  # type: ignore[attr-defined]
         assert c.portal is not None
-        c.portal.call(service.rooms[made["code"]].flags.until_recorded)
+        # recorded (the room's own wait gives up after 5 s, which a loaded machine took: the scores were empty)
+        c.portal.call(service.rooms[made["code"]].flags.until_recorded, 120)
         c.portal.call(profiles.settled)
         with Store(url) as store:
             totals = {r.name: r.total for r in store.high_scores(rules="yacht")}
