@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import create_engine, insert, select, text
+from sqlalchemy import Engine, create_engine, insert, select, text
 
 from fivedice import Game, saves
 from fivedice.cli import main
@@ -355,19 +356,33 @@ def test_bar_chart_scales_between_floor_and_best() -> None:
 POSTGRES = os.environ.get("FIVEDICE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
-def test_postgresql_store() -> None:
+@contextlib.contextmanager
+def pg_schemas(count: int) -> Iterator[tuple[Engine, list[tuple[str, str]]]]:
+    """``count`` new PostgreSQL schemas, dropped afterwards: an admin engine and each schema with a store URL
+    that works in it. Skips the test when PostgreSQL is not reachable."""
     url = POSTGRES.replace("postgresql://", "postgresql+psycopg://", 1)
-    schema = f"fivedice_test_{uuid.uuid4().hex[:10]}"
     admin = create_engine(url, connect_args={"connect_timeout": 2})
+    schemas = [f"fivedice_test_{uuid.uuid4().hex[:10]}" for _ in range(count)]
     try:
         with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+            for schema in schemas:
+                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
     except Exception as exc:
         admin.dispose()
         pytest.skip(f"PostgreSQL at {POSTGRES} is not reachable: {type(exc).__name__}")
+    sep = "&" if "?" in url else "?"
     try:
-        sep = "&" if "?" in url else "?"
-        with Store(f"{url}{sep}options=-csearch_path%3D{schema}") as store:
+        yield admin, [(schema, f"{url}{sep}options=-csearch_path%3D{schema}") for schema in schemas]
+    finally:
+        with admin.begin() as conn:
+            for schema in schemas:
+                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        admin.dispose()
+
+
+def test_postgresql_store() -> None:
+    with pg_schemas(1) as (admin, [(schema, at)]):
+        with Store(at) as store:
             game = finished_game(["Ann", "Bob"], 5, rules="yahtzee")
             gid = store.record_game(game, source="web", computer={1: "greedy"}, origin="web:ABCDEFGH:1:1")
             assert store.record_game(game, source="web", computer={1: "greedy"}, origin="web:ABCDEFGH:1:1") == gid
@@ -386,10 +401,6 @@ def test_postgresql_store() -> None:
                 text("SELECT count(*) FROM information_schema.tables WHERE table_schema = :s"), {"s": schema}
             ).scalar()
         assert found == 5
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def test_save_json_is_a_standard_save(store: Store) -> None:
@@ -497,25 +508,8 @@ def test_stores_opened_at_once_on_a_new_sqlite_file_all_open_it(tmp_path: Path) 
 
 
 def test_stores_opened_at_once_on_a_new_postgresql_schema_all_open_it() -> None:
-    url = POSTGRES.replace("postgresql://", "postgresql+psycopg://", 1)
-    admin = create_engine(url, connect_args={"connect_timeout": 2})
-    schemas = [f"fivedice_test_{uuid.uuid4().hex[:10]}" for _ in range(4)]
-    try:
-        with admin.begin() as conn:
-            for schema in schemas:
-                conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    except Exception as exc:
-        admin.dispose()
-        pytest.skip(f"PostgreSQL at {POSTGRES} is not reachable: {type(exc).__name__}")
-    try:
-        sep = "&" if "?" in url else "?"
-        for schema in schemas:
-            at = f"{url}{sep}options=-csearch_path%3D{schema}"
+    with pg_schemas(4) as (_admin, schemas):
+        for _schema, at in schemas:
             assert opened_together(at, 6) == []
             with Store(at) as store:
                 assert store.schema_version == SCHEMA_VERSION
-    finally:
-        with admin.begin() as conn:
-            for schema in schemas:
-                conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
