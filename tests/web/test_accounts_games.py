@@ -232,7 +232,7 @@ def test_a_deleted_accounts_high_scores_are_anonymised(tmp_path: Path) -> None:
         assert final["status"] == "over"
         service = client.app.state.service  # type: ignore[attr-defined]
         room = service.rooms[made["code"]]
-        client.portal.call(room.flags.until_recorded, 120)  # type: ignore[union-attr]  # 5 s: not under load
+        client.portal.call(room.flags.until_recorded, 120)  # type: ignore[union-attr]
         names = {row.name for row in Store(db).high_scores(rules="yacht")}
         assert names == {"Ann", "Bob"}
         assert ann.delete("/api/me", json={"password": "correct horse battery"}).status_code == 200

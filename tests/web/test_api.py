@@ -6,7 +6,7 @@ import importlib.util
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from fastapi.testclient import TestClient
@@ -268,6 +268,33 @@ def test_a_level_that_cannot_play_the_rules_is_refused_in_one_sentence(client: T
     assert "greedy" in error
     fine = create(client, rules="yahtzee", options={"cards": "jetsi"}, humans=1, computers=["Tali"])
     assert client.get(f"/api/rooms/{fine['code']}").json()["seats"][1]["level"] == "tali"
+
+
+def test_a_game_a_computer_ends_is_being_recorded_before_anyone_hears_it_is_over(tmp_path: Path) -> None:
+    """The computer's (or a stand-in's) last move was broadcast before the recording was marked, so whoever
+    waited for the recording on hearing "over" (a leaderboard, a test) found none under way and read the
+    high scores without the game (a test failed so about one run in five)."""
+    from fivedice.web.db import RoomStatus
+
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    app = create_app(url, pubsub="none", seed=3, computer_delay=0, scores=True, limits=LOOSE)
+    service = app.state.service
+    heard: list[bool] = []
+    broadcast = service._broadcast
+
+    def spy(room: Any, *args: Any) -> None:
+        if room.status == RoomStatus.OVER and not heard:
+            heard.append(room.flags.recording or room.row.recorded >= room.row.game_no)
+        broadcast(room, *args)
+
+    service._broadcast = spy
+    with TestClient(app) as c:
+        made = create(c, rules="yacht", humans=1, computers=["greedy"], name="Zoe", first="host")
+        with hello(c, made["code"], made["token"]) as zoe:
+            zoe.send(type="start")
+            final = play({0: zoe})
+        assert final["game"]["current"] == 1  # the computer played the last turn
+    assert heard == [True]
 
 
 def test_finished_games_feed_the_high_scores(tmp_path: Path) -> None:

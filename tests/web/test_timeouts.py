@@ -228,7 +228,7 @@ def test_a_forfeited_players_total_enters_the_high_scores_ranked_after_the_other
         assert (ranking["Ann"][0], ranking["Bob"][0]) == (1, 2)
         profiles = c.app.state.profiles  # type: ignore[attr-defined]
         assert c.portal is not None
-        # recorded (the room's own wait gives up after 5 s, which a loaded machine took: the scores were empty)
+        # recorded (the stand-in's last move used to be heard before the recording was marked: see test_api)
         c.portal.call(service.rooms[made["code"]].flags.until_recorded, 120)
         c.portal.call(profiles.settled)
         with Store(url) as store:

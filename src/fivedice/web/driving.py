@@ -91,7 +91,10 @@ class RoomDriver(Driver):
             try:
                 await service.db(service._write, room, seat, move.by, decide, write=True)
             finally:
+                record = service._mark_recording(room)  # before anyone hears the game is over
                 service._broadcast(room)
+        if record:
+            service._spawn(service.results.record(room), finish=True)
         await service._publish(room, "changed", version=room.version)
         if forfeits:  # this missed turn was one too many: the room is told once
             await service._message(room, notice(NOTICES[Timeout.FORFEIT], who=room.names[seat]))
