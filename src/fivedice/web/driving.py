@@ -47,6 +47,9 @@ class RoomDriver(Driver):
         super().__init__()
         self.service = service
         self.room = room
+        self.record = False
+        """The game ended on a move of this driver, marked as being recorded: the service records it when the
+        driver is done (:meth:`~fivedice.web.service.RoomService._after_change`), as after a person's move."""
 
     async def sync(self) -> Table | None:
         """The room up to date from the database (broadcast if it changed); None outside play."""
@@ -91,10 +94,8 @@ class RoomDriver(Driver):
             try:
                 await service.db(service._write, room, seat, move.by, decide, write=True)
             finally:
-                record = service._mark_recording(room)  # before anyone hears the game is over
+                self.record |= service._mark_recording(room)  # before anyone hears the game is over
                 service._broadcast(room)
-        if record:
-            service._spawn(service.results.record(room), finish=True)
         await service._publish(room, "changed", version=room.version)
         if forfeits:  # this missed turn was one too many: the room is told once
             await service._message(room, notice(NOTICES[Timeout.FORFEIT], who=room.names[seat]))

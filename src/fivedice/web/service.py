@@ -428,15 +428,16 @@ class RoomService(Connections, RoomOperations):
         """Run the room's driver (:class:`~fivedice.web.driving.RoomDriver`) until a person is to act (or the
         end), whether or not anyone is connected: computers and stand-ins play on, paced."""
         room.flags.driving = True
+        driver = RoomDriver(self, room)
         try:
-            await RoomDriver(self, room).run()
+            await driver.run()
         except FiveDiceError as exc:
             log.warning("automatic or computer move failed in room %s: %s", room.code, exc)
         except Exception:  # a failing computer player must not take the server down
             log.exception("the driver of room %s failed", room.code)
         finally:
             room.flags.driving = False
-        self._after_change(room, drive=False)
+        self._after_change(room, drive=False, record=driver.record)
 
     async def _prepared(self, room: Room, job: Job) -> None:
         """Tell the room, and wait (the room free meanwhile), while the chances a computer plays by are
