@@ -31,7 +31,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from fivedice.players.basic import opening
 from fivedice.players.solved import OptimalPlayer, ValuePlayer, _act, filled, solver_for
 from fivedice.players.turn import FloatArray, IntArray, dice_space, gains, option_table, turn_plan
 from fivedice.rules.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    from fivedice.solver.advisor import Solver
 
 __all__ = [
     "EXACT_RIVAL", "HORIZON", "Distribution", "SpreadModel", "WinPlayer", "beat_cap", "beat_table",
@@ -135,13 +138,25 @@ _LAST: dict[tuple[object, ...], Distribution] = {}
 LAST_KEPT = 4096
 
 
+def _kept(cache: dict[tuple[object, ...], Distribution], key: tuple[object, ...],
+          make: Callable[[], Distribution]) -> Distribution:  # fmt: skip
+    """``cache[key]``, made by ``make()`` when missing; past :data:`LAST_KEPT` entries the oldest go first."""
+    found = cache.get(key)
+    if found is None:
+        found = make()
+        while len(cache) >= LAST_KEPT:
+            del cache[next(iter(cache))]
+        cache[key] = found
+    return found
+
+
 def last_turn_distribution(card: Scorecard) -> Distribution:
     """The exact distribution of the points (bonuses included) that the last turn adds to a
     card with one open box, when that turn is played for the most points."""
-    key = (id(card.rules), card.order, card.entries, card.upper_total)
-    found = _LAST.get(key)
-    if found is not None:
-        return found
+    return _kept(_LAST, (id(card.rules), card.order, card.entries, card.upper_total), lambda: _last_turn(card))
+
+
+def _last_turn(card: Scorecard) -> Distribution:
     rules = card.rules
     if len(card.open_indices) != 1:
         raise AssertionError(f"A card with {len(card.open_indices)} open boxes has more than one turn left.")
@@ -167,11 +182,7 @@ def last_turn_distribution(card: Scorecard) -> Distribution:
             np.add.at(kept, best_keep[~stop], p[~stop])
             p = kept @ space.trans
     values = np.flatnonzero(mass > 0)
-    result = (values.astype(np.int64), mass[values])
-    while len(_LAST) >= LAST_KEPT:
-        del _LAST[next(iter(_LAST))]
-    _LAST[key] = result
-    return result
+    return values.astype(np.int64), mass[values]
 
 
 def _normal(mean: float, var: float) -> Distribution:
@@ -316,19 +327,15 @@ _RIVALS: dict[tuple[object, ...], Distribution] = {}
 """The exact rival distributions lately asked for (points still to come), at most :data:`LAST_KEPT`."""
 
 
-def _exact_rival(solver: Any, card: Scorecard) -> Distribution:
+def _exact_rival(solver: Solver, card: Scorecard) -> Distribution:
     """The exact distribution of the points still to come on ``card`` under ``optimal`` play (cached)."""
     from fivedice.solver.chances import distribution
 
-    key = (card.rules, card.order, card.entries, card.yahtzee_bonuses)
-    found = _RIVALS.get(key)
-    if found is None:
+    def make() -> Distribution:
         exact = distribution(solver, card)
-        found = (exact.scores - card.total, exact.probs)
-        while len(_RIVALS) >= LAST_KEPT:
-            del _RIVALS[next(iter(_RIVALS))]
-        _RIVALS[key] = found
-    return found
+        return exact.scores - card.total, exact.probs
+
+    return _kept(_RIVALS, (card.rules, card.order, card.entries, card.yahtzee_bonuses), make)
 
 
 def _one_rival(state: GameState, seat: int) -> tuple[IntArray, FloatArray]:
