@@ -24,6 +24,17 @@ def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
+@pytest.fixture
+def shipped_tables(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The tables shipped with fivedice, not hidden: for the tests that read them (after ``_cache_dir``, which
+    hides them, as an autouse fixture)."""
+    from fivedice.solver import cache
+
+    data = Path(cache.__file__).with_name("data")
+    monkeypatch.setattr(cache, "DATA", data)
+    return data
+
+
 @pytest.fixture(scope="session")
 def yahtzee() -> Solver:
     """The official Yahtzee solver, built once (no cache)."""

@@ -57,13 +57,14 @@ def test_curves_file_round_trip_and_refusals(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["yacht", "yahtzee"])
-def test_the_fast_chances_read_the_shipped_curves_where_they_ship(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fast_chances_read_the_shipped_curves_where_they_ship(
+    name: str, monkeypatch: pytest.MonkeyPatch, shipped_tables: Path
+) -> None:
     """Yacht and Yahtzee ship curves (their header and checksum accepted for these rules and scoring
     code): a situation with many boxes open reads them (not the moments), and the values are the
     curves' own."""
     from fivedice.solver import cache, ship
 
-    monkeypatch.setattr(cache, "DATA", Path(cache.__file__).with_name("data"))  # the shipped files, not hidden
     monkeypatch.setattr(curves, "_CURVES", {})
     assert name in ship.CURVED
     rs = rules.get(name)
@@ -90,13 +91,11 @@ def test_the_fast_chances_read_the_shipped_curves_where_they_ship(name: str, mon
     fast._LAST.clear()
 
 
-def test_yahtzee_hints_read_the_shipped_curves(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_yahtzee_hints_read_the_shipped_curves(monkeypatch: pytest.MonkeyPatch, shipped_tables: Path) -> None:
     """A Yahtzee hint's chance to reach a target early in the game comes from the shipped curves on
     both paths (numpy for hints, numba for the computer players), not from the moments' fit."""
-    from fivedice.solver import cache
     from fivedice.solver.advisor import Solver
 
-    monkeypatch.setattr(cache, "DATA", Path(cache.__file__).with_name("data"))
     monkeypatch.setattr(curves, "_CURVES", {})
     rs = rules.get("yahtzee")
     jit = solve(rs)

@@ -114,15 +114,12 @@ def test_numpy_and_numba_paths_agree() -> None:
     assert seen > 5
 
 
-def test_situation_tables_are_not_hoarded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_situation_tables_are_not_hoarded(shipped_tables: Path) -> None:
     """One thread keeps only its latest situation table (each holds two arrays the size of the state space,
     8 MB for Yahtzee): a simulation of ``win`` games held 65 of them, 1.35 GB after 20 games. On the shipped
     tables and moments (built here, they took 25 of the test's 27 s)."""
     import tracemalloc
 
-    from fivedice.solver import cache
-
-    monkeypatch.setattr(cache, "DATA", Path(cache.__file__).with_name("data"))
     rs = rules.get("yahtzee")
     solver = solve(rs)
     cards = [Scorecard.empty(rs).fill(box, (1, 2, 3, 4, 5)) for box in ("ones", "twos", "threes", "fours")]

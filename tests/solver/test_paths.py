@@ -86,8 +86,7 @@ def test_readiness_and_progress(tmp_path: Path) -> None:
     assert shares == []  # loaded: no build, no progress
 
 
-def test_shipped_tables_are_found_without_a_build(monkeypatch: pytest.MonkeyPatch, yahtzee: Solver) -> None:
-    monkeypatch.setattr(solver_cache, "DATA", Path(solver_cache.__file__).with_name("data"))
+def test_shipped_tables_are_found_without_a_build(shipped_tables: Path, yahtzee: Solver) -> None:
     assert check() == []
     rs = rules.get("yahtzee")
     assert readiness(rs).ready
@@ -100,8 +99,7 @@ def test_shipped_tables_are_found_without_a_build(monkeypatch: pytest.MonkeyPatc
         assert Solver(load_or_build(rules.get(name)), jit=False).expected_score == pytest.approx(mean, abs=1e-7)
 
 
-def test_shipped_small_tables_equal_fresh_builds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(solver_cache, "DATA", Path(solver_cache.__file__).with_name("data"))
+def test_shipped_small_tables_equal_fresh_builds(shipped_tables: Path) -> None:
     for name in ("yacht", "generala"):
         rs = rules.get(name)
         shipped = load_or_build(rs)
