@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 from load import intent  # the same simple client as the load benchmark (bench/ is the script's folder)
 from websockets.asyncio.client import ClientConnection, connect
 

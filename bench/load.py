@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 from websockets.asyncio.client import connect
 
 from fivedice.engine import notation

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import httpx
+import httpx2 as httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

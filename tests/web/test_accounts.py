@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 
 from tests.web.conftest import RemoteConn, Server, intent
 from tests.web.pushservice import PushService

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2 as httpx
 import pytest
 
 from tests.web.conftest import RemoteConn, Server
@@ -28,11 +29,11 @@ def from_address(port: int, address: str = FLOOD) -> socket.socket:
     return sock
 
 
-def watch(server: Server, code: str, hello: bool = True) -> Any:
-    """A spectator's WebSocket from the flooding address, after its hello."""
+def watch(stack: ExitStack, server: Server, code: str, hello: bool = True) -> Any:
+    """A spectator's WebSocket from the flooding address, after its hello (closed with ``stack``)."""
     from websockets.sync.client import connect
 
-    ws = connect(f"{server.ws}/ws/{code}", sock=from_address(server.port), open_timeout=10)
+    ws = stack.enter_context(connect(f"{server.ws}/ws/{code}", sock=from_address(server.port), open_timeout=10))
     if hello:
         ws.send(json.dumps({"type": "hello", "token": None}))
     return ws
@@ -59,25 +60,24 @@ def test_one_address_cannot_take_every_connection(server: Server) -> None:
 
 def test_one_address_cannot_take_every_websocket(server: Server) -> None:
     made = new_room(server, humans=1)
-    flood = [watch(server, made["code"]) for _ in range(4)]
-    for ws in flood:
-        assert json.loads(ws.recv(timeout=10))["type"] == "state"
-    refused = watch(server, made["code"], hello=False)  # refused before its hello
-    assert json.loads(refused.recv(timeout=10)) == {
-        "type": "error",
-        "message": f"There are 4 open WebSockets from {FLOOD}, its limit; close some and try again.",
-    }
-    from websockets.exceptions import ConnectionClosed
+    with ExitStack() as stack:  # the WebSockets close when the test ends, failed or not
+        flood = [watch(stack, server, made["code"]) for _ in range(4)]
+        for ws in flood:
+            assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        refused = watch(stack, server, made["code"], hello=False)  # refused before its hello
+        assert json.loads(refused.recv(timeout=10)) == {
+            "type": "error",
+            "message": f"There are 4 open WebSockets from {FLOOD}, its limit; close some and try again.",
+        }
+        from websockets.exceptions import ConnectionClosed
 
-    with pytest.raises(ConnectionClosed) as closed:
-        refused.recv(timeout=10)
-    assert closed.value.rcvd is not None
-    assert closed.value.rcvd.code == 4429
-    player = RemoteConn(server.ws, made["code"], made["token"])  # from 127.0.0.1: in
-    assert player.state["watchers"] == 4
-    player.close()
-    for ws in flood:
-        ws.close()
+        with pytest.raises(ConnectionClosed) as closed:
+            refused.recv(timeout=10)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 4429
+        player = RemoteConn(server.ws, made["code"], made["token"])  # from 127.0.0.1: in
+        assert player.state["watchers"] == 4
+        player.close()
 
 
 def test_an_idle_spectator_is_let_go_and_a_player_is_not(tmp_path: Path) -> None:
