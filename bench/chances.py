@@ -34,6 +34,7 @@ def main() -> None:
     parser.add_argument("--reach-games", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--block", type=int, default=10_000, help="duel games between progress lines")
+    parser.add_argument("--ledger", default=None, help="keep each duel block's sums here and resume from them")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--cache", default=None, help="use this cache folder (tables found there are not rebuilt)")
     parser.add_argument("--no-tables", action="store_true", help="build no table: the levels play the fast chances")
@@ -89,7 +90,7 @@ def main() -> None:
     games = args.duel_games
     if games:
         prepare(["win"], rs)
-        duel(rs, games, args.block, args.seed, args.workers)
+        duel(rs, games, args.block, args.seed, args.workers, args.ledger)
 
     # -- fast against exact, last: they build exact tables, which the sections above would then play ---------
     if args.versus_exact:
@@ -220,31 +221,70 @@ def paired(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> str:
     return f"{100 * mean:+.2f} (95% {100 * (mean - half):+.2f} to {100 * (mean + half):+.2f})"
 
 
-def duel(rs: Any, games: int, block: int, seed: int, workers: int | None) -> None:
-    """Paired win-rate figures, printed after every block of games (so a cut run still reports)."""
+def summed(n: int, total: float, squares: float) -> str:
+    """As :func:`paired`, from the count, sum and sum of squares of the differences.
+
+    >>> summed(4, 2.0, 2.0)
+    '+50.00 (95% +1.00 to +99.00)'
+    """
+    mean = total / n
+    half = 1.96 * math.sqrt(max(squares / n - mean * mean, 0.0)) / math.sqrt(n)
+    return f"{100 * mean:+.2f} (95% {100 * (mean - half):+.2f} to {100 * (mean + half):+.2f})"
+
+
+def source_tree() -> str:
+    """The git tree hash of ``src`` (the code a duel block was played with), or ``unknown``."""
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found = subprocess.run(["git", "-C", root, "rev-parse", "HEAD:src"], capture_output=True, text=True)
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "src"], capture_output=True, text=True)
+    return "unknown" if found.returncode or dirty.stdout.strip() else found.stdout.strip()[:12]
+
+
+def duel(rs: Any, games: int, block: int, seed: int, workers: int | None, ledger: str | None = None) -> None:
+    """Paired win-rate figures, printed after every block of games (so a cut run still reports).
+
+    With ``ledger``, each finished block's sums are appended to that file, and blocks found there for the
+    same rules, seed, block, size and committed source are read instead of played again: a run cut off
+    (or spread over machines) goes on where it stopped, with the same dice and the same figures."""
     from fivedice.services.sim import simulate
 
-    runs: list[np.ndarray[Any, Any]] = []
-    bases: list[np.ndarray[Any, Any]] = []
-    means = np.zeros(2)
+    tree, name = source_tree(), rs.spec.replace(" ", "_")
+    done: dict[int, list[float]] = {}
+    if ledger and os.path.exists(ledger):
+        with open(ledger) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 12 and w[:2] == [name, str(seed)] and w[3:5] == [str(block), tree]:
+                    done[int(w[2])] = [float(x) for x in w[5:]]
+    sums = np.zeros(6)  # games, sum d, sum d^2, win share, run score, base score
     changed = 0
     t0 = time.perf_counter()
     for b, first in enumerate(range(0, games, block)):
         count = min(block, games - first)
-        base = simulate(rs, ["optimal", "optimal"], count, seed * 1000 + b, workers=workers)
-        run = simulate(rs, ["win", "optimal"], count, seed * 1000 + b, workers=workers)
-        runs.append(run.win_share[:, 0])
-        bases.append(base.win_share[:, 0])
-        means += [run.totals[:, 0].sum(), base.totals[:, 0].sum()]
-        changed += int((run.totals != base.totals).any(axis=1).sum())
-        n = sum(map(len, runs))
-        rate = float(np.concatenate(runs).mean())
+        kept = b in done and int(done[b][0]) == count and tree != "unknown"
+        if kept:
+            row = done[b]
+        else:
+            base = simulate(rs, ["optimal", "optimal"], count, seed * 1000 + b, workers=workers)
+            run = simulate(rs, ["win", "optimal"], count, seed * 1000 + b, workers=workers)
+            d = run.win_share[:, 0].astype(float) - base.win_share[:, 0].astype(float)
+            differ = int((run.totals != base.totals).any(axis=1).sum())
+            row = [count, d.sum(), (d * d).sum(), run.win_share[:, 0].sum()]
+            row += [run.totals[:, 0].sum(), base.totals[:, 0].sum(), differ]
+            if ledger and tree != "unknown":
+                with open(ledger, "a") as f:
+                    print(name, seed, b, block, tree, *(repr(float(x)) for x in row), file=f)
+        sums += row[:6]
+        changed += int(row[6])
+        n = int(sums[0])
         print(
             f"duel after {n:,} games ({time.perf_counter() - t0:5.0f} s): win vs optimal seat 1 wins "
-            f"{100 * rate:5.2f}%; paired gain over optimal vs optimal "
-            f"{paired(np.concatenate(runs), np.concatenate(bases))} points of win rate; mean score "
-            f"{means[0] / n:.2f} vs {means[1] / n:.2f} (optimal in its place); "
-            f"{100 * changed / n:.1f}% of games differ",
+            f"{100 * sums[3] / n:5.2f}%; paired gain over optimal vs optimal "
+            f"{summed(n, sums[1], sums[2])} points of win rate; mean score "
+            f"{sums[4] / n:.2f} vs {sums[5] / n:.2f} (optimal in its place); "
+            f"{100 * changed / n:.1f}% of games differ" + (" (block read from the ledger)" if kept else ""),
             flush=True,
         )
 
