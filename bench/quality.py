@@ -145,11 +145,12 @@ def main() -> None:
             use(kind, rs)
             player = TargetPlayer(rs, target)
             player._exact = False  # the fast chances, although the exact table is at hand
-            regret(rs, table, player, target, args.regret_games, f"{args.seed}:g:{target}")
+            regret(rs, table, player, kind, target, args.regret_games, f"{args.seed}:g:{target}")
 
 
-def regret(rs: Any, table: Any, player: Any, target: int, games: int, seed: str) -> None:
-    """Print the exact chance ``player`` gives up per game (mean, 95% interval), and by open boxes."""
+def regret(rs: Any, table: Any, player: Any, kind: str, target: int, games: int, seed: str) -> None:
+    """Print the exact chance ``player`` (reading ``kind``) gives up per game (mean, 95% interval), and by
+    open boxes."""
     from fivedice.dice import RandomRoller
     from fivedice.engine.actions import Roll
     from fivedice.engine.state import GameState
@@ -180,7 +181,7 @@ def regret(rs: Any, table: Any, player: Any, target: int, games: int, seed: str)
     half = 1.96 * float(per_game.std()) / math.sqrt(games)
     split = ", ".join(f"{k} open {100 * v / games:.3f}" for k, v in enumerate(by_open) if v > 0)
     print(
-        f"regret {target} {player.name}: exact reach {100 * start:.2f}%, chance lost per game {100 * m:.3f} points "
+        f"regret {target} {kind}: exact reach {100 * start:.2f}%, chance lost per game {100 * m:.3f} points "
         f"(95% {100 * (m - half):.3f} to {100 * (m + half):.3f}), so reach {100 * (start - m):.2f}%; "
         f"{games:,} games, {time.process_time() - c0:.0f} s CPU; by boxes open: {split}",
         flush=True,

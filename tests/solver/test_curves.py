@@ -107,7 +107,7 @@ def test_yahtzee_hints_read_the_shipped_curves(monkeypatch: pytest.MonkeyPatch, 
     assert {o.key: o.value for o in fast.fast_options(plain, *args)} == pytest.approx(got, abs=1e-4)
     # the exact table (chance_table(solver, 300)): keep 6 is best at 20.003%, keep 5 19.932%
     assert ranked[0].key == ("keep", (6,))
-    assert ranked[0].value == pytest.approx(0.21439, abs=2e-4)  # 1.4 points above the exact 20.003%
+    assert ranked[0].value == pytest.approx(0.20003, abs=0.005)  # 0.37 points above (1.4 with 16 levels)
     monkeypatch.setitem(curves._CURVES, rs, None)  # no curves: the moments' fit, farther off
     fast._LAST.clear()
     fitted = fast.fast_options(jit, *args)
