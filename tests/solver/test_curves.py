@@ -28,15 +28,17 @@ def test_knots_give_back_the_exact_threshold_curves() -> None:
     for s in p.states.tolist():
         n = int(table.glen[s])
         exact = table.G[table.goff[s] : table.goff[s] + n].astype(np.float64)
-        x = found.x[found.at[s]]
+        x = found.knots(s)
         assert np.all(np.diff(x) >= 0)
         back = curves.curve_values(x, np.arange(n, dtype=np.float64))
         worst.append(float(np.abs(back[1:] - exact[1:]).max(initial=0.0)))
         # the crossings themselves: the exact row is above each level before its knot, below after it
+        # (the knot rounded to the nearest step of 1 / QUANT)
+        step = 0.5 / curves.QUANT
         for level, k in zip(curves.LEVELS.tolist(), x.tolist(), strict=True):
             if k < n - 1:
-                assert exact[int(np.floor(k))] >= level - 1e-6
-                assert exact[int(np.floor(k)) + 1] <= level + 1e-6
+                assert exact[max(int(np.floor(k - step)), 0)] >= level - 1e-6
+                assert exact[min(int(np.floor(k + step)) + 1, n - 1)] <= level + 1e-6
     assert np.mean(worst) < 0.15  # a tiny rule set's curves are steps of a few lumps (Yahtzee's: see the docs)
 
 
@@ -48,7 +50,8 @@ def test_curves_file_round_trip_and_refusals(tmp_path: Path) -> None:
     curves.save_curves(solver, found, path)
     back = curves.load_curves(solver, path)
     assert back is not None
-    assert np.abs(back.x - found.x).max() <= 0.5 / curves.QUANT + 1e-6
+    assert back.q.dtype == np.int16
+    assert np.array_equal(back.q, found.q)
     damaged = path.read_bytes()
     path.write_bytes(damaged[:-3] + bytes(3))
     assert curves.load_curves(solver, path) is None  # the checksum refuses it
@@ -73,7 +76,7 @@ def test_the_fast_chances_read_the_shipped_curves_where_they_ship(
     found = curves.curves(solver)
     assert found is not None
     assert found.source == "package"
-    assert found.x.shape == (int(solver.table.reach.sum()), len(curves.LEVELS))
+    assert found.q.shape == (int(solver.table.reach.sum()), len(curves.LEVELS))
     empty = solver.state_index(Scorecard.empty(rs))
     fast._LAST.clear()
     table = fast.situation_table(solver, empty, 1.0, 100)
@@ -81,7 +84,7 @@ def test_the_fast_chances_read_the_shipped_curves_where_they_ship(
     s2 = int(np.argmax(table.glen))
     n = int(table.glen[s2])
     row = table.G[table.goff[s2] : table.goff[s2] + n].astype(np.float64)
-    expected = curves.curve_values(found.x[found.at[s2]], np.arange(n, dtype=np.float64))
+    expected = curves.curve_values(found.knots(s2), np.arange(n, dtype=np.float64))
     expected[0] = 1.0
     assert row == pytest.approx(expected, abs=1e-6)
     monkeypatch.setitem(curves._CURVES, rs, None)  # no curves: the moments' fit, other values

@@ -309,7 +309,7 @@ def _curve(solver: Solver, state: int, half: float) -> tuple[fp.Curve, str]:
         found_c = shipped
 
         def read(s2: int, u: npt.NDArray[np.int64]) -> FloatArray:
-            out = _curves.curve_values(found_c.x[found_c.at[s2]], u.astype(np.float64) + (1.0 - half))
+            out = _curves.curve_values(found_c.knots(s2), u.astype(np.float64) + (1.0 - half))
             if half == 1.0:
                 out[u == 0] = 1.0
             result: FloatArray = np.where(u > fp.max_future(t, s2), 0.0, out)
